@@ -1,0 +1,248 @@
+"""Bradley–Terry MAP on pair sufficient statistics, on the Elo scale.
+
+Implements seed 000, Eq. 1 (Kargi & Salinas, *From Uncertain Judgments to
+Calibrated Rankings*):
+
+    θ̂ = argmax_θ Σ_b [y_b log σ(θ_i − θ_j) + (1 − y_b) log σ(θ_j − θ_i)] − λ‖θ‖²,
+
+with y_b ∈ {0, ½, 1} for hard labels (a tie is y = ½, the same as two half-weight
+rows) or y_b ∈ [0, 1] for soft targets, λ = 0.01, and
+Elo_i = 1500 + (400 / ln 10)·θ_i. The sum over battles is computed from per-pair
+statistics (:class:`~judgebayes.pairs.PairStats`). Because every pair's gradient
+contributes +g to one model and −g to the other, the stationarity condition
+forces Σθ = 0 in every connected component: the penalty alone fixes the origin,
+so Elo ratings average 1500 within each component.
+
+The optimiser is SciPy's Newton-CG with the analytic gradient and Hessian (the
+objective is strictly convex for λ > 0); on 200 models it was 2× faster than
+``trust-exact`` and far more precise than L-BFGS at the same cost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy.optimize import minimize
+from scipy.special import expit, log_expit
+
+from judgebayes.data import Battles, DropReport
+from judgebayes.errors import DataError
+from judgebayes.graph import GraphCheck, check_graph
+from judgebayes.pairs import PairStats
+
+__all__ = ["ELO_BASE", "ELO_SCALE", "EloFit", "bt_objective", "elo_to_theta", "fit_bt",
+           "theta_to_elo"]
+
+ELO_SCALE = 400.0 / np.log(10.0)
+ELO_BASE = 1500.0
+
+
+def theta_to_elo(theta: np.ndarray | float) -> np.ndarray | float:
+    """Elo = 1500 + (400 / ln 10)·θ (seed 000, Section 3.1)."""
+    return ELO_BASE + ELO_SCALE * np.asarray(theta)
+
+
+def elo_to_theta(elo: np.ndarray | float) -> np.ndarray | float:
+    """Inverse of :func:`theta_to_elo`."""
+    return (np.asarray(elo) - ELO_BASE) / ELO_SCALE
+
+
+def bt_objective(theta: np.ndarray, stats: PairStats, lam: float,
+                 n: np.ndarray | None = None, y: np.ndarray | None = None,
+                 ) -> tuple[float, np.ndarray, np.ndarray]:
+    """Negative penalised log-likelihood of Eq. 1, its gradient and Hessian.
+
+    Parameters
+    ----------
+    theta
+        Strengths, shape ``(n_models,)``.
+    stats
+        Pair statistics (indices); ``n`` and ``y`` override its counts and sums.
+    lam
+        L2 penalty λ.
+    """
+    n = stats.n if n is None else n
+    y = stats.y if y is None else y
+    d = theta[stats.i] - theta[stats.j]
+    value = -np.sum(y * log_expit(d) + (n - y) * log_expit(-d)) + lam * theta @ theta
+    resid = y - n * expit(d)
+    m = stats.n_models
+    grad = -(np.bincount(stats.i, resid, minlength=m) - np.bincount(stats.j, resid, minlength=m))
+    grad += 2.0 * lam * theta
+    p = expit(d)
+    w = n * p * (1.0 - p)
+    hess = _laplacian(stats.i, stats.j, w, m)
+    hess[np.diag_indices(m)] += 2.0 * lam
+    return float(value), grad, hess
+
+
+def _laplacian(i: np.ndarray, j: np.ndarray, w: np.ndarray, m: int) -> np.ndarray:
+    """Weighted graph Laplacian Σ_pairs w (e_i − e_j)(e_i − e_j)ᵀ."""
+    flat = (np.bincount(i * m + i, w, minlength=m * m) + np.bincount(j * m + j, w, minlength=m * m)
+            - np.bincount(i * m + j, w, minlength=m * m) - np.bincount(j * m + i, w, minlength=m * m))
+    return flat.reshape(m, m)
+
+
+@dataclass(frozen=True)
+class EloFit:
+    """A Bradley–Terry MAP fit on the Elo scale.
+
+    Attributes
+    ----------
+    models
+        Model names.
+    theta
+        Strengths on the logit scale.
+    n_battles
+        Battles each model took part in.
+    lam
+        L2 penalty λ of Eq. 1.
+    target
+        Which target was fitted (column name, or ``"target"`` for an array).
+    fixed
+        Models whose strength was held fixed (anchors).
+    graph
+        Connectivity and degenerate-model report.
+    report
+        Rows received, dropped and not used.
+    n_iter
+        Optimiser iterations.
+    """
+
+    models: tuple[str, ...]
+    theta: np.ndarray
+    n_battles: np.ndarray
+    lam: float
+    target: str
+    fixed: tuple[str, ...]
+    graph: GraphCheck
+    report: DropReport
+    n_iter: int
+
+    @property
+    def elo(self) -> np.ndarray:
+        """Elo ratings, 1500 + (400 / ln 10)·θ."""
+        return np.asarray(theta_to_elo(self.theta))
+
+    def __getitem__(self, model: str) -> float:
+        """Elo of one model."""
+        return float(self.elo[self.models.index(model)])
+
+    def to_frame(self) -> pd.DataFrame:
+        """Leaderboard sorted by Elo: ``model, elo, n_battles`` (+ ``component``)."""
+        frame = pd.DataFrame({"model": self.models, "elo": self.elo,
+                              "n_battles": self.n_battles})
+        if not self.graph.connected:
+            comp = self.graph.component_of()
+            frame["component"] = [comp[m] for m in self.models]
+        return frame.sort_values("elo", ascending=False, ignore_index=True)
+
+    def __str__(self) -> str:
+        head = (f"Bradley–Terry MAP on {self.target!r} (λ = {self.lam:g}), "
+                f"{len(self.models)} models; {self.report}")
+        notes = "".join(f"\nnote: {line}" for line in self.graph.describe())
+        return head + notes + "\n" + self.to_frame().to_string(index=False, float_format="%.1f")
+
+
+def _stats_of(data: Battles | PairStats, target: str | np.ndarray | None,
+              weights: str | np.ndarray | None) -> tuple[PairStats, str]:
+    if isinstance(data, PairStats):
+        return data, "target" if target is None else str(target)
+    if not isinstance(data, Battles):
+        raise TypeError(f"expected Battles or PairStats, got {type(data).__name__}")
+    name = data.default_target() if target is None else target
+    return data.pair_stats(name, weights=weights), name if isinstance(name, str) else "target"
+
+
+def _fixed_theta(stats: PairStats, fixed: Mapping[str, float] | None) -> dict[int, float]:
+    """Indices and strengths (θ) of the anchors present in the data."""
+    if not fixed:
+        return {}
+    index = {m: k for k, m in enumerate(stats.models)}
+    return {index[m]: float(elo_to_theta(e)) for m, e in fixed.items() if m in index}
+
+
+def solve_map(stats: PairStats, lam: float, fixed: Mapping[int, float],
+              n: np.ndarray | None = None, y: np.ndarray | None = None,
+              theta0: np.ndarray | None = None) -> tuple[np.ndarray, int]:
+    """MAP of Eq. 1 over the free models, anchors held at ``fixed`` (θ scale)."""
+    m = stats.n_models
+    theta = np.zeros(m) if theta0 is None else np.array(theta0, dtype=float)
+    for k, v in fixed.items():
+        theta[k] = v
+    pin_first = lam == 0 and not fixed
+    fixed_idx = sorted(fixed) if not pin_first else [0]
+    free = np.setdiff1d(np.arange(m), fixed_idx)
+    if len(free) == 0:
+        return theta, 0
+
+    def fun(x: np.ndarray) -> tuple[float, np.ndarray]:
+        theta[free] = x
+        value, grad, _ = bt_objective(theta, stats, lam, n, y)
+        return value, grad[free]
+
+    def hess(x: np.ndarray) -> np.ndarray:
+        theta[free] = x
+        return bt_objective(theta, stats, lam, n, y)[2][np.ix_(free, free)]
+
+    res = minimize(fun, theta[free], jac=True, hess=hess, method="Newton-CG",
+                   options={"xtol": 1e-10, "maxiter": 500})
+    theta[free] = res.x
+    if pin_first:
+        theta -= theta.mean()
+    return theta, int(res.nit)
+
+
+def fit_bt(data: Battles | PairStats, *, target: str | np.ndarray | None = None,
+           lam: float = 0.01, weights: str | np.ndarray | None = None,
+           fixed: Mapping[str, float] | None = None,
+           on_disconnected: str = "warn") -> EloFit:
+    """Fit Bradley–Terry strengths by penalised maximum likelihood (seed 000, Eq. 1).
+
+    Parameters
+    ----------
+    data
+        Battles, or pair statistics already aggregated.
+    target
+        Label column (``"judge_label"``, ``"human_label"``), soft targets (an array
+        of P(A beats B), one per battle) or ``None`` for the table's default label.
+    lam
+        L2 penalty λ (seed 000 uses 0.01). ``lam = 0`` gives the plain MLE, which
+        needs a connected graph and no all-win / all-loss model; it is centred to
+        mean Elo 1500.
+    weights
+        Battle weights (column name or array); default the ``weight`` column or 1.
+    fixed
+        ``{model: elo}`` anchors held fixed while the other models are fitted
+        (seed 000, Algorithm 1, step 2); names absent from the data are ignored.
+        The penalty then applies to the free models only.
+    on_disconnected
+        ``"warn"`` (default): fit, warn, and list the components in the result;
+        ``"raise"``: raise :class:`DataError`.
+
+    Returns
+    -------
+    EloFit
+    """
+    if lam < 0:
+        raise ValueError(f"lam must be >= 0, got {lam}")
+    if on_disconnected not in ("warn", "raise"):
+        raise ValueError("on_disconnected must be 'warn' or 'raise'")
+    stats, name = _stats_of(data, target, weights)
+    fixed_theta = _fixed_theta(stats, fixed)
+    graph = check_graph(stats)
+    if not fixed_theta:
+        if not graph.connected and (on_disconnected == "raise" or lam == 0):
+            raise DataError(graph.describe()[0] + ("; use lam > 0 or fit each component"
+                                                   if lam == 0 else ""))
+        if lam == 0 and (graph.all_wins or graph.all_losses):
+            raise DataError("the MLE does not exist: " + "; ".join(graph.describe())
+                            + "; use lam > 0")
+        graph.warn(stacklevel=3)
+    theta, nit = solve_map(stats, lam, fixed_theta)
+    return EloFit(models=stats.models, theta=theta, n_battles=stats.battles_per_model(),
+                  lam=lam, target=name, fixed=tuple(stats.models[k] for k in sorted(fixed_theta)),
+                  graph=graph, report=stats.report, n_iter=nit)

@@ -1,0 +1,402 @@
+"""The one validated table every method reads: :class:`Battles`.
+
+A battle is one comparison of model A with model B on one prompt. Labels are
+always oriented as *P(A beats B)*: ``1`` = A wins, ``0`` = B wins, ``0.5`` = tie,
+missing (``NaN``) = not labelled by that annotator. Loaders in
+:mod:`judgebayes.loaders` convert every foreign convention into this one.
+
+Schema (only ``model_a`` and ``model_b`` are required; other columns pass through)
+
+=============== ======================================================================
+column          meaning
+=============== ======================================================================
+``model_a``     name of model A (str)
+``model_b``     name of model B (str), different from ``model_a``
+``judge``       name of the judge that produced ``judge_label`` / scores (str)
+``prompt_id``   identifier of the prompt (any hashable)
+``judge_label`` the judge's verdict, P(A beats B) in {1, 0.5, 0} or missing
+``human_label`` a human verdict, P(A beats B) in {1, 0.5, 0} or missing
+``score_a``     the judge's rubric score of A (criteria mean), finite float
+``score_b``     the judge's rubric score of B, finite float
+``score_diff``  s = score_a - score_b (computed when both scores are given)
+``position``    which model was shown first: ``"a"`` or ``"b"``
+``len_a``       length of A's response (>= 0)
+``len_b``       length of B's response (>= 0)
+``weight``      battle weight (> 0), default 1
+=============== ======================================================================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+import numpy as np
+import pandas as pd
+
+from judgebayes.errors import DataError
+
+if TYPE_CHECKING:
+    from judgebayes.pairs import PairStats
+
+__all__ = ["LABEL_COLUMNS", "SCHEMA", "Battles", "DropReport"]
+
+SCHEMA: dict[str, str] = {
+    "model_a": "name of model A",
+    "model_b": "name of model B",
+    "judge": "judge name",
+    "prompt_id": "prompt identifier",
+    "judge_label": "judge verdict P(A beats B) in {1, 0.5, 0}",
+    "human_label": "human verdict P(A beats B) in {1, 0.5, 0}",
+    "score_a": "judge rubric score of A",
+    "score_b": "judge rubric score of B",
+    "score_diff": "score_a - score_b",
+    "position": "model shown first, 'a' or 'b'",
+    "len_a": "response length of A",
+    "len_b": "response length of B",
+    "weight": "battle weight > 0",
+}
+LABEL_COLUMNS = ("judge_label", "human_label")
+_SCORE_COLUMNS = ("score_a", "score_b", "score_diff")
+_LENGTH_COLUMNS = ("len_a", "len_b")
+_LABEL_VALUES = np.array([0.0, 0.5, 1.0])
+
+OnInvalid = Literal["raise", "drop"]
+
+
+@dataclass(frozen=True)
+class DropReport:
+    """What happened to the input rows on their way into a table or a fit.
+
+    Attributes
+    ----------
+    n_input
+        Rows received.
+    dropped
+        Rows removed, by reason (only with ``on_invalid="drop"``).
+    excluded
+        Rows kept in the table but not used by a computation, by reason (for
+        example battles without the label a fit needs).
+    """
+
+    n_input: int
+    dropped: Mapping[str, int] = field(default_factory=dict)
+    excluded: Mapping[str, int] = field(default_factory=dict)
+
+    @property
+    def n_dropped(self) -> int:
+        return int(sum(self.dropped.values()))
+
+    @property
+    def n_excluded(self) -> int:
+        return int(sum(self.excluded.values()))
+
+    @property
+    def n_used(self) -> int:
+        return self.n_input - self.n_dropped - self.n_excluded
+
+    def with_excluded(self, reason: str, count: int) -> DropReport:
+        """A copy with ``count`` more rows excluded for ``reason``."""
+        if count == 0:
+            return self
+        excluded = dict(self.excluded)
+        excluded[reason] = excluded.get(reason, 0) + int(count)
+        return DropReport(self.n_input, dict(self.dropped), excluded)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "n_input": self.n_input,
+            "n_used": self.n_used,
+            "dropped": dict(self.dropped),
+            "excluded": dict(self.excluded),
+        }
+
+    def __str__(self) -> str:
+        parts = [f"{self.n_input} rows in, {self.n_used} used"]
+        parts += [f"{n} dropped: {why}" for why, n in self.dropped.items()]
+        parts += [f"{n} not used: {why}" for why, n in self.excluded.items()]
+        return "; ".join(parts)
+
+
+class _Checker:
+    """Collects row problems; raises on the first one or drops all of them."""
+
+    def __init__(self, n: int, on_invalid: OnInvalid) -> None:
+        if on_invalid not in ("raise", "drop"):
+            raise ValueError(f"on_invalid must be 'raise' or 'drop', got {on_invalid!r}")
+        self.bad = np.zeros(n, dtype=bool)
+        self.on_invalid = on_invalid
+        self.dropped: dict[str, int] = {}
+
+    def check(
+        self, mask: np.ndarray, values: pd.Series, column: str, reason: str, expected: str
+    ) -> None:
+        mask = np.asarray(mask, dtype=bool) & ~self.bad
+        if not mask.any():
+            return
+        if self.on_invalid == "raise":
+            row = int(np.flatnonzero(mask)[0])
+            raise DataError(reason, row=row, column=column, expected=expected,
+                            got=values.iloc[row])
+        self.dropped[f"{reason} in {column!r}"] = int(mask.sum())
+        self.bad |= mask
+
+
+def _as_float(values: pd.Series, column: str, checker: _Checker) -> np.ndarray:
+    numeric = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
+    checker.check(np.isnan(numeric) & values.notna().to_numpy(), values, column,
+                  "not a number", "a number")
+    return numeric
+
+
+class Battles:
+    """A validated table of battles (see the module docstring for the schema).
+
+    Parameters
+    ----------
+    frame
+        A :class:`pandas.DataFrame` (or anything it accepts) with at least
+        ``model_a`` and ``model_b``.
+    on_invalid
+        ``"raise"`` (default): the first invalid row raises :class:`DataError`
+        naming the row, the column and the expected form. ``"drop"``: invalid rows
+        are removed and counted by reason in :attr:`report`.
+
+    Notes
+    -----
+    Model names are stored as one :class:`pandas.Categorical` shared by both
+    model columns, so aggregation into pair statistics needs no string work.
+    """
+
+    def __init__(self, frame: pd.DataFrame | Mapping, *, on_invalid: OnInvalid = "raise",
+                 _report: DropReport | None = None) -> None:
+        if not isinstance(frame, pd.DataFrame):
+            frame = pd.DataFrame(frame)
+        self._frame, report = _validate(frame, on_invalid)
+        self._report = _report if _report is not None else report
+
+    # ------------------------------------------------------------------ basics
+    @property
+    def frame(self) -> pd.DataFrame:
+        """The validated table (a copy: edit it and build a new :class:`Battles`)."""
+        return self._frame.copy()
+
+    @property
+    def report(self) -> DropReport:
+        """Rows received and dropped while building this table."""
+        return self._report
+
+    @property
+    def models(self) -> tuple[str, ...]:
+        """Model names, sorted."""
+        return tuple(self._frame["model_a"].cat.categories)
+
+    @property
+    def judges(self) -> tuple[str, ...]:
+        """Judge names (empty when there is no ``judge`` column)."""
+        if "judge" not in self._frame:
+            return ()
+        return tuple(sorted(self._frame["judge"].dropna().unique()))
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return tuple(self._frame.columns)
+
+    def __contains__(self, column: str) -> bool:
+        return column in self._frame.columns
+
+    def __len__(self) -> int:
+        return len(self._frame)
+
+    def __repr__(self) -> str:
+        labels = [c for c in (*LABEL_COLUMNS, "score_diff") if c in self._frame]
+        return (f"Battles({len(self)} battles, {len(self.models)} models, "
+                f"{len(self.judges)} judges, labels={labels})")
+
+    def codes(self) -> tuple[np.ndarray, np.ndarray]:
+        """Integer codes of model A and model B into :attr:`models`."""
+        return (self._frame["model_a"].cat.codes.to_numpy(np.int64),
+                self._frame["model_b"].cat.codes.to_numpy(np.int64))
+
+    def column(self, name: str) -> np.ndarray:
+        """One column as a NumPy array; a clear error when it is absent."""
+        if name not in self._frame:
+            raise DataError(f"this table has no {name!r} column (columns: "
+                            f"{', '.join(self._frame.columns)})", column=name)
+        return self._frame[name].to_numpy()
+
+    def n_battles(self) -> pd.Series:
+        """Number of battles each model took part in."""
+        a, b = self.codes()
+        counts = np.bincount(a, minlength=len(self.models)) + np.bincount(
+            b, minlength=len(self.models))
+        return pd.Series(counts, index=pd.Index(self.models, name="model"), name="n_battles")
+
+    # ----------------------------------------------------------------- subsets
+    def subset(self, mask: np.ndarray | pd.Series) -> Battles:
+        """Battles where ``mask`` is true (unused model names are removed)."""
+        mask = np.asarray(mask, dtype=bool)
+        if mask.shape != (len(self),):
+            raise ValueError(f"mask has shape {mask.shape}, expected ({len(self)},)")
+        frame = self._frame.loc[mask].reset_index(drop=True)
+        return Battles(frame, _report=self._report)
+
+    def involving(self, model: str) -> Battles:
+        """Battles in which ``model`` took part."""
+        self._require_model(model)
+        f = self._frame
+        return self.subset((f["model_a"] == model).to_numpy() | (f["model_b"] == model).to_numpy())
+
+    def without(self, models: str | Iterable[str]) -> Battles:
+        """Battles in which none of ``models`` took part."""
+        names = [models] if isinstance(models, str) else list(models)
+        for m in names:
+            self._require_model(m)
+        f = self._frame
+        return self.subset(~(f["model_a"].isin(names).to_numpy() | f["model_b"].isin(names).to_numpy()))
+
+    def for_judge(self, judge: str) -> Battles:
+        """Battles judged by ``judge``."""
+        if judge not in self.judges:
+            raise DataError(f"unknown judge {judge!r}", column="judge",
+                            expected=f"one of {list(self.judges)}")
+        return self.subset((self._frame["judge"] == judge).to_numpy())
+
+    def _require_model(self, model: str) -> None:
+        if model not in self.models:
+            raise DataError(f"unknown model {model!r}", column="model_a/model_b",
+                            expected=f"one of the {len(self.models)} models in the table")
+
+    # ------------------------------------------------------------- statistics
+    def default_target(self) -> str:
+        """``judge_label`` when present, else ``human_label``."""
+        for name in LABEL_COLUMNS:
+            if name in self._frame:
+                return name
+        raise DataError("no label column to fit: need 'judge_label' or 'human_label'",
+                        column="judge_label")
+
+    def pair_stats(self, target: str | np.ndarray | None = None, *,
+                   weights: str | np.ndarray | None = None) -> PairStats:
+        """Per-pair sufficient statistics of a target.
+
+        Parameters
+        ----------
+        target
+            A label column name (``"judge_label"``, ``"human_label"``), any other
+            numeric column with values in [0, 1], or an array of soft targets
+            P(A beats B), one per battle. ``None``: :meth:`default_target`.
+            Battles whose target is missing are not used and are counted in the
+            statistics' report.
+        weights
+            A column name or an array of positive battle weights. Default: the
+            ``weight`` column when present, else 1.
+        """
+        from judgebayes.pairs import PairStats
+
+        if target is None:
+            target = self.default_target()
+        name = target if isinstance(target, str) else "target"
+        values = self.column(target) if isinstance(target, str) else np.asarray(target, float)
+        values = np.asarray(values, dtype=float)
+        if values.shape != (len(self),):
+            raise DataError(f"target has shape {values.shape}, expected one value per battle "
+                            f"({len(self)},)", column=name)
+        present = ~np.isnan(values)
+        outside = present & ((values < 0) | (values > 1))
+        if outside.any():
+            row = int(np.flatnonzero(outside)[0])
+            raise DataError("target outside [0, 1]", row=row, column=name,
+                            expected="P(A beats B) in [0, 1]", got=float(values[row]))
+        if weights is None and "weight" in self._frame:
+            weights = "weight"
+        w = None
+        if weights is not None:
+            w = np.asarray(self.column(weights) if isinstance(weights, str) else weights, float)
+            if w.shape != (len(self),) or not np.all(np.isfinite(w) & (w > 0)):
+                raise DataError("weights must be one positive finite number per battle",
+                                column=weights if isinstance(weights, str) else "weights")
+        a, b = self.codes()
+        report = self._report.with_excluded(f"no {name}", int((~present).sum()))
+        if not present.all():
+            a, b, values = a[present], b[present], values[present]
+            w = None if w is None else w[present]
+        if len(values) == 0:
+            raise DataError(f"no battle has a {name}", column=name)
+        return PairStats.from_battles(a, b, values, self.models, weights=w, report=report)
+
+
+def _validate(frame: pd.DataFrame, on_invalid: OnInvalid) -> tuple[pd.DataFrame, DropReport]:
+    n_input = len(frame)
+    missing = [c for c in ("model_a", "model_b") if c not in frame.columns]
+    if missing:
+        raise DataError(f"missing required column(s) {missing}; columns present: "
+                        f"{list(frame.columns)}", column=missing[0],
+                        expected="a column naming each battle's model A and model B")
+    if n_input == 0:
+        raise DataError("no battles: the table is empty", expected="at least one row")
+    frame = frame.reset_index(drop=True)
+    checker = _Checker(n_input, on_invalid)
+    out: dict[str, object] = {}
+
+    for col in ("model_a", "model_b"):
+        values = frame[col]
+        checker.check(values.isna().to_numpy(), values, col, "missing model name",
+                      "a model name")
+        out[col] = values.astype("string").astype(object)
+    same = (out["model_a"] == out["model_b"]).to_numpy(dtype=bool)  # type: ignore[union-attr]
+    checker.check(same, frame["model_a"], "model_b", "a model battling itself",
+                  "two different models")
+
+    for col in LABEL_COLUMNS:
+        if col in frame:
+            values = _as_float(frame[col], col, checker)
+            known = np.isnan(values) | np.isin(values, _LABEL_VALUES)
+            checker.check(~known, frame[col], col, "unknown label",
+                          "1 (A wins), 0 (B wins), 0.5 (tie) or missing")
+            out[col] = values
+
+    for col in (*_SCORE_COLUMNS, *_LENGTH_COLUMNS, "weight"):
+        if col in frame:
+            values = _as_float(frame[col], col, checker)
+            checker.check(~np.isfinite(values), frame[col], col,
+                          "missing or infinite value", "a finite number")
+            if col in _LENGTH_COLUMNS:
+                checker.check(values < 0, frame[col], col, "negative length", "a length >= 0")
+            if col == "weight":
+                checker.check(values <= 0, frame[col], col, "non-positive weight", "a weight > 0")
+            out[col] = values
+    if "score_a" in out and "score_b" in out:
+        diff = np.asarray(out["score_a"]) - np.asarray(out["score_b"])
+        if "score_diff" in out:
+            off = ~np.isclose(np.asarray(out["score_diff"]), diff, atol=1e-9)
+            checker.check(off, frame["score_diff"], "score_diff",
+                          "score_diff differs from score_a - score_b", "score_a - score_b")
+        out["score_diff"] = diff
+    elif ("score_a" in out) != ("score_b" in out):
+        col = "score_b" if "score_a" in out else "score_a"
+        raise DataError("score_a and score_b come together", column=col,
+                        expected="both rubric scores, or score_diff alone")
+
+    if "position" in frame:
+        pos = frame["position"].astype("string").str.lower()
+        checker.check(~pos.isin(["a", "b"]).to_numpy(dtype=bool), frame["position"], "position",
+                      "unknown position", "'a' (A shown first) or 'b' (B shown first)")
+        out["position"] = pos.astype(object)
+    for col in ("judge", "prompt_id"):
+        if col in frame:
+            out[col] = frame[col]
+
+    result = frame.copy()
+    for col, values in out.items():
+        result[col] = values
+    if checker.bad.any():
+        result = result.loc[~checker.bad].reset_index(drop=True)
+        if len(result) == 0:
+            raise DataError(f"every row is invalid ({checker.dropped})",
+                            expected="at least one valid row")
+    names = sorted(set(result["model_a"]) | set(result["model_b"]))
+    for col in ("model_a", "model_b"):
+        result[col] = pd.Categorical(result[col], categories=names)
+    return result, DropReport(n_input, checker.dropped)

@@ -1,0 +1,341 @@
+"""Loaders: every foreign label convention is converted here, and nowhere else.
+
+=================== ============================================ =====================
+format              source convention                            becomes
+=================== ============================================ =====================
+``arena``           Chatbot Arena / FastChat records, ``winner``  ``human_label``
+                    in ``model_a | model_b | tie | tie (bothbad)``
+``softelo``         seed 000 annotation CSV: ``human_pref``,      ``human_label``,
+                    ``judge_pref`` with **0 = A wins**, 1 = B     ``judge_label``,
+                    wins, 0.5 = tie; ``scores_a``/``scores_b``    ``score_a``,
+                    dicts of rubric criteria                      ``score_b``
+``consistency``     seed 002 contest JSON: ``first``, ``second``, ``judge_label``,
+                    ``winner`` = a model name or ``"Tie"``        ``position = "a"``
+``csv``             any CSV / Parquet / JSON(L) table with a       as mapped
+                    column mapping
+=================== ============================================ =====================
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from judgebayes.data import Battles, DropReport, OnInvalid
+from judgebayes.errors import DataError
+
+__all__ = ["FORMATS", "read_arena", "read_battles", "read_consistency", "read_softelo",
+           "read_table"]
+
+FORMATS = ("arena", "softelo", "consistency", "csv")
+
+_ARENA_WINNER = {"model_a": 1.0, "model_b": 0.0, "tie": 0.5, "tie (bothbad)": 0.5}
+
+
+def _read_records(source: str | Path | Iterable[Mapping[str, Any]] | pd.DataFrame,
+                  ) -> pd.DataFrame:
+    """Records from a JSON list, a JSONL file, a DataFrame or an iterable of dicts."""
+    if isinstance(source, pd.DataFrame):
+        return source.reset_index(drop=True)
+    if not isinstance(source, str | Path):
+        return pd.DataFrame(list(source))
+    path = Path(source)
+    if not path.exists():
+        raise DataError(f"no such file: {path}")
+    text = path.read_text(encoding="utf-8")
+    stripped = text.lstrip()
+    if not stripped:
+        raise DataError(f"{path} is empty", expected="a JSON list or JSON lines of records")
+    try:
+        if stripped.startswith("["):
+            records = json.loads(text)
+        elif stripped.startswith("{") and not _is_jsonl(stripped):
+            obj = json.loads(text)
+            records = obj if isinstance(obj, list) else pd.DataFrame(obj).to_dict("records")
+        else:
+            records = []
+            for k, line in enumerate(l for l in text.splitlines() if l.strip()):
+                try:
+                    records.append(json.loads(line))
+                except json.JSONDecodeError as err:
+                    raise DataError(f"{path}: invalid JSON ({err.msg})", row=k,
+                                    expected="one JSON object per line") from None
+    except json.JSONDecodeError as err:
+        raise DataError(f"{path}: invalid JSON at line {err.lineno} ({err.msg})",
+                        expected="a JSON list of records or JSON lines") from None
+    if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
+        raise DataError(f"{path}: expected a list of JSON objects (records)")
+    return pd.DataFrame(records)
+
+
+def _is_jsonl(text: str) -> bool:
+    first = text.split("\n", 1)[0].strip()
+    try:
+        json.loads(first)
+    except json.JSONDecodeError:
+        return False
+    return "\n" in text.strip()
+
+
+def _require(frame: pd.DataFrame, columns: Iterable[str], what: str) -> None:
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise DataError(f"{what}: missing column(s) {missing}; columns present: "
+                        f"{list(frame.columns)}", column=missing[0])
+
+
+def _map_labels(values: pd.Series, mapping: Mapping[Any, float], column: str,
+                expected: str, on_invalid: OnInvalid, *, allow_missing: bool = False,
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Map foreign labels to P(A beats B); returns (labels, bad-row mask).
+
+    String keys match case-insensitively after stripping. Missing values give a
+    missing label when ``allow_missing``, else they are bad rows.
+    """
+    keys = values.map(lambda v: v.strip().lower() if isinstance(v, str) else v)
+    mapped = keys.map(lambda v: mapping.get(v, np.nan) if _hashable(v) else np.nan)
+    missing = values.isna().to_numpy()
+    bad = mapped.isna().to_numpy() & ~(missing & allow_missing)
+    if bad.any() and on_invalid == "raise":
+        row = int(np.flatnonzero(bad)[0])
+        raise DataError("unknown label", row=row, column=column, expected=expected,
+                        got=values.iloc[row])
+    return mapped.to_numpy(dtype=float), bad
+
+
+def _hashable(v: Any) -> bool:
+    try:
+        hash(v)
+    except TypeError:
+        return False
+    return True
+
+
+def _finish(frame: pd.DataFrame, bad: np.ndarray, reason: str, on_invalid: OnInvalid,
+            ) -> Battles:
+    """Drop loader-level bad rows (counted), then validate the rest."""
+    if not bad.any():
+        return Battles(frame, on_invalid=on_invalid)
+    n_input = len(frame)
+    battles = Battles(frame.loc[~bad].reset_index(drop=True), on_invalid=on_invalid)
+    dropped = {reason: int(bad.sum()), **battles.report.dropped}
+    return Battles(battles.frame, _report=DropReport(n_input, dropped))
+
+
+def read_arena(source: str | Path | Iterable[Mapping[str, Any]] | pd.DataFrame, *,
+               on_invalid: OnInvalid = "raise") -> Battles:
+    """Chatbot Arena / FastChat battles (JSON list, JSON lines, or records).
+
+    ``winner`` ∈ {``model_a``, ``model_b``, ``tie``, ``tie (bothbad)``} becomes
+    ``human_label`` ∈ {1, 0, 0.5, 0.5}. ``question_id`` becomes ``prompt_id``;
+    every other field is kept as a column.
+    """
+    frame = _read_records(source)
+    _require(frame, ("model_a", "model_b", "winner"), "Chatbot Arena battles")
+    labels, bad = _map_labels(frame["winner"], _ARENA_WINNER, "winner",
+                              "one of 'model_a', 'model_b', 'tie', 'tie (bothbad)'", on_invalid)
+    frame = frame.assign(human_label=labels)
+    if "question_id" in frame and "prompt_id" not in frame:
+        frame = frame.rename(columns={"question_id": "prompt_id"})
+    if "judge" in frame:  # Arena's `judge` is the voter's hash, not an LLM judge
+        frame = frame.rename(columns={"judge": "voter"})
+    return _finish(frame, bad, "unknown winner", on_invalid)
+
+
+def _parse_scores(values: pd.Series, column: str) -> pd.DataFrame:
+    """Rubric dicts (JSON or Python literal strings) to one column per criterion."""
+    parsed: list[dict[str, float]] = []
+    criteria: list[str] | None = None
+    for row, raw in enumerate(values):
+        if isinstance(raw, Mapping):
+            obj: Any = raw
+        else:
+            try:
+                obj = json.loads(raw)
+            except (TypeError, json.JSONDecodeError):
+                try:
+                    obj = ast.literal_eval(raw)
+                except (ValueError, SyntaxError, TypeError):
+                    raise DataError("unreadable rubric scores", row=row, column=column,
+                                    expected="a dict of criterion -> number",
+                                    got=raw) from None
+        if not isinstance(obj, Mapping) or not obj:
+            raise DataError("rubric scores are not a non-empty dict", row=row, column=column,
+                            expected="a dict of criterion -> number", got=raw)
+        if criteria is None:
+            criteria = sorted(obj)
+        elif sorted(obj) != criteria:
+            missing = sorted(set(criteria) - set(obj))
+            extra = sorted(set(obj) - set(criteria))
+            raise DataError(f"rubric criteria differ from the first row's (missing {missing}, "
+                            f"extra {extra})", row=row, column=column,
+                            expected=f"the criteria {criteria}")
+        try:
+            scores = {k: float(v) for k, v in obj.items()}
+        except (TypeError, ValueError):
+            raise DataError("a rubric score is not a number", row=row, column=column,
+                            got=raw) from None
+        if not all(np.isfinite(v) for v in scores.values()):
+            raise DataError("a rubric score is missing (NaN) or infinite", row=row,
+                            column=column, got=raw, expected="finite numbers")
+        parsed.append(scores)
+    return pd.DataFrame(parsed, columns=criteria)
+
+
+def read_softelo(path: str | Path | pd.DataFrame, *, on_invalid: OnInvalid = "raise") -> Battles:
+    """The Soft-Elo annotation CSV of seed 000.
+
+    Columns ``model_a, model_b, human_pref, judge_pref, scores_a, scores_b``.
+    Preferences use **0 = A wins, 1 = B wins, 0.5 = tie**; they become
+    ``human_label = 1 − human_pref`` and ``judge_label = 1 − judge_pref``.
+    ``scores_a`` / ``scores_b`` are dicts of rubric criteria (JSON or Python
+    literals): every row must have the same criteria. The criteria means become
+    ``score_a`` / ``score_b`` (so ``score_diff`` is seed 000's s(x), Appendix A)
+    and each criterion is kept as ``score_a:<criterion>`` / ``score_b:<criterion>``.
+    A missing ``human_pref`` is allowed (battle not human-labelled).
+    """
+    if isinstance(path, pd.DataFrame):
+        frame = path.reset_index(drop=True)
+    else:
+        if not Path(path).exists():
+            raise DataError(f"no such file: {path}")
+        frame = pd.read_csv(path)
+    _require(frame, ("model_a", "model_b", "judge_pref", "scores_a", "scores_b"),
+             "Soft-Elo annotation CSV")
+    out = frame.drop(columns=["scores_a", "scores_b"])
+    bad = np.zeros(len(frame), dtype=bool)
+    for src, dst in (("judge_pref", "judge_label"), ("human_pref", "human_label")):
+        if src in frame:
+            numeric = pd.to_numeric(frame[src], errors="coerce")
+            labels, b = _map_labels(numeric.where(numeric.notna(), frame[src]),
+                                    {0.0: 1.0, 1.0: 0.0, 0.5: 0.5}, src,
+                                    "0 (A wins), 1 (B wins) or 0.5 (tie)", on_invalid,
+                                    allow_missing=src == "human_pref")
+            out = out.drop(columns=[src]).assign(**{dst: labels})
+            bad |= b
+    sa = _parse_scores(frame["scores_a"], "scores_a")
+    sb = _parse_scores(frame["scores_b"], "scores_b")
+    if list(sa.columns) != list(sb.columns):
+        raise DataError(f"scores_a has criteria {list(sa.columns)} but scores_b has "
+                        f"{list(sb.columns)}", column="scores_b")
+    out["score_a"] = sa.mean(axis=1).to_numpy()
+    out["score_b"] = sb.mean(axis=1).to_numpy()
+    for crit in sa.columns:
+        out[f"score_a:{crit}"] = sa[crit].to_numpy()
+        out[f"score_b:{crit}"] = sb[crit].to_numpy()
+    return _finish(out, bad, "unknown preference", on_invalid)
+
+
+def read_consistency(path: str | Path, *, on_invalid: OnInvalid = "raise") -> Battles:
+    """Contest JSON of seed 002 (one file, or a folder of ``<judge>_contest_data.json``).
+
+    Records ``{"first", "second", "question", "winner"}``: ``first`` becomes
+    ``model_a`` (shown first, so ``position = "a"``), ``question`` becomes
+    ``prompt_id``, and ``winner`` (a model name or ``"Tie"``) becomes
+    ``judge_label``. The judge is named by the file name.
+    """
+    path = Path(path)
+    if path.is_dir():
+        files = sorted(path.glob("*.json"))
+        if not files:
+            raise DataError(f"no *.json contest files in {path}")
+    elif path.exists():
+        files = [path]
+    else:
+        raise DataError(f"no such file or folder: {path}")
+    frames, bads = [], []
+    for file in files:
+        frame = _read_records(file)
+        _require(frame, ("first", "second", "winner"), f"contest file {file.name}")
+        winner = frame["winner"].astype("string")
+        label = np.where(winner == frame["first"], 1.0,
+                         np.where(winner == frame["second"], 0.0,
+                                  np.where(winner.str.lower() == "tie", 0.5, np.nan)))
+        bad = np.isnan(label)
+        if bad.any() and on_invalid == "raise":
+            row = int(np.flatnonzero(bad)[0])
+            raise DataError(f"{file.name}: winner is neither contestant nor 'Tie'", row=row,
+                            column="winner", got=frame["winner"].iloc[row],
+                            expected=f"{frame['first'].iloc[row]!r}, "
+                                     f"{frame['second'].iloc[row]!r} or 'Tie'")
+        judge = file.name.removesuffix(".json").removesuffix("_contest_data")
+        out = frame.drop(columns=["first", "second", "winner"]).rename(
+            columns={"question": "prompt_id"})
+        out.insert(0, "model_a", frame["first"])
+        out.insert(1, "model_b", frame["second"])
+        out.insert(2, "judge", judge)
+        out["judge_label"] = label
+        out["position"] = "a"
+        frames.append(out)
+        bads.append(bad)
+    return _finish(pd.concat(frames, ignore_index=True), np.concatenate(bads),
+                   "winner is neither contestant nor 'Tie'", on_invalid)
+
+
+def read_table(source: str | Path | pd.DataFrame, *, columns: Mapping[str, str] | None = None,
+               labels: Mapping[Any, float] | None = None,
+               on_invalid: OnInvalid = "raise") -> Battles:
+    """Any CSV, Parquet or JSON(L) table, with a column mapping.
+
+    Parameters
+    ----------
+    source
+        A path (``.csv``, ``.tsv``, ``.parquet``, ``.json``, ``.jsonl``) or a DataFrame.
+    columns
+        ``{their_name: schema_name}``, e.g. ``{"left": "model_a", "right":
+        "model_b", "verdict": "judge_label"}``.
+    labels
+        ``{their_value: P(A beats B)}`` applied to ``judge_label`` and
+        ``human_label``, e.g. ``{"A": 1, "B": 0, "tie": 0.5}`` (string keys match
+        case-insensitively).
+    """
+    if isinstance(source, pd.DataFrame):
+        frame = source.reset_index(drop=True)
+    else:
+        path = Path(source)
+        if not path.exists():
+            raise DataError(f"no such file: {path}")
+        suffix = path.suffix.lower()
+        if suffix == ".parquet":
+            frame = pd.read_parquet(path)
+        elif suffix in (".json", ".jsonl"):
+            frame = _read_records(path)
+        elif suffix in (".csv", ".tsv", ".txt"):
+            frame = pd.read_csv(path, sep="\t" if suffix == ".tsv" else ",")
+        else:
+            raise DataError(f"unknown table format {suffix!r} for {path}",
+                            expected=".csv, .tsv, .parquet, .json or .jsonl")
+    if columns:
+        _require(frame, columns.keys(), "column mapping")
+        frame = frame.rename(columns=dict(columns))
+    bad = np.zeros(len(frame), dtype=bool)
+    if labels:
+        norm = {(k.strip().lower() if isinstance(k, str) else k): float(v)
+                for k, v in labels.items()}
+        for col in ("judge_label", "human_label"):
+            if col in frame:
+                frame[col], b = _map_labels(frame[col], norm, col, f"one of {list(labels)}",
+                                            on_invalid, allow_missing=True)
+                bad |= b
+    return _finish(frame, bad, "unknown label", on_invalid)
+
+
+def read_battles(path: str | Path, format: str, *, columns: Mapping[str, str] | None = None,
+                 labels: Mapping[Any, float] | None = None,
+                 on_invalid: OnInvalid = "raise") -> Battles:
+    """Read battles in one of :data:`FORMATS` (the CLI's ``--format``)."""
+    if format == "arena":
+        return read_arena(path, on_invalid=on_invalid)
+    if format == "softelo":
+        return read_softelo(path, on_invalid=on_invalid)
+    if format == "consistency":
+        return read_consistency(path, on_invalid=on_invalid)
+    if format == "csv":
+        return read_table(path, columns=columns, labels=labels, on_invalid=on_invalid)
+    raise DataError(f"unknown format {format!r}", expected=f"one of {FORMATS}")

@@ -1,0 +1,154 @@
+"""Per-pair sufficient statistics for Bradley–Terry-type likelihoods.
+
+The BT log-likelihood of seed 000, Eq. 1, depends on the battles only through,
+for every unordered model pair (i, j), the total weight ``n_ij`` and the summed
+target ``y_ij = Σ w·P(i beats j)``:
+
+    ℓ(θ) = Σ_pairs y_ij log σ(θ_i − θ_j) + (n_ij − y_ij) log σ(θ_j − θ_i).
+
+Battles are aggregated once; every fit, bootstrap replicate and posterior then
+costs O(pairs), not O(battles). For resampling we also keep the *cells*: the
+distinct (pair, target, weight) combinations with their multiplicities. A
+battle-level bootstrap is then a draw of cell counts, exactly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from judgebayes.data import DropReport
+
+__all__ = ["PairStats"]
+
+# Dense pair-key tables (bincount over n_models**2 bins) up to this size;
+# beyond it keys are compressed with np.unique.
+_DENSE_KEYS = 1 << 22
+
+
+@dataclass(frozen=True)
+class PairStats:
+    """Sufficient statistics of one target over the model pairs.
+
+    Attributes
+    ----------
+    models
+        Model names; indices below refer to this tuple.
+    i, j
+        Model indices of each pair, ``i < j``.
+    n
+        Total battle weight of each pair.
+    y
+        Summed target of each pair, oriented to ``i``: Σ w·P(i beats j).
+    cell_pair, cell_target, cell_weight, cell_count
+        Distinct battles: pair index, target (oriented to ``i``), weight, and how
+        many battles share them. ``n`` and ``y`` are their weighted sums.
+    report
+        Rows received and rows not used (e.g. missing target).
+
+    Cells are sorted by pair index and every pair has at least one cell (invariants
+    :meth:`pair_sums` relies on).
+    """
+
+    models: tuple[str, ...]
+    i: np.ndarray
+    j: np.ndarray
+    n: np.ndarray
+    y: np.ndarray
+    cell_pair: np.ndarray
+    cell_target: np.ndarray
+    cell_weight: np.ndarray
+    cell_count: np.ndarray
+    report: DropReport
+
+    @property
+    def n_models(self) -> int:
+        return len(self.models)
+
+    @property
+    def n_pairs(self) -> int:
+        return len(self.i)
+
+    @property
+    def n_battles(self) -> int:
+        return int(self.cell_count.sum())
+
+    def battles_per_model(self) -> np.ndarray:
+        """Number of battles (not weight) each model took part in."""
+        per_pair = np.bincount(self.cell_pair, self.cell_count, minlength=self.n_pairs)
+        return (np.bincount(self.i, per_pair, minlength=self.n_models)
+                + np.bincount(self.j, per_pair, minlength=self.n_models)).astype(np.int64)
+
+    def pair_sums(self, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(n, y)`` for cell counts ``counts`` of shape ``(..., n_cells)``.
+
+        This is how a resampled data set (new cell counts) becomes new pair
+        statistics; with ``counts = cell_count`` it gives back ``(n, y)``.
+        """
+        wn = np.array(counts, dtype=float)  # a fresh buffer, multiplied in place below
+        if np.any(self.cell_weight != 1.0):
+            wn *= self.cell_weight
+        # Cells are sorted by pair and every pair has at least one cell, so each
+        # pair's cells are one contiguous run starting at `starts`.
+        starts = np.flatnonzero(np.r_[True, self.cell_pair[1:] != self.cell_pair[:-1]])
+        n = np.add.reduceat(wn, starts, axis=-1)
+        wn *= self.cell_target
+        return n, np.add.reduceat(wn, starts, axis=-1)
+
+    def involving(self, model: int) -> np.ndarray:
+        """Boolean mask over cells whose pair includes model index ``model``."""
+        pair_mask = (self.i == model) | (self.j == model)
+        return pair_mask[self.cell_pair]
+
+    @classmethod
+    def from_battles(cls, a: np.ndarray, b: np.ndarray, target: np.ndarray,
+                     models: tuple[str, ...], *, weights: np.ndarray | None = None,
+                     report: DropReport | None = None) -> PairStats:
+        """Aggregate battles given as model-index arrays and targets P(a beats b)."""
+        a = np.asarray(a, dtype=np.int64)
+        b = np.asarray(b, dtype=np.int64)
+        target = np.asarray(target, dtype=float)
+        m = len(models)
+        swap = a > b
+        lo = np.where(swap, b, a)
+        hi = np.where(swap, a, b)
+        t = np.where(swap, 1.0 - target, target)
+        key = lo * m + hi
+        if m * m <= _DENSE_KEYS:
+            used = np.bincount(key, minlength=m * m) > 0
+            pair_keys = np.flatnonzero(used)
+            lookup = np.cumsum(used) - 1
+            pair_of = lookup[key]
+        else:
+            pair_keys, pair_of = np.unique(key, return_inverse=True)
+        n_pairs = len(pair_keys)
+
+        codes = t * 2.0
+        hard = weights is None and np.all(codes == np.round(codes))
+        if hard:
+            # Hard labels (0, 0.5, 1) without weights: at most 3 cells per pair.
+            cell_key = pair_of * 3 + codes.astype(np.int64)
+            counts = np.bincount(cell_key, minlength=3 * n_pairs)
+            cells = np.flatnonzero(counts)
+            cell_pair = cells // 3
+            cell_target = (cells % 3) / 2.0
+            cell_weight = np.ones(len(cells))
+            cell_count = counts[cells].astype(float)
+        else:
+            w = np.ones_like(t) if weights is None else np.asarray(weights, dtype=float)
+            order = np.lexsort((w, t, pair_of))
+            p_s, t_s, w_s = pair_of[order], t[order], w[order]
+            new = np.ones(len(order), dtype=bool)
+            new[1:] = (p_s[1:] != p_s[:-1]) | (t_s[1:] != t_s[:-1]) | (w_s[1:] != w_s[:-1])
+            starts = np.flatnonzero(new)
+            cell_pair, cell_target, cell_weight = p_s[starts], t_s[starts], w_s[starts]
+            cell_count = np.diff(np.append(starts, len(order))).astype(float)
+        n = np.bincount(cell_pair, cell_count * cell_weight, minlength=n_pairs)
+        y = np.bincount(cell_pair, cell_count * cell_weight * cell_target, minlength=n_pairs)
+        return cls(
+            models=tuple(models), i=pair_keys // m, j=pair_keys % m, n=n, y=y,
+            cell_pair=cell_pair, cell_target=cell_target, cell_weight=cell_weight,
+            cell_count=cell_count,
+            report=report if report is not None else DropReport(len(a)),
+        )
