@@ -16,9 +16,9 @@ Each replicate's MAP (Eq. 1) is found by a batched chord-Newton iteration that
 reuses the Cholesky factor of the full-data Hessian for all replicates: one
 triangular solve per iteration for the whole batch instead of one factorisation
 per replicate (a JAX-jitted version of the same loop was no faster on 2 CPU
-cores: the work is memory-bound gathers over pairs). Replicates that have not converged after a few dozen iterations are
-finished by an exact Newton solve. No library offers this batched solve for
-pair-aggregated BT, so it is written here.
+cores: the work is memory-bound gathers over pairs). Replicates that have not
+converged after a few dozen iterations are finished by an exact Newton solve.
+No library offers this batched solve for pair-aggregated BT, so it is written here.
 """
 
 from __future__ import annotations
@@ -223,7 +223,7 @@ def bootstrap_bt(data: Battles | PairStats, *, target: str | np.ndarray | None =
         mask = np.ones(len(stats.cell_count), dtype=bool)
     base = stats.cell_count
     lam_cells = base[mask]
-    total = int(round(lam_cells.sum()))
+    total = round(float(lam_cells.sum()))
 
     sizes = [min(chunk_size, n_boot - s) for s in range(0, n_boot, chunk_size)]
     rngs = np.random.default_rng(seed).spawn(len(sizes))

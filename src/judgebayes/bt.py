@@ -81,9 +81,8 @@ def bt_objective(theta: np.ndarray, stats: PairStats, lam: float,
 
 def _laplacian(i: np.ndarray, j: np.ndarray, w: np.ndarray, m: int) -> np.ndarray:
     """Weighted graph Laplacian Σ_pairs w (e_i − e_j)(e_i − e_j)ᵀ."""
-    flat = (np.bincount(i * m + i, w, minlength=m * m) + np.bincount(j * m + j, w, minlength=m * m)
-            - np.bincount(i * m + j, w, minlength=m * m) - np.bincount(j * m + i, w, minlength=m * m))
-    return flat.reshape(m, m)
+    keys = np.concatenate([i * m + i, j * m + j, i * m + j, j * m + i])
+    return np.bincount(keys, np.concatenate([w, w, -w, -w]), minlength=m * m).reshape(m, m)
 
 
 @dataclass(frozen=True)

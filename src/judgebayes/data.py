@@ -254,7 +254,8 @@ class Battles:
         for m in names:
             self._require_model(m)
         f = self._frame
-        return self.subset(~(f["model_a"].isin(names).to_numpy() | f["model_b"].isin(names).to_numpy()))
+        hit = f["model_a"].isin(names).to_numpy() | f["model_b"].isin(names).to_numpy()
+        return self.subset(~hit)
 
     def for_judge(self, judge: str) -> Battles:
         """Battles judged by ``judge``."""

@@ -60,7 +60,7 @@ def _read_records(source: str | Path | Iterable[Mapping[str, Any]] | pd.DataFram
             records = obj if isinstance(obj, list) else pd.DataFrame(obj).to_dict("records")
         else:
             records = []
-            for k, line in enumerate(l for l in text.splitlines() if l.strip()):
+            for k, line in enumerate(x for x in text.splitlines() if x.strip()):
                 try:
                     records.append(json.loads(line))
                 except json.JSONDecodeError as err:
