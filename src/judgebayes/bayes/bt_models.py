@@ -1,10 +1,11 @@
 r"""Bradley–Terry generative models on pair sufficient statistics.
 
 :func:`bt_model`
-    θ ~ ZeroSumNormal(σ) (a Normal(0, σ) prior restricted to Σθ = 0) and, for every model pair p = (i, j) with total weight
-    n_p, the summed target y_p ~ :class:`SoftBinomial`\ (n_p, σ(θ_i − θ_j)). With
-    hard labels and ties counted as ½, or with soft targets, y_p need not be an
-    integer: the likelihood is then the *generalised* likelihood
+    θ ~ ZeroSumNormal(σ) (a Normal(0, σ) prior restricted to Σθ = 0) and, for
+    every model pair p = (i, j) with total weight n_p, the summed target
+    y_p ~ :class:`SoftBinomial`\ (n_p, σ(θ_i − θ_j)). With hard labels and ties
+    counted as ½, or with soft targets, y_p need not be an integer: the
+    likelihood is then the *generalised* likelihood
     Σ_p y_p log σ(d_p) + (n_p − y_p) log σ(−d_p) of seed 000, Eq. 1 (a Binomial
     kernel; a "generalised posterior" in the sense of Bissiri et al. 2016). With
     σ = 1/√(2λ) the log prior is −λ‖θ‖², so the posterior mode is the penalised
@@ -19,6 +20,8 @@ r"""Bradley–Terry generative models on pair sufficient statistics.
 """
 
 from __future__ import annotations
+
+from typing import ClassVar
 
 import jax
 import jax.numpy as jnp
@@ -44,7 +47,8 @@ class SoftBinomial(dist.Distribution):
     Binomial rejects non-integer values.
     """
 
-    arg_constraints = {"total_count": constraints.nonnegative, "logits": constraints.real}
+    arg_constraints: ClassVar[dict] = {"total_count": constraints.nonnegative,
+                                       "logits": constraints.real}
     pytree_data_fields = ("total_count", "logits")
 
     def __init__(self, total_count: jnp.ndarray, logits: jnp.ndarray, *,
