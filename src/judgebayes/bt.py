@@ -51,9 +51,9 @@ def elo_to_theta(elo: np.ndarray | float) -> np.ndarray | float:
 
 
 def bt_objective(theta: np.ndarray, stats: PairStats, lam: float,
-                 n: np.ndarray | None = None, y: np.ndarray | None = None,
-                 ) -> tuple[float, np.ndarray, np.ndarray]:
-    """Negative penalised log-likelihood of Eq. 1, its gradient and Hessian.
+                 n: np.ndarray | None = None, y: np.ndarray | None = None, *,
+                 hessian: bool = True) -> tuple[float, np.ndarray, np.ndarray | None]:
+    """Negative penalised log-likelihood of Eq. 1, its gradient and (optionally) Hessian.
 
     Parameters
     ----------
@@ -63,18 +63,21 @@ def bt_objective(theta: np.ndarray, stats: PairStats, lam: float,
         Pair statistics (indices); ``n`` and ``y`` override its counts and sums.
     lam
         L2 penalty λ.
+    hessian
+        Also build the dense Hessian (``None`` otherwise).
     """
     n = stats.n if n is None else n
     y = stats.y if y is None else y
     d = theta[stats.i] - theta[stats.j]
     value = -np.sum(y * log_expit(d) + (n - y) * log_expit(-d)) + lam * theta @ theta
-    resid = y - n * expit(d)
+    p = expit(d)
+    resid = y - n * p
     m = stats.n_models
     grad = -(np.bincount(stats.i, resid, minlength=m) - np.bincount(stats.j, resid, minlength=m))
     grad += 2.0 * lam * theta
-    p = expit(d)
-    w = n * p * (1.0 - p)
-    hess = _laplacian(stats.i, stats.j, w, m)
+    if not hessian:
+        return float(value), grad, None
+    hess = _laplacian(stats.i, stats.j, n * p * (1.0 - p), m)
     hess[np.diag_indices(m)] += 2.0 * lam
     return float(value), grad, hess
 
@@ -180,7 +183,7 @@ def solve_map(stats: PairStats, lam: float, fixed: Mapping[int, float],
 
     def fun(x: np.ndarray) -> tuple[float, np.ndarray]:
         theta[free] = x
-        value, grad, _ = bt_objective(theta, stats, lam, n, y)
+        value, grad, _ = bt_objective(theta, stats, lam, n, y, hessian=False)
         return value, grad[free]
 
     def hess(x: np.ndarray) -> np.ndarray:

@@ -1,0 +1,55 @@
+"""The command line: tables, --out files, and one-line errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from judgebayes.cli import main
+
+
+def test_demo_writes_leaderboard_summary_and_plot(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture) -> None:
+    out = tmp_path / "demo"
+    assert main(["demo", "--models", "12", "--battles", "3000", "--n-boot", "100",
+                 "--no-progress", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "true_elo" in printed and "model-" in printed
+    board = pd.read_csv(out / "leaderboard.csv")
+    assert list(board.columns) == ["model", "elo", "elo_lo", "elo_hi", "se", "n_battles"]
+    assert len(board) == 12
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["n_boot"] == 100 and summary["target"] == "judge_label"
+    assert (out / "forest.png").stat().st_size > 10_000
+
+
+def test_elo_on_consistency_data_needs_a_judge(consistency_dir: Path, tmp_path: Path,
+                                               capsys: pytest.CaptureFixture) -> None:
+    assert main(["elo", str(consistency_dir), "--format", "consistency", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--judge" in err
+    out = tmp_path / "o"
+    assert main(["elo", str(consistency_dir), "--format", "consistency", "--judge",
+                 "claude-3-opus-20240229", "--n-boot", "50", "--no-progress",
+                 "--out", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert "7 disconnected components" in captured.out + captured.err
+    summary = json.loads((out / "summary.json").read_text())
+    assert len(summary["graph"]["components"]) == 7
+    assert len(pd.read_csv(out / "leaderboard.csv")) == 35
+
+
+def test_bad_files_exit_nonzero_with_one_line(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture) -> None:
+    bad = tmp_path / "bad.csv"
+    bad.write_text("left,right,verdict\na,b,A\nb,c,maybe\n")
+    code = main(["elo", str(bad), "--format", "csv", "--map", "left=model_a",
+                 "right=model_b", "verdict=judge_label", "--label", "A=1", "B=0", "tie=0.5"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1
+    assert "row 1" in err and "judge_label" in err
+    assert main(["elo", str(tmp_path / "missing.json"), "--format", "arena"]) == 2
+    assert "no such file" in capsys.readouterr().err
