@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+import judgebayes as jb
+
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 CONSISTENCY_DIR = SHARED_DATA / "llm_consistency"
 
@@ -14,12 +16,10 @@ CONSISTENCY_DIR = SHARED_DATA / "llm_consistency"
 def consistency_dir() -> Path:
     """Folder of the seed-002 contest files (24 judges)."""
     path = CONSISTENCY_DIR / "contests"
-    assert path.is_dir(), f"the shared data is missing: {path} (CI places ../shared beside the repo)"
+    assert path.is_dir(), f"shared data missing: {path} (CI puts ../shared beside the repo)"
     return path
 
 
 @pytest.fixture(scope="session")
-def consistency_battles(consistency_dir: Path):  # noqa: ANN201
-    import judgebayes as jb
-
+def consistency_battles(consistency_dir: Path) -> jb.Battles:
     return jb.read_consistency(consistency_dir)
