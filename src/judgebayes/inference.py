@@ -182,8 +182,9 @@ def _fit_map(model: Callable, data: Mapping[str, Any], draws: int, key: jax.Arra
 
         res = minimize(fun, np.asarray(flat0, dtype=float), jac=True, method="L-BFGS-B",
                        options={"maxiter": 10_000, "gtol": 1e-9, "ftol": 1e-15})
-        if not res.success:
-            warnings.warn(f"MAP optimiser stopped: {res.message}", JudgeBayesWarning,
+        if not res.success and np.abs(res.jac).max() > 1e-3:
+            warnings.warn(f"MAP optimiser stopped early ({res.message}); the largest gradient "
+                          f"component is {np.abs(res.jac).max():.2g}", JudgeBayesWarning,
                           stacklevel=3)
         mode = jnp.asarray(res.x)
         hess = np.asarray(jax.hessian(lambda x: info.potential_fn(unravel(x)))(mode))
