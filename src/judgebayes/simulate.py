@@ -112,7 +112,10 @@ class SimulatedArena:
         One row per model: ``model``, ``theta`` (generating strength, centred),
         ``elo`` (the Elo that human labels identify: for :func:`simulate_bt` the
         generating Elo; for :func:`simulate_arena` the population limit of
-        human-label Hard-Elo) and, for the arena, ``generating_elo``.
+        human-label Hard-Elo, ties counted ½) and, for the arena, ``elo_decisive``
+        (the same limit for decisive human preferences, no ties: the scale that
+        Soft-Elo's β, fitted on human non-ties, targets; ties pull ``elo``
+        towards 1500 by the tie rate) and ``generating_elo``.
     params
         The generating parameters (``beta``, ``c``, ``tau``, biases, ...).
     """
@@ -247,8 +250,9 @@ def simulate_arena(n_models: int = 55, n_battles: int = 25_000, *, elo_sd: float
         "judge_label": judge_label, "human_label": human,
     })
     human_elo = _population_elo(theta, lambda gap: _human_mean(gap, beta, c, tau, tie_nu))
+    decisive_elo = _population_elo(theta, lambda gap: _human_mean(gap, beta, c, tau, 0.0))
     truth = pd.DataFrame({"model": names, "theta": theta, "elo": human_elo,
-                          "generating_elo": theta_to_elo(theta)})
+                          "elo_decisive": decisive_elo, "generating_elo": theta_to_elo(theta)})
     params = {"beta": beta, "c": c, "tau": tau, "tie_nu": tie_nu, "elo_sd": elo_sd,
               "position_bias": position_bias, "length_bias": length_bias,
               "self_bias": self_bias, "judge_model": judge_model, "seed": seed}

@@ -96,10 +96,11 @@ def soft_elo_posterior(battles: Battles, *, score: str = "score_diff",
     if decisive.sum() < 2:
         raise DataError("need human non-tie labels to fit the temperature β (seed 000, Eq. 6)",
                         column=human)
-    draws_per_chain = -(-n_draws // chains)
+    draws_per_chain = max(1000, -(-n_draws // chains))
     post = fit(temperature_model, {"s": jnp.asarray(s[decisive]), "y": jnp.asarray(y_h[decisive])},
-               chains=chains, draws=draws_per_chain, warmup=500, seed=seed, progress=progress)
-    betas = post.posterior["beta"].values.reshape(-1)[:n_draws]
+               chains=chains, draws=draws_per_chain, warmup=1000, seed=seed, progress=progress)
+    every = post.posterior["beta"].values.reshape(-1)
+    betas = every[np.linspace(0, len(every) - 1, n_draws).astype(int)]  # thinned
     if beta == "fixed":
         betas = np.full_like(betas, np.median(betas))
 
