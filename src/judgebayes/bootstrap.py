@@ -27,7 +27,7 @@ import os
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import pandas as pd
@@ -48,6 +48,9 @@ from judgebayes.bt import (
 from judgebayes.data import Battles
 from judgebayes.errors import DataError
 from judgebayes.pairs import PairStats
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 __all__ = ["BootstrapElo", "bootstrap_bt"]
 
@@ -113,7 +116,8 @@ class BootstrapElo:
                               "n_battles": self.fit.n_battles})
         return frame.sort_values("elo", ascending=False, ignore_index=True)
 
-    def plot(self, ax=None, *, truth: Mapping[str, float] | None = None):
+    def plot(self, ax: Axes | None = None, *,
+             truth: Mapping[str, float] | None = None) -> Axes:
         """Forest plot of the leaderboard (see :func:`judgebayes.plots.forest`)."""
         from judgebayes.plots import forest
 

@@ -8,11 +8,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
+    import xarray as xr
     from matplotlib.axes import Axes
 
     from judgebayes.bootstrap import BootstrapElo
+    from judgebayes.softelo import ConformalComparison, HeldOutElo, Temperature
 
-__all__ = ["forest"]
+__all__ = ["conformal_plot", "forest", "held_out_plot", "ppc_plot", "reliability_plot"]
 
 
 def forest(result: BootstrapElo, ax: Axes | None = None, *,
@@ -48,4 +50,99 @@ def forest(result: BootstrapElo, ax: Axes | None = None, *,
     ax.set_ylim(-0.8, len(frame) - 0.2)
     ax.grid(axis="x", alpha=0.3)
     ax.legend(loc="lower right", fontsize=7, frameon=False)
+    return ax
+
+
+def ppc_plot(check: xr.Dataset, ax: Axes | None = None, *,
+             labels: list[str] | None = None, title: str = "posterior predictive check") -> Axes:
+    """Observed statistics against their posterior predictive 50% and 95% intervals.
+
+    Parameters
+    ----------
+    check
+        The result of :func:`judgebayes.inference.ppc` (one statistic per entry).
+    ax
+        Axes to draw on (a new figure when ``None``).
+    labels
+        Names of the statistics (e.g. model names).
+    title
+        Axes title.
+    """
+    import matplotlib.pyplot as plt
+
+    rep = check["replicated"].values.reshape(check["replicated"].shape[0], -1)
+    obs = check["observed"].values.reshape(-1)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(max(5.0, 0.25 * len(obs) + 1.5), 3.4))
+    pos = np.arange(len(obs))
+    q = np.quantile(rep, [0.025, 0.25, 0.75, 0.975], axis=0)
+    ax.vlines(pos, q[0], q[3], color="#9bb7dd", lw=3, label="95% predictive")
+    ax.vlines(pos, q[1], q[2], color="#1f5fa8", lw=5, label="50% predictive")
+    inside = (q[0] <= obs) & (obs <= q[3])
+    ax.plot(pos[inside], obs[inside], "o", color="black", ms=3, label="observed")
+    ax.plot(pos[~inside], obs[~inside], "o", color="#c2185b", ms=4, label="observed (outside)")
+    if labels is not None:
+        ax.set_xticks(pos, labels, rotation=90, fontsize=7)
+    ax.set_title(f"{title}: {inside.mean():.0%} inside the 95% band", fontsize=9)
+    ax.legend(fontsize=7, frameon=False, ncol=4)
+    return ax
+
+
+def reliability_plot(temperature: Temperature, ax: Axes | None = None) -> Axes:
+    """Reliability diagram of σ(β*|s|) as P(judge's side = human's side) (seed 000, Fig. 15)."""
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(3.8, 3.6))
+    t = temperature.reliability
+    ax.plot([0.5, 1], [0.5, 1], "k--", lw=0.8)
+    ax.plot(t["p_mean"], t["outcome_mean"], "o-", color="#c2185b", ms=4)
+    ax.set(xlabel="predicted P(judge agrees with human)", ylabel="observed agreement",
+           title=f"β* = {temperature.beta:.3f}, ECE = {temperature.ece:.3f}")
+    return ax
+
+
+def held_out_plot(held: HeldOutElo, ax: Axes | None = None, *, start: str = "hard",
+                  end: str = "soft") -> Axes:
+    """Held-out judge Elo vs human Elo, ``start`` → ``end`` arrows (seed 000, Fig. 4a)."""
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(4.6, 4.4))
+    t = held.table
+    x = t["elo_human"].to_numpy()
+    y0, y1 = t[f"elo_{start}"].to_numpy(), t[f"elo_{end}"].to_numpy()
+    for xi, a, b in zip(x, y0, y1, strict=True):
+        ax.annotate("", (xi, b), (xi, a), arrowprops={"arrowstyle": "->", "color": "0.6",
+                                                       "lw": 0.7})
+    ax.plot(x, y0, "o", color="#1f5fa8", ms=3, label=start)
+    ax.plot(x, y1, "o", color="#c2185b", ms=3, label=end)
+    lims = [min(x.min(), y0.min(), y1.min()) - 20, max(x.max(), y0.max(), y1.max()) + 20]
+    ax.plot(lims, lims, "k--", lw=0.8)
+    ax.set(xlabel="human Elo (held out)", ylabel="judge Elo (held out)")
+    ax.legend(frameon=False, fontsize=8)
+    return ax
+
+
+def conformal_plot(held: HeldOutElo, comparison: ConformalComparison,
+                   ax: Axes | None = None, *, methods: tuple[str, ...] = ("hard", "soft"),
+                   ) -> Axes:
+    """Per-model conformal intervals (mean q̂ over splits × SE_i), sorted by human Elo
+    (seed 000, Fig. 1c / 8)."""
+    import matplotlib.pyplot as plt
+
+    t = held.table.sort_values("elo_human", ignore_index=True)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7, 3.6))
+    pos = np.arange(len(t))
+    colours = {"hard": "#1f5fa8", "soft": "#c2185b"}
+    q = comparison.table.set_index("method")["q_hat"]
+    for k, m in enumerate(methods):
+        half = q[m] * t[f"se_{m}"].to_numpy()
+        ax.errorbar(pos + (k - 0.5) * 0.3, t[f"elo_{m}"], yerr=half, fmt="o", ms=2,
+                    color=colours.get(m, None), alpha=0.8, label=f"{m} (median width "
+                    f"{np.median(2 * half):.0f})")
+    ax.plot(pos, t["elo_human"], "_", color="black", ms=8, label="human Elo")
+    ax.set(xlabel="models, sorted by human Elo", ylabel="Elo")
+    ax.legend(frameon=False, fontsize=8)
     return ax

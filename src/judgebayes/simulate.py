@@ -201,7 +201,9 @@ def simulate_arena(n_models: int = 55, n_battles: int = 25_000, *, elo_sd: float
     -------
     SimulatedArena
         Battles with columns ``model_a, model_b, judge, prompt_id, position,
-        len_a, len_b, score_a, score_b, score_diff, judge_label, human_label``.
+        len_a, len_b, score_a, score_b, score_diff, judge_label, human_label``
+        and the model-oriented score difference of each presentation order,
+        ``s_a_first`` (A shown first) and ``s_b_first`` (B shown first).
     """
     rng = np.random.default_rng(seed)
     names = np.asarray(_model_names(n_models))
@@ -247,6 +249,8 @@ def simulate_arena(n_models: int = 55, n_battles: int = 25_000, *, elo_sd: float
         "model_a": names[a], "model_b": names[b], "judge": judge,
         "prompt_id": np.arange(n_battles), "position": np.where(first_is_a, "a", "b"),
         "len_a": len_a, "len_b": len_b, "score_a": score_a, "score_b": score_b,
+        "s_a_first": np.where(first_is_a, sa1 - sb1, sa2 - sb2),
+        "s_b_first": np.where(first_is_a, sa2 - sb2, sa1 - sb1),
         "judge_label": judge_label, "human_label": human,
     })
     human_elo = _population_elo(theta, lambda gap: _human_mean(gap, beta, c, tau, tie_nu))
