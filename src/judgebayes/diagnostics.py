@@ -93,21 +93,26 @@ def position_bias(battles: Battles, *, first: str = "s_a_first",
             "n_battles": len(s1)}
 
 
-def verbosity_bias(battles: Battles, *, score: str = "score_diff", near_tie: float = 0.3,
-                   ) -> dict[str, float]:
+def verbosity_bias(battles: Battles, *, score: str = "score_diff", verdict: str = "judge_label",
+                   near_tie: float = 0.3) -> dict[str, float]:
     """P(judge prefers the longer response | |s| ≤ near_tie) (seed 000, Appendix F.1).
 
-    Near-tied judge scores neutralise the quality channel, so a rate above ½ is a
-    length premium. Battles with equal lengths or s = 0 are left out.
+    Near-tied judge scores neutralise the quality channel, so a verdict that still
+    favours the longer response more than half of the time is a length premium.
+    The judge's verdict column is used when present (the paper notes verdicts can
+    disagree with the scores), else the sign of s. Battles with equal lengths or
+    a tied verdict are left out.
     """
     s = np.asarray(battles.column(score), float)
+    pick = (np.asarray(battles.column(verdict), float) * 2 - 1 if verdict in battles
+            else np.sign(s))
     longer_a = np.sign(np.asarray(battles.column("len_a"), float)
                        - np.asarray(battles.column("len_b"), float))
-    keep = (np.abs(s) <= near_tie) & (s != 0) & (longer_a != 0)
+    keep = (np.abs(s) <= near_tie) & (pick != 0) & (longer_a != 0)
     if not keep.any():
-        raise DataError(f"no near-tied battles (|s| <= {near_tie}) with a longer response",
-                        column=score)
-    prefers_longer = np.sign(s[keep]) == longer_a[keep]
+        raise DataError(f"no near-tied battles (|s| <= {near_tie}) with a verdict and a "
+                        f"longer response", column=score)
+    prefers_longer = np.sign(pick[keep]) == longer_a[keep]
     rate = float(prefers_longer.mean())
     se = float(np.sqrt(rate * (1 - rate) / keep.sum()))
     return {"p_prefers_longer": rate, "ci_lo": rate - 1.96 * se, "ci_hi": rate + 1.96 * se,
