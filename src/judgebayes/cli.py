@@ -118,6 +118,121 @@ def _elo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _consistency(args: argparse.Namespace) -> int:
+    """Seed 002: each judge's Consistency score, optionally against its Arena Elo."""
+    import pandas as pd
+
+    from judgebayes.consistency import (
+        compare_elo,
+        judge_consistency,
+        position_bias,
+        read_elo,
+    )
+    from judgebayes.loaders import read_consistency
+
+    path: Path = args.path
+    on_invalid = "drop" if args.drop_invalid else "raise"
+    if args.format == "consistency" or (args.format == "auto" and (
+            path.is_dir() or path.suffix.lower() == ".json")):
+        battles = read_consistency(path, on_invalid=on_invalid)
+    else:
+        battles = read_battles(path, "csv", columns=_pairs(args.map, "--map"),
+                               labels={k: float(v) for k, v in
+                                       _pairs(args.label, "--label").items()},
+                               on_invalid=on_invalid)
+    if "judge" not in battles:
+        raise DataError(f"{path} has no 'judge' column: Consistency is a per-judge score "
+                        f"(map one with --map THEIRS=judge)", column="judge")
+    matchups = None
+    if args.matchups is not None:
+        if not args.matchups.is_file():
+            raise DataError(f"no such file: {args.matchups}")
+        table = pd.read_csv(args.matchups)
+        if table.shape[1] < 2:
+            raise DataError(f"{args.matchups.name} needs two columns of model names",
+                            expected="a CSV such as model_i,model_j")
+        matchups = list(table.iloc[:, :2].astype(str).itertuples(index=False, name=None))
+    result = judge_consistency(battles, matchups=matchups)
+    frame = result.to_frame()
+    if "position" in battles:
+        bias = position_bias(result.counts).to_frame().set_index("judge")
+        frame["p_first"] = frame["judge"].map(bias["p_first"])
+    summary: dict = {"file": str(path), "n_judges": len(result.judges),
+                     "n_matchups": result.counts.n_pairs, "rows": battles.report.to_dict(),
+                     "consistency": dict(zip(result.judges, result.consistency.tolist(),
+                                             strict=True))}
+    lines = [str(result).split("\n")[0]]
+    if args.judge_elo is not None:
+        agreement = compare_elo(result, read_elo(args.judge_elo))
+        extra = agreement.to_frame().set_index("judge")[
+            ["arena_elo", "rank_consistency", "rank_elo", "elo_pred", "elo_pred_loo"]]
+        frame = frame.join(extra, on="judge").sort_values("arena_elo", ascending=False,
+                                                           ignore_index=True)
+        summary["elo"] = agreement.to_dict()
+        summary["judge_elo_file"] = str(args.judge_elo)
+        lines.append(str(agreement))
+    print(lines[0])
+    print(frame.to_string(index=False, formatters={
+        "consistency": "{:.3f}".format, "mean_variance": "{:.4f}".format,
+        "p_first": "{:.3f}".format, "arena_elo": "{:.0f}".format,
+        "rank_consistency": "{:g}".format, "rank_elo": "{:g}".format,
+        "elo_pred": "{:.1f}".format, "elo_pred_loo": "{:.1f}".format}))
+    for line in lines[1:]:
+        print("\n" + line)
+    if args.out is not None:
+        args.out.mkdir(parents=True, exist_ok=True)
+        frame.to_csv(args.out / "consistency.csv", index=False)
+        (args.out / "summary.json").write_text(json.dumps(summary, indent=2, default=float)
+                                               + "\n")
+        print(f"wrote {args.out / 'consistency.csv'}, {args.out / 'summary.json'}")
+    return 0
+
+
+def _softelo(args: argparse.Namespace) -> int:
+    """Seed 000: temperature, held-out hard vs soft Elo, and split-conformal intervals."""
+    from judgebayes.softelo import conformal_comparison, fit_temperature, held_out_elo
+
+    battles = read_battles(args.file, args.format, columns=_pairs(args.map, "--map"),
+                           labels={k: float(v) for k, v in _pairs(args.label, "--label").items()},
+                           on_invalid="drop" if args.drop_invalid else "raise")
+    if args.judge is not None:
+        battles = battles.for_judge(args.judge)
+    elif len(battles.judges) > 1:
+        raise DataError(f"{args.file} holds {len(battles.judges)} judges; pick one with --judge")
+    for col in ("score_diff", "human_label", "judge_label"):
+        if col not in battles:
+            raise DataError(f"Soft-Elo needs a {col!r} column (judge scores, human labels "
+                            f"on some battles and judge labels)", column=col)
+    temperature = fit_temperature(battles)
+    methods = ("hard", "soft", *(f"smooth_{c:g}" for c in args.smoothing))
+    held = held_out_elo(battles, methods=methods, lam=args.lam, n_boot=args.n_boot,
+                        seed=args.seed, progress=not args.no_progress)
+    comparison = conformal_comparison(held, alpha=args.alpha, n_splits=args.splits,
+                                      seed=args.seed)
+    lo, hi = temperature.ci
+    print(f"beta* = {temperature.beta:.3f} (95% CI {lo:.3f}-{hi:.3f}), ECE = "
+          f"{temperature.ece:.3f}, kappa = {held.kappa:.3f}, mean |s| = {held.mean_abs_s:.2f}")
+    if temperature.low_signal:
+        print(f"warning: {temperature.message}")
+    summary = held.summary().merge(comparison.table, on="method")
+    print("\nheld-out Elo and split-conformal intervals "
+          f"({100 * (1 - args.alpha):g}% nominal, {args.splits} random model splits):")
+    print(summary.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    if args.out is not None:
+        args.out.mkdir(parents=True, exist_ok=True)
+        held.table.to_csv(args.out / "held_out.csv", index=False)
+        summary.to_csv(args.out / "summary.csv", index=False)
+        info = {"file": str(args.file), "judge": args.judge, "alpha": args.alpha,
+                "n_boot": args.n_boot, "splits": args.splits, "seed": args.seed,
+                "temperature": temperature.to_frame().iloc[0].to_dict(), "kappa": held.kappa,
+                "mean_abs_s": held.mean_abs_s, "rows": battles.report.to_dict(),
+                "summary": summary.to_dict(orient="records")}
+        (args.out / "summary.json").write_text(json.dumps(info, indent=2, default=float) + "\n")
+        print(f"wrote {args.out / 'held_out.csv'}, {args.out / 'summary.csv'}, "
+              f"{args.out / 'summary.json'}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="judgebayes", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="verb", required=True)
@@ -154,6 +269,47 @@ def build_parser() -> argparse.ArgumentParser:
     elo.add_argument("--out", type=Path, default=None)
     elo.add_argument("--no-progress", action="store_true")
     elo.set_defaults(run=_elo)
+
+    soft = sub.add_parser("softelo", help="Soft-Elo (seed 000): temperature, held-out hard vs "
+                                          "soft Elo, split-conformal intervals")
+    soft.add_argument("file", type=Path)
+    soft.add_argument("--format", choices=FORMATS, required=True)
+    soft.add_argument("--judge", default=None, help="use this judge's battles only")
+    soft.add_argument("--map", nargs="*", metavar="THEIRS=OURS")
+    soft.add_argument("--label", nargs="*", metavar="VALUE=P")
+    soft.add_argument("--lam", type=float, default=0.01)
+    soft.add_argument("--n-boot", type=int, default=20,
+                      help="within-model bootstrap resamples for SE (seed 000: 20)")
+    soft.add_argument("--alpha", type=float, default=0.1)
+    soft.add_argument("--splits", type=int, default=5)
+    soft.add_argument("--smoothing", type=float, nargs="*", default=[],
+                      help="label-smoothing constants c to compare (Appendix H)")
+    soft.add_argument("--seed", type=int, default=0)
+    soft.add_argument("--drop-invalid", action="store_true")
+    soft.add_argument("--out", type=Path, default=None)
+    soft.add_argument("--no-progress", action="store_true")
+    soft.set_defaults(run=_softelo)
+
+    cons = sub.add_parser("consistency", help="each judge's Consistency score (seed 002), "
+                                              "optionally against the judges' Arena Elo")
+    cons.add_argument("path", type=Path,
+                      help="a folder of <judge>_contest_data.json files, one contest file, or "
+                           "a battles table with a judge column")
+    cons.add_argument("--judge-elo", type=Path, default=None,
+                      help="CSV judge,arena_elo: also print Pearson/Spearman r, rank "
+                           "displacement and regression MAE")
+    cons.add_argument("--format", choices=("auto", "consistency", "csv"), default="auto",
+                      help="auto: contest JSON for a folder or .json file, else a table")
+    cons.add_argument("--matchups", type=Path, default=None,
+                      help="CSV of model pairs (two columns) to use; default: all pairs")
+    cons.add_argument("--map", nargs="*", metavar="THEIRS=OURS",
+                      help="column mapping for a table, e.g. grader=judge")
+    cons.add_argument("--label", nargs="*", metavar="VALUE=P",
+                      help="label mapping for a table, e.g. A=1 B=0 tie=0.5")
+    cons.add_argument("--drop-invalid", action="store_true",
+                      help="drop invalid rows (counted in the summary) instead of failing")
+    cons.add_argument("--out", type=Path, default=None)
+    cons.set_defaults(run=_consistency)
     return parser
 
 
