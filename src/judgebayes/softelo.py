@@ -562,9 +562,10 @@ class ConformalPool:
     method: str
 
     @classmethod
-    def from_held_out(cls, held: HeldOutElo, *, method: str = "soft",
-                      alpha: float = 0.1) -> ConformalPool:
-        t = held.table
+    def from_held_out(cls, held: HeldOutElo, *, method: str = "soft", alpha: float = 0.1,
+                      exclude: Sequence[str] = ()) -> ConformalPool:
+        """Pool of the held-out models (less ``exclude``, e.g. the model to predict)."""
+        t = held.table[~held.table["model"].isin(list(exclude))]
         return cls(t["elo_human"].to_numpy(), t[f"elo_{method}"].to_numpy(),
                    t[f"se_{method}"].to_numpy(), alpha, method)
 
