@@ -109,3 +109,20 @@ def test_davidson_model_recovers_the_tie_parameter() -> None:
 def test_unknown_method_is_refused(small: tuple) -> None:
     with pytest.raises(ValueError, match="method"):
         fit(bt_model, bt_data(small[0]), method="gibbs")  # type: ignore[arg-type]
+
+
+def test_posterior_predictive_group_feeds_arviz(small: tuple, laplace: az.InferenceData) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from judgebayes.inference import posterior_predictive
+
+    stats, _, _ = small
+    data = bt_data(stats)
+    pp = posterior_predictive(bt_model, data, laplace, seed=0)
+    reps = pp.posterior_predictive["y"].values
+    assert reps.shape == (1, 2000, stats.n_pairs)
+    # Replicated win counts average n·σ(θ_i − θ_j); observed totals (ties as ½) sit close.
+    np.testing.assert_allclose(reps.mean(axis=(0, 1)), stats.y, atol=0.15 * np.sqrt(stats.n)
+                               + 0.05 * stats.n)
+    assert az.plot_ppc(pp, kind="scatter") is not None
