@@ -85,9 +85,8 @@ def _check_nuts(idata: az.InferenceData) -> None:
                       stacklevel=3)
     if idata.posterior.sizes["chain"] < 2:
         return
-    summary = az.summary(idata, kind="diagnostics")
-    worst_rhat = summary["r_hat"].max()
-    worst_ess = summary["ess_bulk"].min()
+    worst_rhat = float(az.rhat(idata).to_array().max())
+    worst_ess = float(az.ess(idata).to_array().min())
     if worst_rhat > 1.01:
         warnings.warn(f"max R-hat {worst_rhat:.3f} > 1.01: chains disagree; run longer "
                       f"(more warm-up and draws)", SamplerWarning, stacklevel=3)
@@ -189,7 +188,14 @@ def _fit_map(model: Callable, data: Mapping[str, Any], draws: int, key: jax.Arra
                           stacklevel=3)
         mode = jnp.asarray(res.x)
         hess = np.asarray(jax.hessian(lambda x: info.potential_fn(unravel(x)))(mode))
-        cov = np.linalg.inv(0.5 * (hess + hess.T))
+        try:
+            cov = np.linalg.inv(np.linalg.cholesky(0.5 * (hess + hess.T)))
+            cov = cov.T @ cov
+        except np.linalg.LinAlgError:
+            raise ValueError("the log density has no proper mode here (its Hessian is not "
+                             "positive definite, as for a hierarchical scale that collapses to "
+                             "zero), so MAP and Laplace are undefined: use method='nuts'"
+                             ) from None
         rng = np.random.default_rng(np.asarray(jax.random.key_data(key)).ravel()[-1])
         z = rng.multivariate_normal(np.asarray(mode), cov, size=draws, method="cholesky")
         constrain = jax.jit(jax.vmap(lambda x: info.postprocess_fn(unravel(x))))
