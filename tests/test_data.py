@@ -73,7 +73,7 @@ def test_missing_labels_are_kept_and_counted_when_fitting() -> None:
     stats = b.pair_stats("human_label")
     assert stats.n_battles == 2
     assert stats.report.excluded == {"no human_label": 2}
-    with pytest.warns(jb.JudgeBayesWarning, match="won every battle"):
+    with pytest.warns(jb.JudgeBayesWarning, match="every battle"):
         fit = jb.fit_bt(b, target="human_label")
     assert fit.report.n_used == 2
     assert fit.graph.all_wins == ("z",) and fit.graph.all_losses == ("y",)
