@@ -216,3 +216,18 @@ def test_cli_softelo_on_an_annotation_csv(tmp_path: Path, capsys: pytest.Capture
     summary = json.loads((out / "summary.json").read_text())
     assert {r["method"] for r in summary["summary"]} == {"hard", "soft"}
     assert len(pd.read_csv(out / "held_out.csv")) == 14
+
+
+def test_one_call_pipeline_summarises_and_plots(arena: jb.SimulatedArena) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from judgebayes.softelo import run_softelo
+
+    result = run_softelo(arena.battles, n_boot=10, n_splits=3, progress=False)
+    table = result.summary()
+    assert list(table["method"]) == ["hard", "soft"]
+    assert {"mae", "spearman", "delta_rho", "coverage", "median_width"} <= set(table.columns)
+    fig = result.plot()
+    assert len(fig.axes) == 4
+    assert "β*" in str(result)

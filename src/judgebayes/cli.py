@@ -190,7 +190,7 @@ def _consistency(args: argparse.Namespace) -> int:
 
 def _softelo(args: argparse.Namespace) -> int:
     """Seed 000: temperature, held-out hard vs soft Elo, and split-conformal intervals."""
-    from judgebayes.softelo import conformal_comparison, fit_temperature, held_out_elo
+    from judgebayes.softelo import run_softelo
 
     battles = read_battles(args.file, args.format, columns=_pairs(args.map, "--map"),
                            labels={k: float(v) for k, v in _pairs(args.label, "--label").items()},
@@ -203,18 +203,17 @@ def _softelo(args: argparse.Namespace) -> int:
         if col not in battles:
             raise DataError(f"Soft-Elo needs a {col!r} column (judge scores, human labels "
                             f"on some battles and judge labels)", column=col)
-    temperature = fit_temperature(battles)
     methods = ("hard", "soft", *(f"smooth_{c:g}" for c in args.smoothing))
-    held = held_out_elo(battles, methods=methods, lam=args.lam, n_boot=args.n_boot,
-                        seed=args.seed, progress=not args.no_progress)
-    comparison = conformal_comparison(held, alpha=args.alpha, n_splits=args.splits,
-                                      seed=args.seed)
+    result = run_softelo(battles, methods=methods, lam=args.lam, n_boot=args.n_boot,
+                         alpha=args.alpha, n_splits=args.splits, seed=args.seed,
+                         progress=not args.no_progress)
+    temperature, held = result.temperature, result.held
     lo, hi = temperature.ci
     print(f"beta* = {temperature.beta:.3f} (95% CI {lo:.3f}-{hi:.3f}), ECE = "
           f"{temperature.ece:.3f}, kappa = {held.kappa:.3f}, mean |s| = {held.mean_abs_s:.2f}")
     if temperature.low_signal:
         print(f"warning: {temperature.message}")
-    summary = held.summary().merge(comparison.table, on="method")
+    summary = result.summary()
     print("\nheld-out Elo and split-conformal intervals "
           f"({100 * (1 - args.alpha):g}% nominal, {args.splits} random model splits):")
     print(summary.to_string(index=False, float_format=lambda v: f"{v:.3f}"))

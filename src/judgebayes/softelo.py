@@ -42,10 +42,23 @@ from judgebayes.pairs import PairStats
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
-__all__ = ["ConformalComparison", "ConformalPool", "HeldOutElo", "LowSignalWarning",
-           "Temperature", "budget_curve", "combine_orders", "conformal_comparison",
-           "fit_temperature", "held_out_elo", "soft_targets"]
+__all__ = [
+    "ConformalComparison",
+    "ConformalPool",
+    "HeldOutElo",
+    "LowSignalWarning",
+    "SoftEloResult",
+    "Temperature",
+    "budget_curve",
+    "combine_orders",
+    "conformal_comparison",
+    "fit_temperature",
+    "held_out_elo",
+    "run_softelo",
+    "soft_targets",
+]
 
 
 class LowSignalWarning(JudgeBayesWarning):
@@ -607,3 +620,73 @@ class ConformalPool:
                             n_boot=n_boot, seed=seed, progress=False)
         k = boot.models.index(model)
         return self.interval(boot.elo[k], boot.se[k])
+
+
+# ---------------------------------------------------------------------- one-call pipeline
+@dataclass(frozen=True)
+class SoftEloResult:
+    """The whole seed-000 pipeline on one judge: temperature, held-out Elo, conformal.
+
+    Attributes
+    ----------
+    temperature
+        β* and its calibration diagnostics.
+    held
+        Held-out Elo of every model and method.
+    conformal
+        Split-conformal comparison of the methods on the same splits.
+    """
+
+    temperature: Temperature
+    held: HeldOutElo
+    conformal: ConformalComparison
+
+    def summary(self) -> pd.DataFrame:
+        """Tables 2 and 3 of seed 000 in one frame: per method MAE, ρ, Δρ, width, coverage."""
+        return self.held.summary().merge(self.conformal.table, on="method")
+
+    def __str__(self) -> str:
+        return (f"{self.temperature}\nκ = {self.held.kappa:.3f}, mean |s| = "
+                f"{self.held.mean_abs_s:.2f}\n"
+                + self.summary().to_string(index=False, float_format="%.3f"))
+
+    def plot(self) -> Figure:
+        """Reliability diagram, held-out arrows, residual ramp and conformal intervals."""
+        import matplotlib.pyplot as plt
+
+        from judgebayes.plots import conformal_plot
+
+        fig = plt.figure(figsize=(11, 7.5))
+        grid = fig.add_gridspec(2, 3)
+        self.temperature.plot(ax=fig.add_subplot(grid[0, 0]))
+        self.held.plot(ax=fig.add_subplot(grid[0, 1]))
+        ax = fig.add_subplot(grid[0, 2])
+        ramp = self.held.residual_by_quartile()
+        for method, colour in zip(ramp.columns, ["#1f5fa8", "#c2185b", "0.5", "0.7"],
+                                  strict=False):
+            ax.plot(ramp.index.astype(str), ramp[method], "o-", color=colour, label=method)
+        ax.axhline(0, color="k", lw=0.8)
+        ax.set(ylabel="mean signed residual (Elo)", title="residual by human-Elo quartile")
+        ax.legend(frameon=False, fontsize=8)
+        methods = tuple(m for m in ("hard", "soft") if m in self.held.methods)
+        conformal_plot(self.held, self.conformal, ax=fig.add_subplot(grid[1, :]),
+                       methods=methods)
+        fig.tight_layout()
+        return fig
+
+
+def run_softelo(battles: Battles, *, methods: Sequence[str] = ("hard", "soft"),
+                lam: float = 0.01, n_boot: int = 20, alpha: float = 0.1,
+                n_calibration: int | None = None, n_splits: int = 5, seed: int = 0,
+                progress: bool = True) -> SoftEloResult:
+    """Temperature (Eq. 6), held-out Elo (Algorithm 1) and conformal intervals in one call.
+
+    Parameters are those of :func:`fit_temperature`, :func:`held_out_elo` and
+    :func:`conformal_comparison`.
+    """
+    temperature = fit_temperature(battles)
+    held = held_out_elo(battles, methods=methods, lam=lam, n_boot=n_boot, seed=seed,
+                        progress=progress)
+    conformal = conformal_comparison(held, alpha=alpha, n_calibration=n_calibration,
+                                     n_splits=n_splits, seed=seed)
+    return SoftEloResult(temperature, held, conformal)
