@@ -66,7 +66,7 @@ class SoftBinomial(dist.Distribution):
                 + (self.total_count - value) * jax.nn.log_sigmoid(-self.logits))
 
     def sample(self, key: jax.Array, sample_shape: tuple = ()) -> jnp.ndarray:
-        return dist.Binomial(jnp.round(self.total_count).astype(jnp.int32),
+        return dist.Binomial(jnp.round(self.total_count).astype(jnp.result_type(int)),
                              logits=self.logits).sample(key, sample_shape).astype(float)
 
     @property

@@ -1,0 +1,200 @@
+"""Speed of judgebayes' Bayesian engine on soft Bradley–Terry: NumPyro vs PyMC.
+
+What it measures
+----------------
+On the seed-000-sized simulated arena (``jb.simulate_arena(seed=0)``: 55 models,
+25,000 battles, 1,485 model pairs) the judge's soft targets σ(0.5·s), s the
+battle's ``score_diff`` (seed 000, Eq. 5 with β = 0.5), are aggregated once to pair
+statistics (``battles.pair_stats(soft_targets)``), and the generalised
+Bradley–Terry posterior (seed 000, Eq. 1 as the likelihood, θ ~ ZeroSumNormal with
+σ = 1/√(2λ), λ = 0.01) is sampled by NUTS, 4 chains × 1,000 draws after 1,000
+warm-up iterations, by three routes:
+
+(i)   **NumPyro** through ``judgebayes.inference.fit(bt_model, ...)``: chains in
+      parallel over JAX host devices when there are at least as many devices as
+      chains, vectorised on one device otherwise (``--host-devices``);
+(ii)  **PyMC's default sampler** on the PyMC twin
+      (``judgebayes.bayes.pymc_twins.bt_model_pymc``, ``nuts_sampler="pymc"``,
+      C backend, chains in ``min(chains, cores)`` processes);
+(iii) **PyMC + NumPyro**: the same PyMC model compiled to JAX and sampled by
+      NumPyro (``nuts_sampler="numpyro"``).
+
+Every route is called twice in the same process: the first call includes one-off
+costs (JAX's compilation of every operation it meets for the first time, PyTensor's
+C compilation unless its disk cache is warm), the second shows what a notebook user
+pays for every further fit (each call still builds and compiles its sampler). Wall
+time is the whole call, InferenceData with the pointwise log-likelihood included;
+ESS is the minimum bulk ESS over the 55 strengths θ. The MAP is timed via
+``inference.fit(method="map")`` (L-BFGS on NumPyro's potential + Laplace draws) and
+via ``jb.fit_bt`` (Newton-CG on the same objective, NumPy only).
+
+The table ends with the issue's targets: NumPyro ≥ 5× the ESS/s of PyMC's default
+sampler, NumPyro under 20 s wall time on 2 cores, MAP under 0.5 s.
+
+How to run
+----------
+``python bench/bayes_speed.py`` (about 2–3 minutes on 2 cores);
+``--host-devices 2`` to give JAX as many devices as cores instead of as many as chains
+(with 4 chains it then vectorises them on one device), ``--draws``/``--warmup``/
+``--chains`` to change the run, ``--jax-cache DIR`` to turn on JAX's persistent
+compilation cache (then a second fit of the same data reuses the compiled sampler
+instead of recompiling it; run twice to see a warm disk cache).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import time
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import arviz as az
+import jax
+import numpy as np
+from scipy.special import expit
+
+import judgebayes as jb
+from judgebayes.bayes.bt_models import bt_data, bt_model
+from judgebayes.bayes.pymc_twins import bt_model_pymc, sample_pymc
+from judgebayes.inference import fit, use_cpu_cores
+
+LAM = 0.01
+BETA = 0.5
+TARGET_RATIO = 5.0
+TARGET_WALL_S = 20.0
+TARGET_MAP_S = 0.5
+
+
+@dataclass(frozen=True)
+class Run:
+    """One timed posterior: wall time, minimum bulk ESS, divergences."""
+
+    route: str
+    call: str
+    wall_s: float
+    min_ess: float
+    divergent: int
+    elo_mean: np.ndarray
+
+    @property
+    def ess_per_s(self) -> float:
+        return self.min_ess / self.wall_s
+
+
+def timed(fn: Callable[[], object]) -> tuple[float, object]:
+    t0 = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - t0, out
+
+
+def summarise(route: str, call: str, wall: float, idata: az.InferenceData) -> Run:
+    ess = az.ess(idata, var_names=["theta"], method="bulk")["theta"].values
+    return Run(route, call, wall, float(ess.min()),
+               int(idata.sample_stats["diverging"].sum()),
+               idata.posterior["elo"].mean(("chain", "draw")).values)
+
+
+def _parse() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--chains", type=int, default=4)
+    parser.add_argument("--draws", type=int, default=1000)
+    parser.add_argument("--warmup", type=int, default=1000)
+    parser.add_argument("--host-devices", type=int, default=None,
+                        help="JAX CPU devices (default: as many as chains)")
+    parser.add_argument("--jax-cache", default=None, metavar="DIR",
+                        help="enable JAX's persistent compilation cache in DIR")
+    parser.add_argument("--seed", type=int, default=0)
+    return parser.parse_args()
+
+
+def main(args: argparse.Namespace) -> None:
+    # JAX must learn its number of host devices before it initialises its backend,
+    # i.e. before the first JAX computation (importing judgebayes performs none).
+    use_cpu_cores(args.host_devices or args.chains)
+    if args.jax_cache:
+        jax.config.update("jax_compilation_cache_dir", args.jax_cache)
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
+    t_data, (stats, data) = timed(lambda: _data(args.seed))
+    print(f"arena: {stats.n_models} models, {stats.n_battles} battles, {stats.n_pairs} pairs "
+          f"(simulated and aggregated in {t_data:.1f} s); JAX devices: "
+          f"{jax.local_device_count()}, CPU cores: {os.cpu_count()}, JAX persistent "
+          f"compilation cache: {args.jax_cache or 'off'}")
+    coords = {"model": list(stats.models)}
+    dims = {"theta": ["model"], "elo": ["model"], "y": ["pair"]}
+    nuts = {"chains": args.chains, "draws": args.draws}
+    runs: list[Run] = []
+
+    for call, seed in (("first", args.seed), ("second", args.seed + 1)):
+        wall, idata = timed(lambda s=seed: fit(bt_model, data, warmup=args.warmup, seed=s,
+                                               coords=coords, dims=dims, progress=False,
+                                               **nuts))
+        runs.append(summarise("(i) NumPyro, inference.fit", call, wall, idata))
+
+    twin = bt_model_pymc(data, coords)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # fork-after-JAX and BLAS notices of PyMC
+        for sampler, route in (("pymc", "(ii) PyMC default NUTS"),
+                               ("numpyro", "(iii) PyMC + NumPyro NUTS")):
+            for call, seed in (("first", args.seed), ("second", args.seed + 1)):
+                wall, idata = timed(lambda s=seed, smp=sampler: sample_pymc(
+                    twin, tune=args.warmup, seed=s, nuts_sampler=smp, progress=False,
+                    **nuts))
+                runs.append(summarise(route, call, wall, idata))
+
+    map_first, map_idata = timed(lambda: fit(bt_model, data, method="map", seed=0,
+                                             coords=coords, dims=dims))
+    map_times = [timed(lambda: fit(bt_model, data, method="map", seed=0, coords=coords,
+                                   dims=dims))[0] for _ in range(3)]
+    fit_bt_times = [timed(lambda: jb.fit_bt(stats, lam=LAM))[0] for _ in range(5)]
+    ref = jb.fit_bt(stats, lam=LAM).elo
+    map_elo = map_idata["map"]["elo"].values
+    report(runs, map_first, statistics.median(map_times), statistics.median(fit_bt_times),
+           float(np.abs(map_elo - ref).max()), ref, args)
+
+
+def _data(seed: int) -> tuple[jb.PairStats, dict]:
+    battles = jb.simulate_arena(seed=seed).battles
+    soft = expit(BETA * np.asarray(battles.column("score_diff"), dtype=float))
+    stats = battles.pair_stats(soft)
+    return stats, bt_data(stats, lam=LAM)
+
+
+def report(runs: list[Run], map_first: float, map_warm: float, fit_bt_s: float,
+           map_gap: float, ref_elo: np.ndarray, args: argparse.Namespace) -> None:
+    base = {r.call: r for r in runs if r.route.startswith("(ii)")}
+    print(f"\nNUTS, {args.chains} chains x {args.draws} draws after {args.warmup} warm-up "
+          f"(min bulk ESS over 55 theta; ratio = ESS/s over PyMC default, same call)")
+    head = (f"{'route':<30}{'call':<8}{'wall s':>8}{'min ESS':>9}{'ESS/s':>8}{'ratio':>7}"
+            f"{'div':>5}{'max|dElo| vs MAP':>19}")
+    print(head)
+    print("-" * len(head))
+    for r in runs:
+        ratio = r.ess_per_s / base[r.call].ess_per_s
+        gap = float(np.abs(r.elo_mean - ref_elo).max())
+        print(f"{r.route:<30}{r.call:<8}{r.wall_s:>8.1f}{r.min_ess:>9.0f}{r.ess_per_s:>8.0f}"
+              f"{ratio:>7.1f}{r.divergent:>5d}{gap:>19.2f}")
+    print("\nMAP (55 models, 1,485 pairs)")
+    print(f"  inference.fit(method='map'), first call     {map_first:8.3f} s")
+    print(f"  inference.fit(method='map'), warm (median)  {map_warm:8.3f} s"
+          f"   max |dElo| vs fit_bt = {map_gap:.4f}")
+    print(f"  jb.fit_bt (median of 5)                     {fit_bt_s:8.4f} s"
+          f"   (fit(method='map') / fit_bt = {map_warm / fit_bt_s:.0f}x)")
+    numpyro = {r.call: r for r in runs if r.route.startswith("(i) ")}
+    print("\nTargets")
+    for call in ("first", "second"):
+        ratio = numpyro[call].ess_per_s / base[call].ess_per_s
+        print(f"  NumPyro ESS/s >= {TARGET_RATIO:.0f}x PyMC default ({call} call): {ratio:.1f}x "
+              f"-> {'met' if ratio >= TARGET_RATIO else 'NOT met'}")
+        print(f"  NumPyro wall < {TARGET_WALL_S:.0f} s ({call} call): "
+              f"{numpyro[call].wall_s:.1f} s -> "
+              f"{'met' if numpyro[call].wall_s < TARGET_WALL_S else 'NOT met'}")
+    for name, value in (("inference.fit(method='map'), warm", map_warm), ("jb.fit_bt", fit_bt_s)):
+        print(f"  MAP < {TARGET_MAP_S} s via {name}: {value:.3f} s -> "
+              f"{'met' if value < TARGET_MAP_S else 'NOT met'}")
+
+
+if __name__ == "__main__":
+    main(_parse())
