@@ -61,3 +61,20 @@ def test_laplace_matches_reference(name: str) -> None:
     for key, r in ref.items():
         assert abs(got[key]["mean"] - r["mean"]) < 0.1 * r["sd"], (key, got[key], r)
         assert got[key]["sd"] == pytest.approx(r["sd"], rel=0.1), (key, got[key], r)
+
+
+@pytest.mark.parametrize("name", ["bt_hard", "davidson"])
+def test_pymc_twin_matches_reference(name: str) -> None:
+    """The PyMC twin (sampled by NumPyro's NUTS through PyMC) against the same reference,
+    with the tolerances of the short NumPyro run."""
+    from judgebayes.bayes.pymc_twins import bt_model_pymc, davidson_model_pymc, sample_pymc
+
+    _, data, coords, _ = build(name)
+    twin = (bt_model_pymc if name == "bt_hard" else davidson_model_pymc)(data, coords)
+    idata = sample_pymc(twin, chains=2, draws=1000, tune=600, seed=5, progress=False)
+    ref, got = reference(name), summary(idata, name)
+    for key, r in ref.items():
+        g = got[key]
+        tol = 4 * np.hypot(g["mcse_mean"], r["mcse_mean"]) + 0.01 * r["sd"]
+        assert abs(g["mean"] - r["mean"]) < tol, (key, g, r)
+        assert g["sd"] == pytest.approx(r["sd"], rel=0.15), (key, g, r)
