@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from judgebayes.bootstrap import BootstrapElo, bootstrap_bt
+from judgebayes.data import Battles
 from judgebayes.errors import DataError, JudgeBayesWarning
 from judgebayes.loaders import FORMATS, read_battles
 from judgebayes.simulate import simulate_arena
@@ -97,16 +98,22 @@ def _demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def _elo(args: argparse.Namespace) -> int:
+def _one_judge(args: argparse.Namespace, *, may_pool: bool) -> Battles:
+    """Read ``args.file`` (``--format``, ``--map``, ``--label``) and keep one judge's battles."""
     battles = read_battles(args.file, args.format, columns=_pairs(args.map, "--map"),
                            labels={k: float(v) for k, v in _pairs(args.label, "--label").items()},
                            on_invalid="drop" if args.drop_invalid else "raise")
     if args.judge is not None:
-        battles = battles.for_judge(args.judge)
-    elif len(battles.judges) > 1 and not args.pool_judges:
+        return battles.for_judge(args.judge)
+    if len(battles.judges) > 1 and not (may_pool and args.pool_judges):
         raise DataError(f"{args.file} holds verdicts of {len(battles.judges)} judges; pick one "
-                        f"with --judge NAME (e.g. --judge {battles.judges[0]}) or pass "
-                        f"--pool-judges")
+                        f"with --judge NAME (e.g. --judge {battles.judges[0]})"
+                        + (" or pass --pool-judges" if may_pool else ""))
+    return battles
+
+
+def _elo(args: argparse.Namespace) -> int:
+    battles = _one_judge(args, may_pool=True)
     target = _TARGETS.get(args.target, args.target) if args.target else None
     board = bootstrap_bt(battles, target=target, lam=args.lam, n_boot=args.n_boot,
                          alpha=args.alpha, seed=args.seed, progress=not args.no_progress)
@@ -192,13 +199,7 @@ def _softelo(args: argparse.Namespace) -> int:
     """Seed 000: temperature, held-out hard vs soft Elo, and split-conformal intervals."""
     from judgebayes.softelo import run_softelo
 
-    battles = read_battles(args.file, args.format, columns=_pairs(args.map, "--map"),
-                           labels={k: float(v) for k, v in _pairs(args.label, "--label").items()},
-                           on_invalid="drop" if args.drop_invalid else "raise")
-    if args.judge is not None:
-        battles = battles.for_judge(args.judge)
-    elif len(battles.judges) > 1:
-        raise DataError(f"{args.file} holds {len(battles.judges)} judges; pick one with --judge")
+    battles = _one_judge(args, may_pool=False)
     for col in ("score_diff", "human_label", "judge_label"):
         if col not in battles:
             raise DataError(f"Soft-Elo needs a {col!r} column (judge scores, human labels "
