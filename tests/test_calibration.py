@@ -136,3 +136,23 @@ def test_sweep_reproduces_the_qualitative_result_of_figure_1() -> None:
     assert f.loc[(0.3, "rg"), "coverage"] < f.loc[(0.3, "naive"), "coverage"] + 0.05
     for x in (0.0, 0.3):
         assert f.loc[(x, "ppi_2x"), "coverage"] > 0.95 - 3 * 0.016
+
+
+def test_cli_calibrate(tmp_path, capsys) -> None:  # noqa: ANN001
+    import json
+
+    from judgebayes.cli import main
+
+    sim = simulate_items([0.7, 0.75], q0=[0.8, 0.7], q1=[0.85, 0.8], seed=1)
+    path = tmp_path / "items.csv"
+    sim.items.frame.drop(columns=["judge_pos", "n_runs"]).to_csv(path, index=False)
+    out = tmp_path / "out"
+    assert main(["calibrate", str(path), "--n-boot", "300", "--no-progress",
+                 "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "PPI++ 2×" in printed and "q0" in printed and "J[B] - J[A]" in printed
+    assert json.loads((out / "summary.json").read_text())["models"] == ["A", "B"]
+    bad = tmp_path / "bad.csv"
+    bad.write_text("model,item_id,judge_label\na,1,1\na,2,7\n")
+    assert main(["calibrate", str(bad)]) == 2
+    assert "judge_label" in capsys.readouterr().err

@@ -36,6 +36,14 @@ def _pairs(items: Sequence[str] | None, what: str) -> dict[str, str]:
     return out
 
 
+def _labels(args: argparse.Namespace) -> dict[str, float]:
+    """The ``--label VALUE=P`` mapping as numbers."""
+    try:
+        return {k: float(v) for k, v in _pairs(args.label, "--label").items()}
+    except ValueError as err:
+        raise DataError(f"--label values must be numbers ({err})") from None
+
+
 def _write(out: Path | None, board: BootstrapElo, summary: dict, *, plot: bool,
            truth: dict[str, float] | None = None) -> list[Path]:
     if out is None:
@@ -101,7 +109,7 @@ def _demo(args: argparse.Namespace) -> int:
 def _one_judge(args: argparse.Namespace, *, may_pool: bool) -> Battles:
     """Read ``args.file`` (``--format``, ``--map``, ``--label``) and keep one judge's battles."""
     battles = read_battles(args.file, args.format, columns=_pairs(args.map, "--map"),
-                           labels={k: float(v) for k, v in _pairs(args.label, "--label").items()},
+                           labels=_labels(args),
                            on_invalid="drop" if args.drop_invalid else "raise")
     if args.judge is not None:
         return battles.for_judge(args.judge)
@@ -144,9 +152,7 @@ def _consistency(args: argparse.Namespace) -> int:
         battles = read_consistency(path, on_invalid=on_invalid)
     else:
         battles = read_battles(path, "csv", columns=_pairs(args.map, "--map"),
-                               labels={k: float(v) for k, v in
-                                       _pairs(args.label, "--label").items()},
-                               on_invalid=on_invalid)
+                               labels=_labels(args), on_invalid=on_invalid)
     if "judge" not in battles:
         raise DataError(f"{path} has no 'judge' column: Consistency is a per-judge score "
                         f"(map one with --map THEIRS=judge)", column="judge")
@@ -233,6 +239,33 @@ def _softelo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _calibrate(args: argparse.Namespace) -> int:
+    """Seed 001: naive, Rogan–Gladen and PPI++ accuracies with J / ΔJ diagnostics."""
+    import pandas as pd
+
+    from judgebayes.calibration import calibrate, read_judged_items
+
+    items = read_judged_items(args.file, columns=_pairs(args.map, "--map"),
+                              labels=_labels(args))
+    result = calibrate(items, baseline=args.baseline, n_boot=args.n_boot, alpha=args.alpha,
+                       seed=args.seed, progress=not args.no_progress)
+    print(result)
+    print()
+    print(result.report())
+    if args.out is not None:
+        args.out.mkdir(parents=True, exist_ok=True)
+        result.to_frame().to_csv(args.out / "estimates.csv", index=False)
+        comparisons = pd.concat([c.to_frame() for c in result.comparisons()], ignore_index=True)
+        comparisons.to_csv(args.out / "comparisons.csv", index=False)
+        info = {"file": str(args.file), "baseline": result.baseline, "n_boot": args.n_boot,
+                "alpha": args.alpha, "seed": args.seed, "models": list(result.models),
+                "report": str(result.report())}
+        (args.out / "summary.json").write_text(json.dumps(info, indent=2, default=float) + "\n")
+        print(f"wrote {args.out / 'estimates.csv'}, {args.out / 'comparisons.csv'}, "
+              f"{args.out / 'summary.json'}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="judgebayes", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="verb", required=True)
@@ -310,6 +343,21 @@ def build_parser() -> argparse.ArgumentParser:
                       help="drop invalid rows (counted in the summary) instead of failing")
     cons.add_argument("--out", type=Path, default=None)
     cons.set_defaults(run=_consistency)
+
+    cal = sub.add_parser("calibrate", help="judge misclassification (seed 001): naive, "
+                                           "Rogan-Gladen, PPI++ with q0, q1, J and ΔJ")
+    cal.add_argument("file", type=Path, help="judged items: model, item_id, judge_label, "
+                                             "human_label (calibration subset), optional run")
+    cal.add_argument("--baseline", default=None,
+                     help="model whose calibration the shared RG reuses (default: most labels)")
+    cal.add_argument("--map", nargs="*", metavar="THEIRS=OURS")
+    cal.add_argument("--label", nargs="*", metavar="VALUE=P", help="e.g. yes=1 no=0")
+    cal.add_argument("--n-boot", type=int, default=2000)
+    cal.add_argument("--alpha", type=float, default=0.05)
+    cal.add_argument("--seed", type=int, default=0)
+    cal.add_argument("--out", type=Path, default=None)
+    cal.add_argument("--no-progress", action="store_true")
+    cal.set_defaults(run=_calibrate)
     return parser
 
 
