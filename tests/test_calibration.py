@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -138,7 +140,7 @@ def test_sweep_reproduces_the_qualitative_result_of_figure_1() -> None:
         assert f.loc[(x, "ppi_2x"), "coverage"] > 0.95 - 3 * 0.016
 
 
-def test_cli_calibrate(tmp_path, capsys) -> None:  # noqa: ANN001
+def test_cli_calibrate(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     import json
 
     from judgebayes.cli import main
