@@ -12,7 +12,8 @@ EXPECTED = {
     "simulate_bt", "theta_to_elo", "ConformalEvaluation", "ConformalInterval", "ConformalPool",
     "HeldOutElo", "JudgeConsistency", "Temperature", "combine_orders", "compare_elo",
     "conformal_comparison", "evaluate_split_conformal", "fit_temperature", "held_out_elo",
-    "judge_consistency", "loo_conformal", "simulate_judges", "split_conformal",
+    "judge_consistency", "loo_conformal", "simulate_judges", "split_conformal", "Calibration",
+    "JudgedItems", "calibrate", "read_judged_items",
 }
 
 

@@ -2,6 +2,7 @@
 
 from judgebayes.bootstrap import BootstrapElo, bootstrap_bt
 from judgebayes.bt import ELO_BASE, ELO_SCALE, EloFit, elo_to_theta, fit_bt, theta_to_elo
+from judgebayes.calibration import Calibration, JudgedItems, calibrate, read_judged_items
 from judgebayes.conformal import (
     ConformalEvaluation,
     ConformalInterval,
@@ -33,6 +34,7 @@ __all__ = [
     "ELO_SCALE",
     "Battles",
     "BootstrapElo",
+    "Calibration",
     "ConformalEvaluation",
     "ConformalInterval",
     "ConformalPool",
@@ -44,11 +46,13 @@ __all__ = [
     "HeldOutElo",
     "JudgeBayesWarning",
     "JudgeConsistency",
+    "JudgedItems",
     "PairStats",
     "SimulatedArena",
     "Temperature",
     "__version__",
     "bootstrap_bt",
+    "calibrate",
     "check_graph",
     "combine_orders",
     "compare_elo",
@@ -63,6 +67,7 @@ __all__ = [
     "read_arena",
     "read_battles",
     "read_consistency",
+    "read_judged_items",
     "read_softelo",
     "read_table",
     "simulate_arena",
