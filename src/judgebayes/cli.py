@@ -248,7 +248,7 @@ def _calibrate(args: argparse.Namespace) -> int:
     items = read_judged_items(args.file, columns=_pairs(args.map, "--map"),
                               labels=_labels(args))
     result = calibrate(items, baseline=args.baseline, n_boot=args.n_boot, alpha=args.alpha,
-                       seed=args.seed, progress=not args.no_progress)
+                       n_splits=args.n_splits, seed=args.seed, progress=not args.no_progress)
     print(result)
     print()
     print(result.report())
@@ -257,12 +257,13 @@ def _calibrate(args: argparse.Namespace) -> int:
         result.to_frame().to_csv(args.out / "estimates.csv", index=False)
         comparisons = pd.concat([c.to_frame() for c in result.comparisons()], ignore_index=True)
         comparisons.to_csv(args.out / "comparisons.csv", index=False)
+        result.diagnostics().to_csv(args.out / "diagnostics.csv", index=False)
         info = {"file": str(args.file), "baseline": result.baseline, "n_boot": args.n_boot,
-                "alpha": args.alpha, "seed": args.seed, "models": list(result.models),
-                "report": str(result.report())}
+                "n_splits": args.n_splits, "alpha": args.alpha, "seed": args.seed,
+                "models": list(result.models), "report": result.report().to_dict()}
         (args.out / "summary.json").write_text(json.dumps(info, indent=2, default=float) + "\n")
         print(f"wrote {args.out / 'estimates.csv'}, {args.out / 'comparisons.csv'}, "
-              f"{args.out / 'summary.json'}")
+              f"{args.out / 'diagnostics.csv'}, {args.out / 'summary.json'}")
     return 0
 
 
@@ -353,6 +354,8 @@ def build_parser() -> argparse.ArgumentParser:
     cal.add_argument("--map", nargs="*", metavar="THEIRS=OURS")
     cal.add_argument("--label", nargs="*", metavar="VALUE=P", help="e.g. yes=1 no=0")
     cal.add_argument("--n-boot", type=int, default=2000)
+    cal.add_argument("--n-splits", type=int, default=20,
+                     help="random calibration halves pooled for PPI++ 1x (Appendix E.4)")
     cal.add_argument("--alpha", type=float, default=0.05)
     cal.add_argument("--seed", type=int, default=0)
     cal.add_argument("--out", type=Path, default=None)

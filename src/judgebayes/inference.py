@@ -85,8 +85,9 @@ def _check_nuts(idata: az.InferenceData) -> None:
                       stacklevel=3)
     if idata.posterior.sizes["chain"] < 2:
         return
-    worst_rhat = float(az.rhat(idata).to_array().max())
-    worst_ess = float(az.ess(idata).to_array().min())
+    # Per variable first: to_array() would broadcast unrelated dims against each other.
+    worst_rhat = max(float(v.max()) for v in az.rhat(idata).data_vars.values())
+    worst_ess = min(float(v.min()) for v in az.ess(idata).data_vars.values())
     if worst_rhat > 1.01:
         warnings.warn(f"max R-hat {worst_rhat:.3f} > 1.01: chains disagree; run longer "
                       f"(more warm-up and draws)", SamplerWarning, stacklevel=3)
