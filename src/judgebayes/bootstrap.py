@@ -38,8 +38,8 @@ from tqdm.auto import tqdm
 
 from judgebayes.bt import (
     EloFit,
-    _fixed_theta,
-    _stats_of,
+    anchor_theta,
+    as_pair_stats,
     bt_objective,
     fit_bt,
     solve_map,
@@ -213,9 +213,9 @@ def bootstrap_bt(data: Battles | PairStats, *, target: str | np.ndarray | None =
         raise ValueError("n_boot must be at least 2")
     if not 0 < alpha < 1:
         raise ValueError("alpha must be in (0, 1)")
-    stats, name = _stats_of(data, target, weights)
+    stats, name = as_pair_stats(data, target, weights)
     fit = replace(fit_bt(stats, lam=lam, fixed=fixed), target=name)
-    fixed_theta = _fixed_theta(stats, fixed)
+    fixed_theta = anchor_theta(stats, fixed)
     pinned = sorted(fixed_theta) if fixed_theta else ([0] if lam == 0 else [])
     free = np.setdiff1d(np.arange(stats.n_models), pinned)
     if within is not None:

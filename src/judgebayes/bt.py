@@ -149,7 +149,7 @@ class EloFit:
         return head + notes + "\n" + self.to_frame().to_string(index=False, float_format="%.1f")
 
 
-def _stats_of(data: Battles | PairStats, target: str | np.ndarray | None,
+def as_pair_stats(data: Battles | PairStats, target: str | np.ndarray | None,
               weights: str | np.ndarray | None) -> tuple[PairStats, str]:
     if isinstance(data, PairStats):
         return data, "target" if target is None else str(target)
@@ -159,7 +159,7 @@ def _stats_of(data: Battles | PairStats, target: str | np.ndarray | None,
     return data.pair_stats(name, weights=weights), name if isinstance(name, str) else "target"
 
 
-def _fixed_theta(stats: PairStats, fixed: Mapping[str, float] | None) -> dict[int, float]:
+def anchor_theta(stats: PairStats, fixed: Mapping[str, float] | None) -> dict[int, float]:
     """Indices and strengths (θ) of the anchors present in the data."""
     if not fixed:
         return {}
@@ -233,8 +233,8 @@ def fit_bt(data: Battles | PairStats, *, target: str | np.ndarray | None = None,
         raise ValueError(f"lam must be >= 0, got {lam}")
     if on_disconnected not in ("warn", "raise"):
         raise ValueError("on_disconnected must be 'warn' or 'raise'")
-    stats, name = _stats_of(data, target, weights)
-    fixed_theta = _fixed_theta(stats, fixed)
+    stats, name = as_pair_stats(data, target, weights)
+    fixed_theta = anchor_theta(stats, fixed)
     graph = check_graph(stats)
     if not fixed_theta:
         if not graph.connected and (on_disconnected == "raise" or lam == 0):
