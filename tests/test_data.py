@@ -117,3 +117,14 @@ def test_soft_targets_and_weights_give_weighted_sums() -> None:
         (0, 1): (1.0, 0.9), (0, 2): (2.0, 0.7 + 0.6), (1, 2): (2.0, 0.4)}
     with pytest.raises(jb.DataError, match=r"outside \[0, 1\]"):
         b.pair_stats(np.array([0.9, 1.2, 0.3, 0.6]))
+
+
+def test_locate_maps_battles_to_their_pairs_and_orientation() -> None:
+    b = jb.Battles(frame())
+    stats = b.pair_stats()
+    a, bb = b.codes()
+    idx, a_is_i = stats.locate(a, bb)
+    assert np.array_equal(np.where(a_is_i, a, bb), stats.i[idx])
+    assert np.array_equal(np.where(a_is_i, bb, a), stats.j[idx])
+    with pytest.raises(ValueError, match="no pair"):
+        jb.Battles(frame()).without("z").pair_stats().locate(np.array([0]), np.array([2]))

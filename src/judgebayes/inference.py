@@ -57,9 +57,12 @@ def use_cpu_cores(n: int | None = None) -> None:
     numpyro.set_host_device_count(n or os.cpu_count() or 1)
 
 
+def _trace(model: Callable, data: Mapping[str, Any]) -> dict[str, dict]:
+    return numpyro.handlers.trace(numpyro.handlers.seed(model, 0)).get_trace(**data)
+
+
 def _observed(model: Callable, data: Mapping[str, Any]) -> dict[str, np.ndarray]:
-    tr = numpyro.handlers.trace(numpyro.handlers.seed(model, 0)).get_trace(**data)
-    return {k: np.asarray(s["value"]) for k, s in tr.items()
+    return {k: np.asarray(s["value"]) for k, s in _trace(model, data).items()
             if s["type"] == "sample" and s.get("is_observed")}
 
 
@@ -162,8 +165,7 @@ def fit(model: Callable, data: Mapping[str, Any], *, method: Method = "nuts",
 
 
 def _latent_sites(model: Callable, data: Mapping[str, Any]) -> set[str]:
-    tr = numpyro.handlers.trace(numpyro.handlers.seed(model, 0)).get_trace(**data)
-    return {k for k, s in tr.items()
+    return {k for k, s in _trace(model, data).items()
             if (s["type"] == "sample" and not s.get("is_observed"))
             or s["type"] == "deterministic"}
 

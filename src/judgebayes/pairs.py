@@ -96,6 +96,21 @@ class PairStats:
         wn *= self.cell_target
         return n, np.add.reduceat(wn, starts, axis=-1)
 
+    def locate(self, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Pair index of each battle (a, b) and whether ``a`` is the pair's model ``i``.
+
+        Every (a, b) must be a pair of these statistics; a target oriented to ``a``
+        is oriented to ``i`` where the second array is true, else it is ``1 − target``.
+        """
+        a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
+        lo = np.minimum(a, b)
+        key = lo * self.n_models + np.maximum(a, b)
+        keys = self.i * self.n_models + self.j  # sorted, as built by from_battles
+        idx = np.searchsorted(keys, key)
+        if np.any(idx >= len(keys)) or np.any(keys[np.minimum(idx, len(keys) - 1)] != key):
+            raise ValueError("some battles are between models that form no pair here")
+        return idx, a == lo
+
     def involving(self, model: int) -> np.ndarray:
         """Boolean mask over cells whose pair includes model index ``model``."""
         pair_mask = (self.i == model) | (self.j == model)

@@ -37,8 +37,9 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit
 
-from judgebayes.bt import ELO_SCALE, theta_to_elo
+from judgebayes.bt import ELO_SCALE, fit_bt, theta_to_elo
 from judgebayes.data import Battles
+from judgebayes.pairs import PairStats
 
 __all__ = ["SimulatedArena", "davidson_probs", "simulate_arena", "simulate_bt",
            "simulate_judges"]
@@ -90,9 +91,6 @@ def _population_elo(theta: np.ndarray, mean_label) -> np.ndarray:
     human-label leaderboard, which ties and the calibration noise pull towards
     1500 relative to the generating strengths.
     """
-    from judgebayes.bt import fit_bt
-    from judgebayes.pairs import PairStats
-
     m = len(theta)
     i, j = np.triu_indices(m, 1)
     stats = PairStats.from_battles(i, j, mean_label(theta[i] - theta[j]),

@@ -106,11 +106,7 @@ def soft_elo_posterior(battles: Battles, *, score: str = "score_diff",
 
     # Pair statistics at the central β define the pair layout and n; only y moves with β.
     stats = battles.pair_stats(expit(np.median(betas) * s))
-    a, b = battles.codes()
-    lo = np.minimum(a, b)
-    sign_a_is_lo = a == lo
-    key = lo * stats.n_models + np.maximum(a, b)
-    pair_of = np.searchsorted(stats.i * stats.n_models + stats.j, key)
+    pair_of, sign_a_is_lo = stats.locate(*battles.codes())
     m = stats.n_models
     centre = fit_bt(stats, lam=lam)
     rng = np.random.default_rng(seed)
