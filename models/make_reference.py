@@ -23,13 +23,12 @@ from pathlib import Path
 import arviz as az
 
 from judgebayes.bayes.catalogue import CATALOGUE, build
-from judgebayes.inference import fit, use_cpu_cores
+from judgebayes.inference import fit
 
 HERE = Path(__file__).resolve().parent
 
 
 def main(names: list[str]) -> None:
-    use_cpu_cores(4)
     for name in names or list(CATALOGUE):
         spec = CATALOGUE[name]
         model, data, coords, dims = build(name)

@@ -3,14 +3,16 @@
 A model is a plain NumPyro function of its data (``model(**data)``; observed
 sites take ``None`` to generate). :func:`fit` runs
 
-* ``method="nuts"``: NumPyro's NUTS, chains in parallel over CPU devices when
-  JAX has as many devices as chains (see :func:`use_cpu_cores`), vectorised
-  otherwise;
+* ``method="nuts"``: NumPyro's NUTS kernel (diagonal mass matrix and step size
+  adapted during warm-up), chains vectorised in groups, one group per CPU core;
+  compiled once per model and data layout (:mod:`judgebayes.compiled`), so a
+  second fit of the same shapes, with new data or a new seed, only samples;
 * ``method="map"``: the mode of the *same* log density, found by SciPy's L-BFGS
   on NumPyro's potential function (the negative log joint on the unconstrained
   space, with JAX gradients), and a Laplace approximation from the JAX Hessian
   at the mode: the ``posterior`` group holds Laplace draws and the ``map`` group
-  the mode itself;
+  the mode itself (the potential, its gradient and Hessian are compiled once per
+  layout too);
 * ``method="advi"``: mean-field ADVI (NumPyro SVI with an ``AutoNormal`` guide).
 
 All three return :class:`arviz.InferenceData` with named coordinates,
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any, Literal
 
 import arviz as az
@@ -30,12 +32,13 @@ import jax.numpy as jnp
 import numpy as np
 import numpyro
 import xarray as xr
-from jax.flatten_util import ravel_pytree
-from numpyro.infer import MCMC, NUTS, SVI, Predictive, Trace_ELBO
+from numpyro.infer import SVI, Predictive, Trace_ELBO
 from numpyro.infer.autoguide import AutoNormal
-from numpyro.infer.util import initialize_model, log_likelihood
+from scipy.linalg import solve_triangular
 from scipy.optimize import minimize
+from tqdm.auto import tqdm
 
+from judgebayes.compiled import CompiledModel
 from judgebayes.errors import JudgeBayesWarning
 
 __all__ = ["SamplerWarning", "fit", "map_estimate", "posterior_predictive", "ppc",
@@ -49,10 +52,13 @@ class SamplerWarning(JudgeBayesWarning):
 
 
 def use_cpu_cores(n: int | None = None) -> None:
-    """Let JAX see ``n`` CPU devices (default: all cores) so NUTS chains run in parallel.
+    """Let JAX see ``n`` CPU devices (default: all cores).
 
-    Must be called before JAX initialises its backend (i.e. before the first JAX
-    computation in the process); later calls have no effect.
+    :func:`fit` does not need this (it runs its chain groups on threads, one per
+    core); NumPyro's own ``MCMC(chain_method="parallel")``, e.g. PyMC's
+    ``nuts_sampler="numpyro"`` route, does. Must be called before JAX initialises
+    its backend (before the first JAX computation in the process); later calls have
+    no effect.
     """
     numpyro.set_host_device_count(n or os.cpu_count() or 1)
 
@@ -67,20 +73,20 @@ def _observed(model: Callable, data: Mapping[str, Any]) -> dict[str, np.ndarray]
 
 
 def _to_idata(model: Callable, data: Mapping[str, Any], draws: dict[str, np.ndarray],
-              coords: Mapping | None, dims: Mapping | None, method: str) -> az.InferenceData:
+              coords: Mapping | None, dims: Mapping | None, method: str, *,
+              compiled: CompiledModel | None = None, arrays: Mapping | None = None,
+              sample_stats: Mapping[str, np.ndarray] | None = None) -> az.InferenceData:
     """InferenceData from posterior draws shaped ``(chain, draw, ...)``."""
-    flat = {k: v.reshape(-1, *v.shape[2:]) for k, v in draws.items()}
-    loglik = log_likelihood(model, flat, **data)
-    n_chain, n_draw = next(iter(draws.values())).shape[:2]
-    loglik = {k: np.asarray(v).reshape(n_chain, n_draw, *np.shape(v)[1:])
-              for k, v in loglik.items()}
-    idata = az.from_dict(posterior=draws, log_likelihood=loglik,
+    if compiled is None:
+        compiled, arrays = CompiledModel.of(model, data)
+    loglik = compiled.pointwise_log_likelihood(draws, arrays)
+    idata = az.from_dict(posterior=draws, log_likelihood=loglik, sample_stats=sample_stats,
                          observed_data=_observed(model, data), coords=coords, dims=dims)
     idata.posterior.attrs["inference"] = method
     return idata
 
 
-def _check_nuts(idata: az.InferenceData) -> None:
+def _check_nuts(idata: az.InferenceData, sampled_sites: Collection[str]) -> None:
     n_div = int(idata.sample_stats["diverging"].sum()) if "diverging" in idata.sample_stats else 0
     if n_div:
         warnings.warn(f"{n_div} divergent transitions: the posterior may be biased; raise "
@@ -88,9 +94,16 @@ def _check_nuts(idata: az.InferenceData) -> None:
                       stacklevel=3)
     if idata.posterior.sizes["chain"] < 2:
         return
-    # Per variable first: to_array() would broadcast unrelated dims against each other.
-    worst_rhat = max(float(v.max()) for v in az.rhat(idata).data_vars.values())
-    worst_ess = min(float(v.min()) for v in az.ess(idata).data_vars.values())
+    # Sampled sites only: deterministic sites are functions of them (Elo of θ) and
+    # would double the cost. Per variable first: to_array() would broadcast unrelated
+    # dims against each other.
+    sampled = [k for k in idata.posterior.data_vars if k in sampled_sites]
+    if not sampled:
+        return
+    worst_rhat = max(float(v.max())
+                     for v in az.rhat(idata, var_names=sampled).data_vars.values())
+    worst_ess = min(float(v.min())
+                    for v in az.ess(idata, var_names=sampled).data_vars.values())
     if worst_rhat > 1.01:
         warnings.warn(f"max R-hat {worst_rhat:.3f} > 1.01: chains disagree; run longer "
                       f"(more warm-up and draws)", SamplerWarning, stacklevel=3)
@@ -137,15 +150,15 @@ def fit(model: Callable, data: Mapping[str, Any], *, method: Method = "nuts",
     """
     key = jax.random.PRNGKey(seed)
     if method == "nuts":
-        parallel = jax.local_device_count() >= chains
-        mcmc = MCMC(NUTS(model, target_accept_prob=target_accept), num_warmup=warmup,
-                    num_samples=draws, num_chains=chains,
-                    chain_method="parallel" if parallel else "vectorized",
-                    progress_bar=progress)
-        mcmc.run(key, **data)
-        idata = az.from_numpyro(mcmc, coords=coords, dims=dims, log_likelihood=True)
-        idata.posterior.attrs["inference"] = "nuts"
-        _check_nuts(idata)
+        compiled, arrays = CompiledModel.of(model, data)
+        with tqdm(total=chains * (warmup + draws), desc=f"NUTS, {chains} chains",
+                  unit="it", disable=not progress) as bar:
+            samples, stats = compiled.nuts(key, arrays, chains=chains, draws=draws,
+                                           warmup=warmup, target_accept=target_accept,
+                                           progress=bar if progress else None)
+        idata = _to_idata(model, data, samples, coords, dims, "nuts", compiled=compiled,
+                          arrays=arrays, sample_stats=stats)
+        _check_nuts(idata, compiled.z_template)
         return idata
     if method == "map":
         return _fit_map(model, data, draws, key, coords, dims)
@@ -174,37 +187,36 @@ def _fit_map(model: Callable, data: Mapping[str, Any], draws: int, key: jax.Arra
              coords: Mapping | None, dims: Mapping | None) -> az.InferenceData:
     """Mode of the potential (negative log joint) by L-BFGS, plus Laplace draws."""
     with jax.enable_x64(True):
-        info = initialize_model(key, model, model_kwargs=dict(data),
-                                init_strategy=numpyro.infer.init_to_median)
-        flat0, unravel = ravel_pytree(info.param_info.z)
-        value_and_grad = jax.jit(jax.value_and_grad(lambda x: info.potential_fn(unravel(x))))
+        compiled, arrays = CompiledModel.of(model, data)
+        flat0, value_and_grad, hessian, constrain, _ = compiled.flat_potential()
 
         def fun(x: np.ndarray) -> tuple[float, np.ndarray]:
-            v, g = value_and_grad(jnp.asarray(x))
+            v, g = value_and_grad(jnp.asarray(x), arrays)
             return float(v), np.asarray(g, dtype=float)
 
-        res = minimize(fun, np.asarray(flat0, dtype=float), jac=True, method="L-BFGS-B",
+        res = minimize(fun, flat0, jac=True, method="L-BFGS-B",
                        options={"maxiter": 10_000, "gtol": 1e-9, "ftol": 1e-15})
         if not res.success and np.abs(res.jac).max() > 1e-3:
             warnings.warn(f"MAP optimiser stopped early ({res.message}); the largest gradient "
                           f"component is {np.abs(res.jac).max():.2g}", JudgeBayesWarning,
                           stacklevel=3)
-        mode = jnp.asarray(res.x)
-        hess = np.asarray(jax.hessian(lambda x: info.potential_fn(unravel(x)))(mode))
+        hess = np.asarray(hessian(jnp.asarray(res.x), arrays))
         try:
-            cov = np.linalg.inv(np.linalg.cholesky(0.5 * (hess + hess.T)))
-            cov = cov.T @ cov
+            chol = np.linalg.cholesky(0.5 * (hess + hess.T))
         except np.linalg.LinAlgError:
             raise ValueError("the log density has no proper mode here (its Hessian is not "
                              "positive definite, as for a hierarchical scale that collapses to "
                              "zero), so MAP and Laplace are undefined: use method='nuts'"
                              ) from None
+        # Laplace draws z = mode + L^-T e with H = L L^T, so Cov(z) = H^-1.
         rng = np.random.default_rng(np.asarray(jax.random.key_data(key)).ravel()[-1])
-        z = rng.multivariate_normal(np.asarray(mode), cov, size=draws, method="cholesky")
-        constrain = jax.jit(jax.vmap(lambda x: info.postprocess_fn(unravel(x))))
-        samples = {k: np.asarray(v)[None] for k, v in constrain(jnp.asarray(z)).items()}
-        point = {k: np.asarray(v) for k, v in info.postprocess_fn(unravel(mode)).items()}
-        idata = _to_idata(model, data, samples, coords, dims, "map+laplace")
+        e = rng.standard_normal((draws, res.x.size))
+        z = res.x + solve_triangular(chol, e.T, lower=True, trans="T").T
+        both = constrain(jnp.asarray(np.vstack([res.x[None], z])), arrays)
+        point = {k: np.asarray(v[0]) for k, v in both.items()}
+        samples = {k: np.asarray(v[1:])[None] for k, v in both.items()}
+        idata = _to_idata(model, data, samples, coords, dims, "map+laplace",
+                          compiled=compiled, arrays=arrays)
     map_group = az.from_dict(posterior={k: v[None, None] for k, v in point.items()},
                              coords=coords, dims=dims).posterior.squeeze(("chain", "draw"),
                                                                          drop=True)

@@ -17,12 +17,11 @@ observed site set to ``None``: ``model(**data)`` generates, as for
 towards independence, computes the ranks and tests their uniformity per parameter
 with a chi-square test on ``n_bins`` bins, Bonferroni-corrected over parameters.
 
-The refits use the same NUTS kernel as :func:`judgebayes.inference.fit` (NumPyro,
-diagonal mass matrix, step size and mass matrix adapted during warm-up), through
-NumPyro's functional ``hmc`` interface: the data are arguments of one compiled
-function vmapped over a batch of simulations, so JAX compiles once per call of
-:func:`sbc` and the simulations then cost only their sampling. (``fit`` builds and
-compiles a new sampler per data set, about 2 s each for a five-model BT.) The data
+The refits run the same NUTS chain as :func:`judgebayes.inference.fit`
+(:func:`judgebayes.compiled.nuts_chain`: NumPyro's kernel, diagonal mass matrix,
+step size and mass matrix adapted during warm-up): the simulated data are arguments
+of one compiled function vmapped over a batch of simulations, so JAX compiles once
+per call of :func:`sbc` and the simulations then cost only their sampling. The data
 shapes, hence the design (pairs, counts), are those of the template ``data``.
 
 References
@@ -33,7 +32,6 @@ algorithms with simulation-based calibration*, arXiv:1804.06788.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -44,11 +42,11 @@ import numpy as np
 import numpyro
 import numpyro.distributions as dist
 import pandas as pd
-from numpyro.infer import init_to_uniform
 from numpyro.infer.hmc import hmc
-from numpyro.infer.util import initialize_model
 from scipy import stats
 from tqdm.auto import tqdm
+
+from judgebayes.compiled import CompiledModel, nuts_chain
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -339,32 +337,19 @@ def sbc(model: Callable, data: Mapping[str, Any], *, n_sims: int = 100,
     sim_obs = {k: np.stack([row[k] for row in obs_rows]) for k in observed}
 
     # 2. One compiled NUTS refit, vmapped over (simulation, chain).
-    fixed = {k: v for k, v in data.items() if k not in observed}
-    static_model = functools.partial(model, **fixed)
-    info = initialize_model(fit_key, static_model, init_strategy=init_to_uniform,
-                            dynamic_args=True, model_kwargs={k: data[k] for k in observed})
-    init_kernel, sample_kernel = hmc(potential_fn_gen=info.potential_fn, algo="NUTS")
+    compiled, arrays = CompiledModel.of(model, data)
+    init_kernel, sample_kernel = hmc(potential_fn_gen=compiled.potential_gen, algo="NUTS")
     n_keep = -(-draws // thin)
 
     def one(rng: jax.Array, obs: dict) -> tuple[jnp.ndarray, jnp.ndarray]:
-        k_init, k_run = jax.random.split(rng)
-        z0 = _uniform_init(k_init, info.param_info.z)
-        state = init_kernel(z0, num_warmup=warmup, target_accept_prob=target_accept,
-                            model_kwargs=obs, rng_key=k_run)
-
-        def warm(st: Any, _: None) -> tuple[Any, None]:
-            return sample_kernel(st, model_kwargs=obs), None
-
-        def step(st: Any, _: None) -> tuple[Any, tuple]:
-            st = sample_kernel(st, model_kwargs=obs)
-            return st, (st.z, st.diverging)
-
-        state, _ = jax.lax.scan(warm, state, None, length=warmup)
-        _, (zs, diverging) = jax.lax.scan(step, state, None, length=draws)
+        kwargs = {**arrays, **obs}
+        zs, stats = nuts_chain(init_kernel, sample_kernel, compiled.z_template, warmup=warmup,
+                               draws=draws, target_accept=target_accept,
+                               model_kwargs=kwargs, rng=rng)
         zs = jax.tree.map(lambda x: x[::thin], zs)
-        values = jax.vmap(info.postprocess_fn(**obs))(zs)
+        values = jax.vmap(compiled.postprocess_gen(**kwargs))(zs)
         flat = jnp.concatenate([values[p].reshape(n_keep, -1) for p in params], axis=1)
-        return flat, diverging.sum()
+        return flat, stats["diverging"].sum()
 
     run_batch = jax.jit(jax.vmap(one))
     posterior = np.empty((n_sims, chains * n_keep, len(labels)))
@@ -386,12 +371,3 @@ def sbc(model: Callable, data: Mapping[str, Any], *, n_sims: int = 100,
             bar.update(len(real))
     return SBCResult.from_draws(labels, prior, posterior, n_bins=n_bins, alpha=alpha,
                                 n_divergent=n_divergent)
-
-
-def _uniform_init(key: jax.Array, z: dict) -> dict:
-    """Uniform(−2, 2) on the unconstrained space: NumPyro's ``init_to_uniform``."""
-    leaves, treedef = jax.tree.flatten(z)
-    keys = jax.random.split(key, len(leaves))
-    return jax.tree.unflatten(treedef, [jax.random.uniform(k, jnp.shape(x), minval=-2.0,
-                                                           maxval=2.0)
-                                        for k, x in zip(keys, leaves, strict=True)])

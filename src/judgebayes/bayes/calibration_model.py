@@ -80,7 +80,7 @@ _NEVER = -1e30  # log-weight of the mixture component ruled out by an observed Z
 def _scaled(weight: Any, sl: slice) -> contextlib.AbstractContextManager:
     if weight is None:
         return contextlib.nullcontext()
-    return numpyro.handlers.scale(scale=np.asarray(weight)[sl])
+    return numpyro.handlers.scale(scale=jnp.asarray(weight)[sl])
 
 
 def _observe(theta: Any, a: Any, log_dor: Any, model_idx: Any, n_runs: Any, n_cal: int,
