@@ -273,7 +273,7 @@ class CompiledModel:
         return self._kernel(("nuts", size, draws, warmup, target_accept, tick_every), build)
 
     # ------------------------------------------------------------------ MAP
-    def flat_potential(self) -> tuple[np.ndarray, Callable, Callable, Callable, Callable]:
+    def flat_potential(self) -> tuple[np.ndarray, Callable, Callable, Callable]:
         """Flat start point, jitted value-and-gradient, Hessian, and batched constrain.
 
         Call (and use the results) with ``jax.enable_x64(True)`` on: the kernels are
@@ -290,7 +290,7 @@ class CompiledModel:
                 return jax.vmap(lambda x: self.postprocess_gen(**arrays)(unravel(x)))(xs)
 
             return (np.asarray(flat0), jax.jit(jax.value_and_grad(potential)),
-                    jax.jit(jax.hessian(potential)), jax.jit(constrain), unravel)
+                    jax.jit(jax.hessian(potential)), jax.jit(constrain))
 
         return self._kernel(("map",), build)
 

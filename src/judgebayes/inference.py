@@ -188,7 +188,7 @@ def _fit_map(model: Callable, data: Mapping[str, Any], draws: int, key: jax.Arra
     """Mode of the potential (negative log joint) by L-BFGS, plus Laplace draws."""
     with jax.enable_x64(True):
         compiled, arrays = CompiledModel.of(model, data)
-        flat0, value_and_grad, hessian, constrain, _ = compiled.flat_potential()
+        flat0, value_and_grad, hessian, constrain = compiled.flat_potential()
 
         def fun(x: np.ndarray) -> tuple[float, np.ndarray]:
             v, g = value_and_grad(jnp.asarray(x), arrays)
