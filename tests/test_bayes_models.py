@@ -86,3 +86,18 @@ def test_multi_judge_data_needs_judges() -> None:
     b = jb.Battles(pd.DataFrame({"model_a": ["a"], "model_b": ["b"], "judge_label": [1.0]}))
     with pytest.raises(ValueError, match="judge"):
         multi_judge_data(b)
+
+
+def test_soft_binomial_log_prob_is_seed_000_eq1_per_pair() -> None:
+    # log_prob uses y·d + n·log σ(−d); it must equal Eq. 1's y·log σ(d) + (n−y)·log σ(−d)
+    # (computed here in float64 by SciPy), including far in the tails.
+    from scipy.special import log_expit
+
+    from judgebayes.bayes.bt_models import SoftBinomial
+
+    d = np.array([-40.0, -5.0, -0.3, 0.0, 0.7, 6.0, 40.0])
+    n = np.array([3.0, 10.0, 1.0, 4.0, 250.0, 7.0, 2.0])
+    y = np.array([0.0, 2.5, 1.0, 2.0, 131.25, 6.9, 2.0])
+    expected = y * log_expit(d) + (n - y) * log_expit(-d)
+    got = np.asarray(SoftBinomial(n, d).log_prob(y), dtype=float)
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-4)

@@ -62,8 +62,9 @@ class SoftBinomial(dist.Distribution):
         return constraints.interval(0.0, self.total_count)
 
     def log_prob(self, value: jnp.ndarray) -> jnp.ndarray:
-        return (value * jax.nn.log_sigmoid(self.logits)
-                + (self.total_count - value) * jax.nn.log_sigmoid(-self.logits))
+        # Equal to y·log σ(d) + (n − y)·log σ(−d), since log σ(d) = d + log σ(−d), with
+        # one log-sigmoid instead of two: half the transcendental work in every gradient.
+        return value * self.logits + self.total_count * jax.nn.log_sigmoid(-self.logits)
 
     def sample(self, key: jax.Array, sample_shape: tuple = ()) -> jnp.ndarray:
         return dist.Binomial(jnp.round(self.total_count).astype(jnp.result_type(int)),

@@ -64,10 +64,14 @@ def _coords(data: Mapping[str, Any], coords: Mapping[str, Sequence] | None,
 
 
 def _soft_binomial_logp(value: Any, n: Any, d: Any) -> Any:
-    """y log σ(d) + (n − y) log σ(−d), with log σ(x) = −softplus(−x) (seed 000, Eq. 1)."""
+    """y log σ(d) + (n − y) log σ(−d) (seed 000, Eq. 1), written as y·d − n·softplus(d).
+
+    The same algebra as ``SoftBinomial.log_prob``: log σ(d) = d − softplus(d), so one
+    softplus per pair instead of two, on either backend.
+    """
     import pytensor.tensor as pt
 
-    return -value * pt.softplus(-d) - (n - value) * pt.softplus(d)
+    return value * d - n * pt.softplus(d)
 
 
 def _soft_binomial_random(n: np.ndarray, d: np.ndarray, rng: np.random.Generator | None = None,
