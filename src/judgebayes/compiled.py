@@ -91,16 +91,17 @@ def step_size_tail(warmup: int) -> int:
     return int(TAIL_FRACTION * warmup) if warmup >= 100 else 0
 
 
-def nuts_chain(init_kernel: Callable, sample_kernel: Callable, z_template: Any, *,
-               warmup: int, draws: int, target_accept: float, model_kwargs: Mapping[str, Any],
-               rng: jax.Array, on_tick: Callable[[], None] | None = None,
+def nuts_chain(potential_gen: Callable, z_template: Any, *, warmup: int, draws: int,
+               target_accept: float, model_kwargs: Mapping[str, Any], rng: jax.Array,
+               on_tick: Callable[[], None] | None = None,
                tick_every: int = 1) -> tuple[Any, dict[str, jax.Array]]:
     """One NUTS chain (traceable): ``warmup`` adaptation steps, then ``draws`` draws.
 
-    Starts from a uniform(−2, 2) point on the unconstrained space, redrawn (up to 100
-    times) until the potential and its gradient are finite, as NumPyro does.
-    ``on_tick`` (a host callback; under ``vmap`` it runs once for the whole batch)
-    runs every ``tick_every`` iterations.
+    ``potential_gen(**model_kwargs)`` is the potential energy on the unconstrained
+    space (``CompiledModel.potential_gen``). The chain starts from a uniform(−2, 2)
+    point on that space, redrawn (up to 100 times) until the potential and its
+    gradient are finite, as NumPyro does. ``on_tick`` (a host callback; under
+    ``vmap`` it runs once for the whole batch) runs every ``tick_every`` iterations.
 
     Warm-up is NumPyro's windowed adaptation (Stan's schedule: step size by dual
     averaging, diagonal mass matrix re-estimated in doubling windows) over the first
@@ -113,9 +114,13 @@ def nuts_chain(init_kernel: Callable, sample_kernel: Callable, z_template: Any, 
     well above the target (0.86 for a target of 0.8 on the 55-model arena; NumPyro
     issue #1786, PyMC issue #6613), i.e. a step size smaller than asked for and
     fewer effective draws per gradient. With the longer window the realised rate is
-    0.82–0.83 and the minimum bulk ESS about 30 % higher on that arena
+    0.82–0.84 and the minimum bulk ESS about 30 % higher on that arena
     (``bench/bayes_speed.py``); PyMC, whose dual averaging runs through all of
     tuning without restarts, realises 0.80.
+
+    Warm-up and sampling are one ``lax.scan`` around a single copy of NumPyro's
+    transition (which itself switches off adaptation after its warm-up), so XLA
+    compiles the NUTS tree-building code once rather than once per phase.
 
     Returns
     -------
@@ -126,62 +131,57 @@ def nuts_chain(init_kernel: Callable, sample_kernel: Callable, z_template: Any, 
         ``n_steps``, ``tree_depth``, ``acceptance_rate``, ``energy``, ``lp``,
         ``step_size``.
     """
+    init_kernel, sample_kernel = hmc(potential_fn_gen=potential_gen, algo="NUTS")
+    value_and_grad = jax.value_and_grad(potential_gen(**model_kwargs))
     k_init, k_run = jax.random.split(rng)
     tail = step_size_tail(warmup)
+    tail_start = warmup - tail
 
-    def _valid(state: Any) -> jax.Array:
-        return jnp.isfinite(state.potential_energy) & jnp.all(
-            jnp.isfinite(ravel_pytree(state.z_grad)[0]))
-
-    def _start(k: jax.Array) -> Any:
-        return init_kernel(uniform_init(k, z_template), num_warmup=warmup - tail,
-                           target_accept_prob=target_accept, model_kwargs=model_kwargs,
-                           rng_key=k_run)
+    def _finite(z: Any) -> jax.Array:
+        value, grad = value_and_grad(z)
+        return jnp.isfinite(value) & jnp.all(jnp.isfinite(ravel_pytree(grad)[0]))
 
     def _retry(carry: tuple) -> tuple:
         attempt, _ = carry
-        return attempt + 1, _start(jax.random.fold_in(k_init, attempt + 1))
+        return attempt + 1, uniform_init(jax.random.fold_in(k_init, attempt + 1), z_template)
 
-    first = (0, _start(k_init))
-    _, state = jax.lax.while_loop(lambda c: (c[0] < 100) & ~_valid(c[1]), _retry, first)
-
-    def tick(i: jax.Array) -> None:
-        if on_tick is not None:
-            jax.lax.cond(i % tick_every == 0, lambda: jax.debug.callback(on_tick),
-                         lambda: None)
-
-    def warm(carry: tuple, i: jax.Array) -> tuple[tuple, None]:
-        tick(i)
-        return (sample_kernel(carry[0], model_kwargs=model_kwargs),), None
-
+    _, z0 = jax.lax.while_loop(lambda c: (c[0] < 100) & ~_finite(c[1]), _retry,
+                               (0, uniform_init(k_init, z_template)))
+    state = init_kernel(z0, num_warmup=tail_start, target_accept_prob=target_accept,
+                        model_kwargs=model_kwargs, rng_key=k_run)
     da_init, da_update = dual_averaging()
 
     def with_step_size(st: Any, log_eps: jax.Array) -> Any:
         eps = jnp.clip(jnp.exp(log_eps), _TINY, _HUGE)
         return st._replace(adapt_state=st.adapt_state._replace(step_size=eps))
 
-    def tune_step_size(carry: tuple, i: jax.Array) -> tuple[tuple, None]:
-        tick(i)
-        st, da = carry
-        st = sample_kernel(st, model_kwargs=model_kwargs)
-        da = da_update(target_accept - st.accept_prob, da)
-        return (with_step_size(st, da[0]), da), None
+    def pick(flag: jax.Array, a: Any, b: Any) -> Any:
+        return jax.tree.map(lambda x, y: jnp.where(flag, x, y), a, b)
 
-    def step(carry: tuple, i: jax.Array) -> tuple[tuple, tuple]:
-        tick(i + warmup)
-        st = sample_kernel(carry[0], model_kwargs=model_kwargs)
+    def body(carry: tuple, i: jax.Array) -> tuple[tuple, tuple]:
+        if on_tick is not None:
+            jax.lax.cond(i % tick_every == 0, lambda: jax.debug.callback(on_tick),
+                         lambda: None)
+        st, da = carry
+        if tail:  # the closing window opens: restart dual averaging from NumPyro's ε
+            fresh = da_init(jnp.log(10.0) + jnp.log(st.adapt_state.step_size))
+            da = pick(i == tail_start, fresh, da)
+            st = pick(i == tail_start, with_step_size(st, fresh[4]), st)
+        st = sample_kernel(st, model_kwargs=model_kwargs)
+        if tail:
+            in_tail = (i >= tail_start) & (i < warmup)
+            da = pick(in_tail, da_update(target_accept - st.accept_prob, da), da)
+            # the averaged iterate at the window's end, as NumPyro does at its own
+            log_eps = jnp.where(i == warmup - 1, da[1], da[0])
+            st = pick(in_tail, with_step_size(st, log_eps), st)
         stats = {"diverging": st.diverging, "n_steps": st.num_steps,
                  "acceptance_rate": st.accept_prob, "energy": st.energy,
                  "lp": -st.potential_energy, "step_size": st.adapt_state.step_size}
-        return (st,), (st.z, stats)
+        return (st, da), (st.z, stats)
 
-    (state,), _ = jax.lax.scan(warm, (state,), jnp.arange(warmup - tail))
-    if tail:
-        da = da_init(jnp.log(10.0) + jnp.log(state.adapt_state.step_size))
-        (state, da), _ = jax.lax.scan(tune_step_size, (with_step_size(state, da[4]), da),
-                                      jnp.arange(warmup - tail, warmup))
-        state = with_step_size(state, da[1])  # the averaged iterate, as at NumPyro's end
-    _, (zs, stats) = jax.lax.scan(step, (state,), jnp.arange(draws))
+    da0 = da_init(jnp.log(state.adapt_state.step_size))
+    _, (zs, stats) = jax.lax.scan(body, (state, da0), jnp.arange(warmup + draws))
+    zs, stats = jax.tree.map(lambda x: x[warmup:], (zs, stats))
     stats["tree_depth"] = jnp.floor(jnp.log2(stats["n_steps"])).astype(jnp.int32) + 1
     return zs, stats
 
@@ -302,11 +302,8 @@ class CompiledModel:
                     ) -> Callable:
         """``size`` chains vectorised, compiled ahead of time for these argument shapes."""
         def build() -> Callable:
-            init_kernel, sample_kernel = hmc(potential_fn_gen=self.potential_gen,
-                                             algo="NUTS")
-
             def one(rng: jax.Array, arrays: dict) -> tuple[dict, dict]:
-                zs, stats = nuts_chain(init_kernel, sample_kernel, self.z_template,
+                zs, stats = nuts_chain(self.potential_gen, self.z_template,
                                        warmup=warmup, draws=draws,
                                        target_accept=target_accept, model_kwargs=arrays,
                                        rng=rng, tick_every=tick_every,

@@ -32,17 +32,19 @@ import jax.numpy as jnp
 import numpy as np
 import numpyro
 import xarray as xr
+from numpyro.diagnostics import effective_sample_size, gelman_rubin
 from numpyro.infer import SVI, Predictive, Trace_ELBO
 from numpyro.infer.autoguide import AutoNormal
 from scipy.linalg import solve_triangular
 from scipy.optimize import minimize
+from scipy.stats import norm, rankdata
 from tqdm.auto import tqdm
 
 from judgebayes.compiled import CompiledModel
 from judgebayes.errors import JudgeBayesWarning
 
 __all__ = ["SamplerWarning", "fit", "map_estimate", "posterior_predictive", "ppc",
-           "use_cpu_cores"]
+           "rank_rhat_and_bulk_ess", "use_cpu_cores"]
 
 Method = Literal["nuts", "map", "advi"]
 
@@ -86,28 +88,56 @@ def _to_idata(model: Callable, data: Mapping[str, Any], draws: dict[str, np.ndar
     return idata
 
 
+def rank_rhat_and_bulk_ess(draws: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rank-normalised split R-hat and bulk ESS of every parameter at once.
+
+    ``draws`` is shaped ``(chain, draw, k)``. The quantities are those of Vehtari et
+    al. (2021, Bayesian Analysis 16(2)), which ``arviz.rhat`` and ``arviz.ess``
+    (``method="bulk"``) return: R-hat is the larger of the split R-hat of the
+    rank-normalised draws and of the rank-normalised folded draws |x − median|;
+    bulk ESS is the ESS of the rank-normalised draws; each chain is split in two
+    (the middle draw of an odd-length chain dropped) before ranking.
+    Rank-normalisation (``Φ⁻¹((r − 3/8)/(S + 1/4))`` of the pooled ranks ``r``)
+    is written here because ArviZ applies it one parameter at a time, which made
+    these checks cost a fifth of a warm fit; R-hat and the ESS (Geyer's initial
+    monotone sequence) are NumPyro's, vectorised over parameters. R-hat
+    equals ArviZ's to rounding; the ESS agrees within a few per cent.
+    """
+    half = draws.shape[1] // 2
+    split = np.concatenate([draws[:, :half], draws[:, draws.shape[1] - half:]], axis=0)
+    size = split.shape[0] * half
+
+    def z_scale(x: np.ndarray) -> np.ndarray:
+        ranks = rankdata(x.reshape(size, -1), axis=0)
+        return norm.ppf((ranks - 0.375) / (size + 0.25)).reshape(x.shape)
+
+    z = z_scale(split)
+    folded = z_scale(np.abs(split - np.median(split, axis=(0, 1))))
+    rhat = np.maximum(gelman_rubin(z), gelman_rubin(folded))
+    return rhat, effective_sample_size(z)
+
+
 def _check_nuts(idata: az.InferenceData, sampled_sites: Collection[str]) -> None:
     n_div = int(idata.sample_stats["diverging"].sum()) if "diverging" in idata.sample_stats else 0
     if n_div:
         warnings.warn(f"{n_div} divergent transitions: the posterior may be biased; raise "
                       f"target_accept (e.g. 0.95) or reparametrise the model", SamplerWarning,
                       stacklevel=3)
-    if idata.posterior.sizes["chain"] < 2:
+    chains, draws = idata.posterior.sizes["chain"], idata.posterior.sizes["draw"]
+    if chains < 2 or draws < 4:
         return
     # Sampled sites only: deterministic sites are functions of them (Elo of θ) and
-    # would double the cost. Per variable first: to_array() would broadcast unrelated
-    # dims against each other.
-    sampled = [k for k in idata.posterior.data_vars if k in sampled_sites]
+    # would double the cost.
+    sampled = [idata.posterior[k].values.reshape(chains, draws, -1)
+               for k in idata.posterior.data_vars if k in sampled_sites]
     if not sampled:
         return
-    worst_rhat = max(float(v.max())
-                     for v in az.rhat(idata, var_names=sampled).data_vars.values())
-    worst_ess = min(float(v.min())
-                    for v in az.ess(idata, var_names=sampled).data_vars.values())
+    rhat, ess = rank_rhat_and_bulk_ess(np.concatenate(sampled, axis=2))
+    worst_rhat, worst_ess = float(np.nanmax(rhat)), float(np.nanmin(ess))
     if worst_rhat > 1.01:
         warnings.warn(f"max R-hat {worst_rhat:.3f} > 1.01: chains disagree; run longer "
                       f"(more warm-up and draws)", SamplerWarning, stacklevel=3)
-    if worst_ess < 100 * idata.posterior.sizes["chain"]:
+    if worst_ess < 100 * chains:
         warnings.warn(f"min bulk ESS {worst_ess:.0f} < 100 per chain: intervals are noisy; "
                       f"draw more samples", SamplerWarning, stacklevel=3)
 

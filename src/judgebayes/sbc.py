@@ -42,7 +42,6 @@ import numpy as np
 import numpyro
 import numpyro.distributions as dist
 import pandas as pd
-from numpyro.infer.hmc import hmc
 from scipy import stats
 from tqdm.auto import tqdm
 
@@ -338,12 +337,11 @@ def sbc(model: Callable, data: Mapping[str, Any], *, n_sims: int = 100,
 
     # 2. One compiled NUTS refit, vmapped over (simulation, chain).
     compiled, arrays = CompiledModel.of(model, data)
-    init_kernel, sample_kernel = hmc(potential_fn_gen=compiled.potential_gen, algo="NUTS")
     n_keep = -(-draws // thin)
 
     def one(rng: jax.Array, obs: dict) -> tuple[jnp.ndarray, jnp.ndarray]:
         kwargs = {**arrays, **obs}
-        zs, stats = nuts_chain(init_kernel, sample_kernel, compiled.z_template, warmup=warmup,
+        zs, stats = nuts_chain(compiled.potential_gen, compiled.z_template, warmup=warmup,
                                draws=draws, target_accept=target_accept,
                                model_kwargs=kwargs, rng=rng)
         zs = jax.tree.map(lambda x: x[::thin], zs)
