@@ -120,7 +120,10 @@ def _parse() -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--repeats", type=int, default=3,
                         help="warm calls per route; the one with the median ESS/s is shown")
-    return parser.parse_args()
+    args = parser.parse_args()
+    if args.repeats < 1:
+        parser.error("--repeats must be at least 1")
+    return args
 
 
 def main(args: argparse.Namespace) -> None:

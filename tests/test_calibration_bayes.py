@@ -183,8 +183,10 @@ def test_hierarchical_keeps_coverage_where_shared_fails() -> None:
     for x in (0.0, 0.3):
         assert f.loc[(x, "bayes_hierarchical"), "coverage"] >= 0.8
         assert f.loc[(x, "bayes_model_specific"), "coverage"] >= 0.8
-    # Same replications for every design: partial pooling is never wider than no pooling.
+    # Same replications for every design: partial pooling is no wider than no pooling
+    # beyond Monte Carlo error (the width ratio over seeds 0-3: 1.023, 0.961, 0.980,
+    # 0.988; sd 0.026, so 1.08 is 3 sd above 1).
     assert (f.loc[(0.0, "bayes_hierarchical"), "width"]
-            <= 1.02 * f.loc[(0.0, "bayes_model_specific"), "width"])
+            <= 1.08 * f.loc[(0.0, "bayes_model_specific"), "width"])
     assert (f.loc[(0.0, "bayes_shared"), "width"]
             < f.loc[(0.0, "bayes_model_specific"), "width"])

@@ -453,8 +453,13 @@ def test_judge_discrimination_recovers_psi_ordering() -> None:
     assert float(rhat["psi"].max()) < 1.05 and float(rhat["gamma"].max()) < 1.05
     psi = idata.posterior["psi"].mean(("chain", "draw")).to_series()
     assert psi["J_low"] < psi["J_mid"] < psi["J_high"]
-    lo, hi = np.quantile(idata.posterior["psi"].values.reshape(-1, 3), [0.005, 0.995], axis=0)
-    assert np.all((lo <= [2.0, 0.5, 1.0]) & ([2.0, 0.5, 1.0] <= hi))
+    # The truth within 3.5 posterior SDs of the posterior mean (log scale, where the
+    # posterior is near Gaussian): a calibrated posterior misses that with probability
+    # < 5e-4 per judge. (A 99 % interval's end from 600 draws rests on 3 draws and
+    # moved across the truth when only the MCMC seed stream changed.)
+    log_psi = np.log(idata.posterior["psi"].values.reshape(-1, 3))
+    z = (log_psi.mean(axis=0) - np.log([2.0, 0.5, 1.0])) / log_psi.std(axis=0)
+    assert np.all(np.abs(z) < 3.5), z
     gamma = idata.posterior["gamma"].mean(("chain", "draw")).to_series()
     assert gamma["J_low"] > gamma["J_mid"] > gamma["J_high"]
     cmp = compare_judges(idata, "J_high", "J_low")

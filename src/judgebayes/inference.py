@@ -40,7 +40,7 @@ from scipy.optimize import minimize
 from scipy.stats import norm, rankdata
 from tqdm.auto import tqdm
 
-from judgebayes.compiled import CompiledModel
+from judgebayes.compiled import CompiledModel, target_accept_for
 from judgebayes.errors import JudgeBayesWarning
 
 __all__ = ["SamplerWarning", "fit", "map_estimate", "posterior_predictive", "ppc",
@@ -100,8 +100,10 @@ def rank_rhat_and_bulk_ess(draws: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     Rank-normalisation (``Φ⁻¹((r − 3/8)/(S + 1/4))`` of the pooled ranks ``r``)
     is written here because ArviZ applies it one parameter at a time, which made
     these checks cost a fifth of a warm fit; R-hat and the ESS (Geyer's initial
-    monotone sequence) are NumPyro's, vectorised over parameters. R-hat
-    equals ArviZ's to rounding; the ESS agrees within a few per cent.
+    monotone sequence) are NumPyro's, vectorised over parameters, with ArviZ's
+    bound ESS ≤ S·log10(S) for S pooled split draws. R-hat equals ArviZ's to
+    rounding; the ESS agrees within a few per cent. A constant parameter gets NaN
+    for both.
     """
     half = draws.shape[1] // 2
     split = np.concatenate([draws[:, :half], draws[:, draws.shape[1] - half:]], axis=0)
@@ -111,10 +113,16 @@ def rank_rhat_and_bulk_ess(draws: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         ranks = rankdata(x.reshape(size, -1), axis=0)
         return norm.ppf((ranks - 0.375) / (size + 0.25)).reshape(x.shape)
 
-    z = z_scale(split)
-    folded = z_scale(np.abs(split - np.median(split, axis=(0, 1))))
-    rhat = np.maximum(gelman_rubin(z), gelman_rubin(folded))
-    return rhat, effective_sample_size(z)
+    with np.errstate(invalid="ignore", divide="ignore"):  # constant parameters: NaN
+        z = z_scale(split)
+        folded = z_scale(np.abs(split - np.median(split, axis=(0, 1))))
+        rhat = np.maximum(gelman_rubin(z), gelman_rubin(folded))
+        ess = effective_sample_size(z)
+    # ArviZ bounds the autocorrelation time below by 1/log10(S), so the ESS by
+    # S·log10(S); NumPyro's estimate has no bound and goes negative on strongly
+    # antithetic or very short chains.
+    cap = size * np.log10(size)
+    return rhat, np.where((ess <= 0) | (ess > cap), cap, ess)
 
 
 def _check_nuts(idata: az.InferenceData, sampled_sites: Collection[str]) -> None:
@@ -133,6 +141,8 @@ def _check_nuts(idata: az.InferenceData, sampled_sites: Collection[str]) -> None
     if not sampled:
         return
     rhat, ess = rank_rhat_and_bulk_ess(np.concatenate(sampled, axis=2))
+    if np.all(np.isnan(rhat)):  # nothing varies (or nothing sampled): nothing to check
+        return
     worst_rhat, worst_ess = float(np.nanmax(rhat)), float(np.nanmin(ess))
     if worst_rhat > 1.01:
         warnings.warn(f"max R-hat {worst_rhat:.3f} > 1.01: chains disagree; run longer "
@@ -145,7 +155,7 @@ def _check_nuts(idata: az.InferenceData, sampled_sites: Collection[str]) -> None
 def fit(model: Callable, data: Mapping[str, Any], *, method: Method = "nuts",
         chains: int = 4, draws: int = 1000, warmup: int = 1000, seed: int = 0,
         coords: Mapping[str, Any] | None = None, dims: Mapping[str, list[str]] | None = None,
-        progress: bool = True, target_accept: float = 0.8, advi_steps: int = 5000,
+        progress: bool = True, target_accept: float | None = None, advi_steps: int = 5000,
         ) -> az.InferenceData:
     """Fit a NumPyro model by NUTS, MAP (+ Laplace) or ADVI.
 
@@ -168,7 +178,9 @@ def fit(model: Callable, data: Mapping[str, Any], *, method: Method = "nuts",
     progress
         Show a progress bar (NUTS, ADVI).
     target_accept
-        NUTS target acceptance probability.
+        NUTS target acceptance probability. ``None``: the model function's own
+        ``target_accept`` attribute where it sets one (``multi_judge_model``: 0.95,
+        for its hierarchical deviations), else 0.8.
     advi_steps
         SVI optimisation steps for ``"advi"``.
 
@@ -180,6 +192,7 @@ def fit(model: Callable, data: Mapping[str, Any], *, method: Method = "nuts",
     """
     key = jax.random.PRNGKey(seed)
     if method == "nuts":
+        target_accept = target_accept_for(model, target_accept)
         compiled, arrays = CompiledModel.of(model, data)
         with tqdm(total=chains * (warmup + draws), desc=f"NUTS, {chains} chains",
                   unit="it", disable=not progress) as bar:

@@ -45,7 +45,7 @@ import pandas as pd
 from scipy import stats
 from tqdm.auto import tqdm
 
-from judgebayes.compiled import CompiledModel, nuts_chain
+from judgebayes.compiled import CompiledModel, nuts_chain, target_accept_for
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -254,7 +254,7 @@ def _labels(name: str, shape: tuple[int, ...]) -> list[str]:
 def sbc(model: Callable, data: Mapping[str, Any], *, n_sims: int = 100,
         params: Sequence[str] | None = None, draws: int = 200, warmup: int = 200,
         thin: int = 2, chains: int = 1, n_bins: int = 10, alpha: float = 0.01,
-        target_accept: float = 0.8, batch_size: int = 10, seed: int = 0,
+        target_accept: float | None = None, batch_size: int = 10, seed: int = 0,
         progress: bool = True) -> SBCResult:
     """Simulation-based calibration of a NumPyro model and its NUTS fit.
 
@@ -282,7 +282,8 @@ def sbc(model: Callable, data: Mapping[str, Any], *, n_sims: int = 100,
     alpha
         Family-wise false-alarm rate, split over parameters by Bonferroni.
     target_accept
-        NUTS target acceptance probability.
+        NUTS target acceptance probability; ``None``: the model's own
+        ``target_accept`` attribute, else 0.8 (as :func:`judgebayes.inference.fit`).
     batch_size
         Simulations fitted together (vmapped) per compiled call.
     seed
@@ -322,6 +323,8 @@ def sbc(model: Callable, data: Mapping[str, Any], *, n_sims: int = 100,
     unknown = [p for p in params if p not in latent]
     if unknown:
         raise ValueError(f"unknown parameter site(s) {unknown}; latent sites: {latent}")
+
+    target_accept = target_accept_for(model, target_accept)
 
     # 1. Prior draws and simulated data (a Python loop: any model, no tracing).
     gen_data = {**data, **dict.fromkeys(observed)}
