@@ -58,9 +58,10 @@ def use_cpu_cores(n: int | None = None) -> None:
 
     :func:`fit` does not need this (it runs its chain groups on threads, one per
     core); NumPyro's own ``MCMC(chain_method="parallel")``, e.g. PyMC's
-    ``nuts_sampler="numpyro"`` route, does. Must be called before JAX initialises
-    its backend (before the first JAX computation in the process); later calls have
-    no effect.
+    ``nuts_sampler="numpyro"`` route, does. Ask for no more devices than cores:
+    with 4 devices on 2 cores about one :func:`fit` in ten stalled for ~0.4 s
+    (``bench/bayes_speed.py``). Must be called before JAX initialises its backend
+    (before the first JAX computation in the process); later calls have no effect.
     """
     numpyro.set_host_device_count(n or os.cpu_count() or 1)
 
