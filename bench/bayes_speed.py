@@ -10,8 +10,8 @@ Bradley–Terry posterior (seed 000, Eq. 1 as the likelihood, θ ~ ZeroSumNormal
 σ = 1/√(2λ), λ = 0.01) is sampled by NUTS, 4 chains × 1,000 draws after 1,000
 warm-up iterations, by three routes:
 
-(i)   **NumPyro** through ``judgebayes.inference.fit(bt_model, ...)``: NumPyro's
-      NUTS kernel in judgebayes' compiled driver (``judgebayes.compiled``), chains
+(i)   **NumPyro** through ``judgebayes.bayes.inference.fit(bt_model, ...)``: NumPyro's
+      NUTS kernel in judgebayes' compiled driver (``judgebayes.bayes.compiled``), chains
       vectorised in one group per CPU core, the groups on threads, compiled once
       per model and data layout; its warm-up ends with a step-size-only window of
       a fifth of warm-up instead of NumPyro's 50 iterations (``nuts_chain``);
@@ -75,8 +75,8 @@ from scipy.special import expit
 import judgebayes as jb
 from judgebayes.bayes.bt_models import bt_data, bt_model
 from judgebayes.bayes.pymc_twins import bt_model_pymc, sample_pymc
-from judgebayes.compiled import CompiledModel
-from judgebayes.inference import fit, use_cpu_cores
+from judgebayes.bayes.compiled import CompiledModel
+from judgebayes.bayes.inference import fit, use_cpu_cores
 
 LAM = 0.01
 BETA = 0.5

@@ -1,11 +1,11 @@
 """Full-resolution Section 5 sweep of seed 001 (Figure 1): bias and coverage per estimator.
 
-Runs :func:`judgebayes.calibration_sweep.simulate_sweep` at the paper's grid (J_A from
+Runs :func:`judgebayes.calibration.sweep.simulate_sweep` at the paper's grid (J_A from
 0.1 to 0.8 with ΔJ = 0.05; ΔJ from 0 to 0.3 with J_A = 0.3; q0 = q1; Δθ = 0.05) with
 ``--reps`` replications per point (default 1,000) and ``--boot`` bootstrap replicates
 each, prints the table with Monte Carlo standard errors and the wall time, and saves
 ``calibration_sweep.png`` (and ``.csv``) into ``--out``. With ``--bayes-reps N`` it also
-runs the Bayesian designs (:func:`judgebayes.bayes.calibration_model.sweep_bayes`, one
+runs the Bayesian designs (:func:`judgebayes.calibration.designs.sweep_bayes`, one
 joint NUTS run of N replications per ΔJ point and design) and adds them to the table.
 
     python bench/calibration_sweep.py --reps 1000 --boot 1000 --out bench-out
@@ -25,7 +25,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from judgebayes.calibration_sweep import plot_sweep, simulate_sweep
+from judgebayes.calibration.sweep import plot_sweep, simulate_sweep
 
 
 def main() -> None:
@@ -42,7 +42,7 @@ def main() -> None:
     seconds = time.perf_counter() - start
     frame = sweep.to_frame()
     if args.bayes_reps:
-        from judgebayes.bayes.calibration_model import sweep_bayes
+        from judgebayes.calibration.designs import sweep_bayes
 
         t0 = time.perf_counter()
         with warnings.catch_warnings():

@@ -23,7 +23,7 @@ from pathlib import Path
 import arviz as az
 
 from judgebayes.bayes.catalogue import CATALOGUE, build
-from judgebayes.inference import fit
+from judgebayes.bayes.inference import fit
 
 HERE = Path(__file__).resolve().parent
 

@@ -9,8 +9,8 @@ from scipy.stats import spearmanr
 
 import judgebayes as jb
 from judgebayes.bayes.multi_judge import multi_judge_data, multi_judge_model
-from judgebayes.bayes.soft_bt import soft_elo_posterior
-from judgebayes.inference import fit
+from judgebayes.softelo.posterior import soft_elo_posterior
+from judgebayes.bayes.inference import fit
 from judgebayes.simulate import simulate_judges
 
 

@@ -25,7 +25,7 @@ def test_replicates_are_exact_refits_of_resampled_battles() -> None:
     rng = np.random.default_rng(0)
     counts = rng.poisson(stats.cell_count)
     n, y = stats.pair_sums(counts)
-    from judgebayes.bootstrap import solve_batched
+    from judgebayes.core.bootstrap import solve_batched
 
     fit = jb.fit_bt(stats)
     theta, _ = solve_batched(stats, 0.01, fit.theta, np.arange(6), n[None], y[None])

@@ -25,7 +25,7 @@ from judgebayes.calibration import (
     rogan_gladen,
     shared_calibration_bias,
 )
-from judgebayes.calibration_sweep import (
+from judgebayes.calibration.sweep import (
     pair_cell_probs,
     paper_table6,
     simulate_items,

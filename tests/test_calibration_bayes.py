@@ -16,7 +16,7 @@ from numpyro.infer import Predictive
 from numpyro.infer.util import log_density
 from scipy.special import logit
 
-from judgebayes.bayes.calibration_model import (
+from judgebayes.calibration.designs import (
     DESIGNS,
     JudgeMixture,
     _cells,
@@ -26,7 +26,7 @@ from judgebayes.bayes.calibration_model import (
     specific_calibration_model,
     sweep_bayes,
 )
-from judgebayes.calibration_sweep import simulate_items
+from judgebayes.calibration.sweep import simulate_items
 from judgebayes.errors import DataError
 
 

@@ -11,8 +11,8 @@ import pytest
 
 import judgebayes as jb
 from judgebayes.bayes.bt_models import bt_data, bt_model
-from judgebayes.compiled import CompiledModel, chain_groups, split_data
-from judgebayes.inference import fit
+from judgebayes.bayes.compiled import CompiledModel, chain_groups, split_data
+from judgebayes.bayes.inference import fit
 
 NUTS = {"chains": 2, "draws": 300, "warmup": 300, "progress": False}
 
@@ -132,7 +132,7 @@ def test_closing_step_size_window_realises_the_target_acceptance() -> None:
 
 def test_a_model_can_ask_for_its_own_target_acceptance() -> None:
     from judgebayes.bayes.multi_judge import multi_judge_model
-    from judgebayes.compiled import target_accept_for
+    from judgebayes.bayes.compiled import target_accept_for
 
     assert target_accept_for(multi_judge_model, None) == 0.95
     assert target_accept_for(multi_judge_model, 0.7) == 0.7

@@ -376,7 +376,7 @@ def test_cli_consistency_table_input_and_errors(tmp_path: Path,
 # -------------------------------------------------------------------- Bayesian
 def test_dirichlet_posterior_matches_its_analytic_mean() -> None:
     """E[1 − 4·Σ n p(1−p)/Σ n] under π ~ Dirichlet(a + counts), from Dirichlet moments."""
-    from judgebayes.bayes.consistency_model import consistency_posterior
+    from judgebayes.consistency.model import consistency_posterior
 
     counts = cs.matchup_counts(small_battles())
     post = consistency_posterior(counts, prior=1.0, draws=40_000, seed=3)
@@ -397,12 +397,12 @@ def test_dirichlet_posterior_matches_its_analytic_mean() -> None:
 
 
 def test_dirichlet_model_by_nuts_agrees_with_exact_draws() -> None:
-    from judgebayes.bayes.consistency_model import (
+    from judgebayes.consistency.model import (
         consistency_posterior,
         matchup_dirichlet_data,
         matchup_dirichlet_model,
     )
-    from judgebayes.inference import fit
+    from judgebayes.bayes.inference import fit
 
     counts = cs.matchup_counts(small_battles())
     data, coords, dims = matchup_dirichlet_data(counts)
@@ -420,12 +420,12 @@ def test_judge_discrimination_recovers_psi_ordering() -> None:
     """Simulate from the model itself (y=None generates) with ψ = (0.5, 1, 2) and fit it."""
     import numpyro
 
-    from judgebayes.bayes.consistency_model import (
+    from judgebayes.consistency.model import (
         compare_judges,
         judge_discrimination_data,
         judge_discrimination_model,
     )
-    from judgebayes.inference import SamplerWarning, fit
+    from judgebayes.bayes.inference import SamplerWarning, fit
 
     models = [f"m{i}" for i in range(6)]
     rows = [(j, a, b, 1.0) for j in ("J_low", "J_mid", "J_high") for a in models for b in models

@@ -11,7 +11,7 @@ from scipy.special import expit
 
 import judgebayes as jb
 from judgebayes.bayes.bt_models import bt_data, bt_model, davidson_data, davidson_model
-from judgebayes.inference import fit, map_estimate, ppc
+from judgebayes.bayes.inference import fit, map_estimate, ppc
 
 
 @pytest.fixture(scope="module")
@@ -115,7 +115,7 @@ def test_posterior_predictive_group_feeds_arviz(small: tuple, laplace: az.Infere
     import matplotlib
 
     matplotlib.use("Agg")
-    from judgebayes.inference import posterior_predictive
+    from judgebayes.bayes.inference import posterior_predictive
 
     stats, _, _ = small
     data = bt_data(stats)
@@ -130,7 +130,7 @@ def test_posterior_predictive_group_feeds_arviz(small: tuple, laplace: az.Infere
 
 
 def test_vectorised_convergence_checks_match_arviz() -> None:
-    from judgebayes.inference import rank_rhat_and_bulk_ess
+    from judgebayes.bayes.inference import rank_rhat_and_bulk_ess
 
     rng = np.random.default_rng(5)
     # AR(1) chains (ρ from 0 to 0.9) and, for the last three parameters, chains that
@@ -158,7 +158,7 @@ def test_vectorised_convergence_checks_match_arviz() -> None:
 
 
 def test_convergence_checks_on_tiny_and_constant_draws() -> None:
-    from judgebayes.inference import rank_rhat_and_bulk_ess
+    from judgebayes.bayes.inference import rank_rhat_and_bulk_ess
 
     x = np.random.default_rng(6).normal(size=(4, 4, 2))
     x[:, :, 1] = 3.0  # a constant parameter

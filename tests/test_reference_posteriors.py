@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from judgebayes.bayes.catalogue import CATALOGUE, build
-from judgebayes.inference import fit
+from judgebayes.bayes.inference import fit
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
 

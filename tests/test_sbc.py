@@ -41,7 +41,7 @@ from judgebayes.bayes.bt_models import (
     davidson_data,
     davidson_model,
 )
-from judgebayes.sbc import SBCResult, rank_statistics, sbc
+from judgebayes.bayes.sbc import SBCResult, rank_statistics, sbc
 
 N_SIMS = 50
 SETTINGS = {"n_sims": N_SIMS, "draws": 200, "warmup": 200, "thin": 2, "n_bins": 10,

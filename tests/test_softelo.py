@@ -12,7 +12,7 @@ import pytest
 from scipy.special import expit
 
 import judgebayes as jb
-from judgebayes import diagnostics as dg
+from judgebayes.softelo import diagnostics as dg
 from judgebayes.cli import main
 from judgebayes.softelo import (
     ConformalPool,

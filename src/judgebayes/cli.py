@@ -15,10 +15,10 @@ import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
-from judgebayes.bootstrap import BootstrapElo, bootstrap_bt
-from judgebayes.data import Battles
+from judgebayes.core.battles import Battles
+from judgebayes.core.bootstrap import BootstrapElo, bootstrap_bt
+from judgebayes.core.loaders import FORMATS, read_battles
 from judgebayes.errors import DataError, JudgeBayesWarning
-from judgebayes.loaders import FORMATS, read_battles
 from judgebayes.simulate import simulate_arena
 
 __all__ = ["main"]
@@ -143,7 +143,7 @@ def _consistency(args: argparse.Namespace) -> int:
         position_bias,
         read_elo,
     )
-    from judgebayes.loaders import read_consistency
+    from judgebayes.core.loaders import read_consistency
 
     path: Path = args.path
     on_invalid = "drop" if args.drop_invalid else "raise"

@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     import xarray as xr
     from matplotlib.axes import Axes
 
-    from judgebayes.bootstrap import BootstrapElo
+    from judgebayes.core.bootstrap import BootstrapElo
     from judgebayes.softelo import ConformalComparison, HeldOutElo, Temperature
 
 __all__ = ["conformal_plot", "forest", "held_out_plot", "ppc_plot", "reliability_plot"]
@@ -24,7 +24,7 @@ def forest(result: BootstrapElo, ax: Axes | None = None, *,
     Parameters
     ----------
     result
-        A :class:`~judgebayes.bootstrap.BootstrapElo`.
+        A :class:`~judgebayes.core.bootstrap.BootstrapElo`.
     ax
         Axes to draw on (a new figure when ``None``).
     truth
@@ -60,7 +60,7 @@ def ppc_plot(check: xr.Dataset, ax: Axes | None = None, *,
     Parameters
     ----------
     check
-        The result of :func:`judgebayes.inference.ppc` (one statistic per entry).
+        The result of :func:`judgebayes.bayes.inference.ppc` (one statistic per entry).
     ax
         Axes to draw on (a new figure when ``None``).
     labels

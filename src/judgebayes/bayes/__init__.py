@@ -1,6 +1,56 @@
-"""Generative models, one file per story (NumPyro; PyMC twins where they help).
+"""The Bayesian engine: fit any model by NUTS, MAP (+ Laplace) or ADVI, check it, calibrate it.
 
-Each model is a plain NumPyro function ``model(**data)`` whose observed site has
-the same name as its keyword argument (``y=None`` generates). Fit any of them with
-:func:`judgebayes.inference.fit`.
+Each generative model is a plain NumPyro function ``model(**data)`` whose observed
+sites carry the names of their keyword arguments (``y=None`` generates). The shared
+pieces live here: the Bradley–Terry likelihoods on pair statistics
+(:mod:`~judgebayes.bayes.bt_models`), the multi-judge model, the PyMC twins, the
+compiled NUTS/MAP kernels (:mod:`~judgebayes.bayes.compiled`), :func:`fit`,
+predictive checks and simulation-based calibration. Method-specific models live in
+their method's subpackage; :mod:`judgebayes.models` gathers a builder for each.
+Importing this package loads JAX.
 """
+
+from judgebayes.bayes.bt_models import (
+    SoftBinomial,
+    bt_data,
+    bt_model,
+    davidson_data,
+    davidson_model,
+    prior_sd_from_lam,
+)
+from judgebayes.bayes.compiled import CompiledModel
+from judgebayes.bayes.inference import (
+    SamplerWarning,
+    fit,
+    map_estimate,
+    posterior_predictive,
+    ppc,
+    rank_rhat_and_bulk_ess,
+    use_cpu_cores,
+)
+from judgebayes.bayes.multi_judge import multi_judge_data, multi_judge_model
+from judgebayes.bayes.sbc import SBCResult, rank_statistics, sbc
+from judgebayes.bayes.spec import ModelSpec
+
+__all__ = [
+    "CompiledModel",
+    "ModelSpec",
+    "SBCResult",
+    "SamplerWarning",
+    "SoftBinomial",
+    "bt_data",
+    "bt_model",
+    "davidson_data",
+    "davidson_model",
+    "fit",
+    "map_estimate",
+    "multi_judge_data",
+    "multi_judge_model",
+    "posterior_predictive",
+    "ppc",
+    "prior_sd_from_lam",
+    "rank_rhat_and_bulk_ess",
+    "rank_statistics",
+    "sbc",
+    "use_cpu_cores",
+]

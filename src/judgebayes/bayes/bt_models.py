@@ -30,8 +30,8 @@ import numpyro
 import numpyro.distributions as dist
 from numpyro.distributions import constraints
 
-from judgebayes.bt import ELO_BASE, ELO_SCALE
-from judgebayes.pairs import PairStats
+from judgebayes.core.bt import ELO_BASE, ELO_SCALE
+from judgebayes.core.pairs import PairStats
 
 __all__ = ["SoftBinomial", "bt_data", "bt_model", "davidson_data", "davidson_model",
            "prior_sd_from_lam"]

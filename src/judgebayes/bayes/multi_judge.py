@@ -31,9 +31,9 @@ import numpyro
 import numpyro.distributions as dist
 
 from judgebayes.bayes.bt_models import SoftBinomial
-from judgebayes.bt import ELO_BASE, ELO_SCALE
-from judgebayes.data import Battles
-from judgebayes.pairs import PairStats
+from judgebayes.core.battles import Battles
+from judgebayes.core.bt import ELO_BASE, ELO_SCALE
+from judgebayes.core.pairs import PairStats
 
 __all__ = ["multi_judge_data", "multi_judge_model"]
 
@@ -98,7 +98,7 @@ def multi_judge_data(battles: Battles, *, target: str = "judge_label",
     -------
     (data, coords, dims)
         Keyword arguments of :func:`multi_judge_model`, and ``coords``/``dims`` for
-        :func:`judgebayes.inference.fit`.
+        :func:`judgebayes.bayes.inference.fit`.
     """
     judges = battles.judges
     if not judges:

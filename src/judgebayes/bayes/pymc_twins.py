@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 from scipy.special import expit
 
-from judgebayes.bt import ELO_BASE, ELO_SCALE
+from judgebayes.core.bt import ELO_BASE, ELO_SCALE
 
 if TYPE_CHECKING:
     import arviz as az
@@ -178,7 +178,7 @@ def sample_pymc(model: pm.Model, *, chains: int = 4, draws: int = 1000, tune: in
     nuts_sampler
         ``"numpyro"``: PyMC's graph compiled to JAX and sampled by NumPyro's NUTS
         (chains in parallel when JAX sees as many devices as chains, see
-        :func:`judgebayes.inference.use_cpu_cores`, vectorised otherwise);
+        :func:`judgebayes.bayes.inference.use_cpu_cores`, vectorised otherwise);
         ``"pymc"``: PyMC's own NUTS (C backend), chains in ``cores`` processes.
     target_accept
         NUTS target acceptance probability.

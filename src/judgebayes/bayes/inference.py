@@ -5,7 +5,7 @@ sites take ``None`` to generate). :func:`fit` runs
 
 * ``method="nuts"``: NumPyro's NUTS kernel (diagonal mass matrix and step size
   adapted during warm-up), chains vectorised in groups, one group per CPU core;
-  compiled once per model and data layout (:mod:`judgebayes.compiled`), so a
+  compiled once per model and data layout (:mod:`judgebayes.bayes.compiled`), so a
   second fit of the same shapes, with new data or a new seed, only samples;
 * ``method="map"``: the mode of the *same* log density, found by SciPy's L-BFGS
   on NumPyro's potential function (the negative log joint on the unconstrained
@@ -40,7 +40,8 @@ from scipy.optimize import minimize
 from scipy.stats import norm, rankdata
 from tqdm.auto import tqdm
 
-from judgebayes.compiled import CompiledModel, target_accept_for
+from judgebayes.bayes.compiled import CompiledModel, target_accept_for
+from judgebayes.bayes.spec import ModelSpec
 from judgebayes.errors import JudgeBayesWarning
 
 __all__ = ["SamplerWarning", "fit", "map_estimate", "posterior_predictive", "ppc",
@@ -153,17 +154,23 @@ def _check_nuts(idata: az.InferenceData, sampled_sites: Collection[str]) -> None
                       f"draw more samples", SamplerWarning, stacklevel=3)
 
 
-def fit(model: Callable, data: Mapping[str, Any], *, method: Method = "nuts",
-        chains: int = 4, draws: int = 1000, warmup: int = 1000, seed: int = 0,
+def fit(model: Callable | ModelSpec, data: Mapping[str, Any] | None = None,
         coords: Mapping[str, Any] | None = None, dims: Mapping[str, list[str]] | None = None,
-        progress: bool = True, target_accept: float | None = None, advi_steps: int = 5000,
-        ) -> az.InferenceData:
+        *, method: Method = "nuts", chains: int = 4, draws: int = 1000, warmup: int = 1000,
+        seed: int = 0, progress: bool = True, target_accept: float | None = None,
+        advi_steps: int = 5000) -> az.InferenceData:
     """Fit a NumPyro model by NUTS, MAP (+ Laplace) or ADVI.
+
+    ``fit(jb.models.bt(battles))`` and ``fit(*jb.models.bt(battles))`` are the same
+    call: a :class:`~judgebayes.bayes.spec.ModelSpec` carries the model, its data,
+    coords and dims.
 
     Parameters
     ----------
     model
-        A NumPyro model function called as ``model(**data)``.
+        A NumPyro model function called as ``model(**data)``, or a
+        :class:`~judgebayes.bayes.spec.ModelSpec` (then ``data``, ``coords`` and
+        ``dims`` default to the spec's).
     data
         Keyword arguments of the model (arrays, sizes, hyper-parameters).
     method
@@ -191,6 +198,12 @@ def fit(model: Callable, data: Mapping[str, Any], *, method: Method = "nuts",
         ``posterior``, ``log_likelihood``, ``observed_data`` (+ ``sample_stats``
         for NUTS, ``map`` for MAP).
     """
+    if isinstance(model, ModelSpec):
+        model, data, coords, dims = (model.model, model.data if data is None else data,
+                                     model.coords if coords is None else coords,
+                                     model.dims if dims is None else dims)
+    if data is None:
+        raise TypeError("fit needs the model's data (or a ModelSpec from judgebayes.models)")
     key = jax.random.PRNGKey(seed)
     if method == "nuts":
         target_accept = target_accept_for(model, target_accept)

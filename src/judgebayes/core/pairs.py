@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from judgebayes.data import DropReport
+from judgebayes.core.report import DropReport
 
 __all__ = ["PairStats"]
 

@@ -12,7 +12,7 @@ intervals treat β̂ as known; the paper names this as a limitation. Here:
    pair and the Soft-Elo posterior p(θ | β_k) of the generalised BT model
    (:func:`~judgebayes.bayes.bt_models.bt_model`) is approximated by its Laplace
    approximation around the MAP (Eq. 1), all draws solved together by the
-   batched Newton of :mod:`judgebayes.bootstrap`;
+   batched Newton of :mod:`judgebayes.core.bootstrap`;
 3. one θ draw per β draw gives the *cut* posterior ∫ p(θ | β) p(β | humans) dβ:
    the human labels inform β only, not θ directly (the modular "cut" of Plummer
    2015), as in the paper's two-step protocol.
@@ -29,11 +29,11 @@ import numpyro
 import numpyro.distributions as dist
 from scipy.special import expit
 
-from judgebayes.bootstrap import solve_batched
-from judgebayes.bt import bt_objective, fit_bt, theta_to_elo
-from judgebayes.data import Battles
+from judgebayes.bayes.inference import fit
+from judgebayes.core.battles import Battles
+from judgebayes.core.bootstrap import solve_batched
+from judgebayes.core.bt import bt_objective, fit_bt, theta_to_elo
 from judgebayes.errors import DataError
-from judgebayes.inference import fit
 
 __all__ = ["soft_elo_posterior", "temperature_model"]
 

@@ -16,8 +16,8 @@ import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
+from judgebayes.core.pairs import PairStats
 from judgebayes.errors import DisconnectedGraphWarning, JudgeBayesWarning
-from judgebayes.pairs import PairStats
 
 __all__ = ["GraphCheck", "check_graph"]
 

@@ -17,8 +17,8 @@ observed site set to ``None``: ``model(**data)`` generates, as for
 towards independence, computes the ranks and tests their uniformity per parameter
 with a chi-square test on ``n_bins`` bins, Bonferroni-corrected over parameters.
 
-The refits run the same NUTS chain as :func:`judgebayes.inference.fit`
-(:func:`judgebayes.compiled.nuts_chain`: NumPyro's kernel, diagonal mass matrix,
+The refits run the same NUTS chain as :func:`judgebayes.bayes.inference.fit`
+(:func:`judgebayes.bayes.compiled.nuts_chain`: NumPyro's kernel, diagonal mass matrix,
 step size and mass matrix adapted during warm-up): the simulated data are arguments
 of one compiled function vmapped over a batch of simulations, so JAX compiles once
 per call of :func:`sbc` and the simulations then cost only their sampling. The data
@@ -45,7 +45,7 @@ import pandas as pd
 from scipy import stats
 from tqdm.auto import tqdm
 
-from judgebayes.compiled import CompiledModel, nuts_chain, target_accept_for
+from judgebayes.bayes.compiled import CompiledModel, nuts_chain, target_accept_for
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -283,7 +283,7 @@ def sbc(model: Callable, data: Mapping[str, Any], *, n_sims: int = 100,
         Family-wise false-alarm rate, split over parameters by Bonferroni.
     target_accept
         NUTS target acceptance probability; ``None``: the model's own
-        ``target_accept`` attribute, else 0.8 (as :func:`judgebayes.inference.fit`).
+        ``target_accept`` attribute, else 0.8 (as :func:`judgebayes.bayes.inference.fit`).
     batch_size
         Simulations fitted together (vmapped) per compiled call.
     seed

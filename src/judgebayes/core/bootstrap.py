@@ -2,7 +2,7 @@
 
 A battle bootstrap resamples battles with replacement. Battles that share a pair,
 a target and a weight are interchangeable, so resampling battles is the same as
-drawing new *cell counts* (:class:`~judgebayes.pairs.PairStats` cells):
+drawing new *cell counts* (:class:`~judgebayes.core.pairs.PairStats` cells):
 
 * ``scheme="poisson"``: every battle gets an independent Poisson(1) weight, so a
   cell of multiplicity c gets a Poisson(c) count (the Poisson bootstrap);
@@ -36,7 +36,8 @@ from scipy.sparse import csr_matrix
 from scipy.special import expit
 from tqdm.auto import tqdm
 
-from judgebayes.bt import (
+from judgebayes.core.battles import Battles
+from judgebayes.core.bt import (
     EloFit,
     anchor_theta,
     as_pair_stats,
@@ -45,9 +46,8 @@ from judgebayes.bt import (
     solve_map,
     theta_to_elo,
 )
-from judgebayes.data import Battles
+from judgebayes.core.pairs import PairStats
 from judgebayes.errors import DataError
-from judgebayes.pairs import PairStats
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -178,12 +178,12 @@ def bootstrap_bt(data: Battles | PairStats, *, target: str | np.ndarray | None =
                  n_boot: int = 1000, alpha: float = 0.05, scheme: Scheme = "poisson",
                  seed: int = 0, progress: bool = True, chunk_size: int = 50,
                  n_threads: int | None = None) -> BootstrapElo:
-    """Bootstrap the Bradley–Terry Elo ratings of :func:`~judgebayes.bt.fit_bt`.
+    """Bootstrap the Bradley–Terry Elo ratings of :func:`~judgebayes.core.bt.fit_bt`.
 
     Parameters
     ----------
     data, target, lam, weights, fixed
-        As for :func:`~judgebayes.bt.fit_bt`.
+        As for :func:`~judgebayes.core.bt.fit_bt`.
     within
         Resample only this model's battles (seed 000's within-model bootstrap);
         ``None`` resamples all battles.

@@ -38,7 +38,7 @@ for every judge k and matchup m, the (i wins, tie, j wins) probabilities
 π_km ~ Dirichlet(a, a, a) and the pooled counts ~ Multinomial(n_km, π_km);
 p_km = π_km,1 + ½ π_km,2. Conjugate, so :func:`consistency_posterior` draws
 its posterior exactly (no MCMC); the model function is there for
-:func:`judgebayes.inference.fit`, posterior predictive checks and tests.
+:func:`judgebayes.bayes.inference.fit`, posterior predictive checks and tests.
 
 :func:`compare_judges` turns either posterior into P(judge a is more consistent
 than judge b) and an interval for the difference.
@@ -60,8 +60,8 @@ from scipy.linalg import null_space
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
-from judgebayes.consistency import MatchupCounts, matchup_counts
-from judgebayes.data import Battles
+from judgebayes.consistency.score import MatchupCounts, matchup_counts
+from judgebayes.core.battles import Battles
 from judgebayes.errors import DataError
 
 __all__ = [
@@ -171,7 +171,7 @@ def judge_discrimination_data(data: Battles | MatchupCounts, *, theta_sd: float 
     -------
     (data, coords, dims)
         Keyword arguments of the model and ``coords``/``dims`` for
-        :func:`judgebayes.inference.fit`.
+        :func:`judgebayes.bayes.inference.fit`.
     """
     counts = matchup_counts(data) if isinstance(data, Battles) else data
     n = counts.n
@@ -198,7 +198,7 @@ def fit_judge_discrimination(data: Battles | MatchupCounts, *, method: str = "nu
                              seed: int = 0, progress: bool = True, target_accept: float = 0.85,
                              theta_sd: float = 2.0, log_psi_sd: float = 0.5,
                              ) -> az.InferenceData:
-    """Fit :func:`judge_discrimination_model` with :func:`judgebayes.inference.fit`.
+    """Fit :func:`judge_discrimination_model` with :func:`judgebayes.bayes.inference.fit`.
 
     Parameters
     ----------
@@ -208,7 +208,7 @@ def fit_judge_discrimination(data: Battles | MatchupCounts, *, method: str = "nu
         ``"nuts"`` (recommended) or ``"advi"``. ``"map"`` is not meaningful
         here: the joint mode of a hierarchical model sits at τ → 0.
     chains, draws, warmup, seed, progress, target_accept
-        Passed to :func:`judgebayes.inference.fit`. On seed 002's data (24
+        Passed to :func:`judgebayes.bayes.inference.fit`. On seed 002's data (24
         judges, 3,360 cells) NUTS takes ~6 s per 1,000 iterations and chain on
         one CPU core, plus conversion to InferenceData.
     theta_sd, log_psi_sd
@@ -221,7 +221,7 @@ def fit_judge_discrimination(data: Battles | MatchupCounts, *, method: str = "nu
         ``judge``), ``theta`` (``model``), ``tau`` and ``delta_z`` (``pair``,
         ``judge``; δ = τ·delta_z).
     """
-    from judgebayes.inference import fit
+    from judgebayes.bayes.inference import fit
 
     model_data, coords, dims = judge_discrimination_data(data, theta_sd=theta_sd,
                                                          log_psi_sd=log_psi_sd)

@@ -30,7 +30,7 @@ import pandas as pd
 from scipy.stats import multivariate_normal, norm
 from tqdm.auto import tqdm
 
-from judgebayes.calibration import _LABELS, _N_CAL, _N_TEST, JudgedItems, _estimates
+from judgebayes.calibration.estimators import _LABELS, _N_CAL, _N_TEST, JudgedItems, _estimates
 from judgebayes.errors import DataError
 
 __all__ = ["SimulatedItems", "Sweep", "paper_table6", "plot_sweep", "simulate_items",
@@ -369,7 +369,7 @@ def plot_sweep(frame: pd.DataFrame | Sweep, *, axes: Any = None,
     """Coverage (top row) and bias (bottom row) against J_A (left) and ΔJ (right).
 
     ``frame`` is :attr:`Sweep.frame` (several concatenated, e.g. with the Bayesian
-    sweep of :func:`judgebayes.bayes.calibration_model.sweep_bayes`, also work).
+    sweep of :func:`judgebayes.calibration.designs.sweep_bayes`, also work).
     Returns the 2 × 2 array of axes.
     """
     import matplotlib.pyplot as plt

@@ -63,10 +63,10 @@ from numpyro.distributions import constraints
 from numpyro.distributions.util import promote_shapes
 from tqdm.auto import tqdm
 
-from judgebayes.calibration import JudgedItems
-from judgebayes.calibration_sweep import Sweep, _summarise, pair_cell_probs
+from judgebayes.bayes.inference import fit, ppc
+from judgebayes.calibration.estimators import JudgedItems
+from judgebayes.calibration.sweep import Sweep, _summarise, pair_cell_probs
 from judgebayes.errors import DataError
-from judgebayes.inference import fit, ppc
 
 __all__ = ["DESIGNS", "BayesCalibration", "CalibrationData", "JudgeMixture",
            "PosteriorDifference",
@@ -504,7 +504,7 @@ def fit_calibration(items: JudgedItems | pd.DataFrame | CalibrationData, *,
     designs
         Any of ``"shared"``, ``"model_specific"``, ``"hierarchical"``.
     method, chains, draws, warmup, seed, target_accept, progress
-        Passed to :func:`judgebayes.inference.fit`.
+        Passed to :func:`judgebayes.bayes.inference.fit`.
     alpha
         Credible intervals have level 1 − alpha.
     """
@@ -555,7 +555,7 @@ def sweep_bayes(*, delta_j_values: Sequence[float] = (0.0, 0.15, 0.3),
                 progress: bool = True) -> Sweep:
     """Coverage and bias of the posterior of Δθ = θ_B − θ_A on the Section 5 simulations.
 
-    Same simulation as :func:`judgebayes.calibration_sweep.simulate_sweep`. All
+    Same simulation as :func:`judgebayes.calibration.sweep.simulate_sweep`. All
     ``n_reps`` replications of a sweep point are fitted in *one* NUTS run: each
     replication is a group of two models with its own parameters, and rows stand
     for identical items through ``weight`` (multiplicities), so the likelihood costs

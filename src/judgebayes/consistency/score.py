@@ -41,7 +41,8 @@ import pandas as pd
 from scipy import stats
 
 from judgebayes.conformal import split_conformal
-from judgebayes.data import Battles, DropReport
+from judgebayes.core.battles import Battles
+from judgebayes.core.report import DropReport
 from judgebayes.errors import DataError
 
 if TYPE_CHECKING:

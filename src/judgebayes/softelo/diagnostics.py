@@ -1,6 +1,6 @@
 """Judge diagnostics: agreement, calibration, and the bias probes of seed 000, Appendix F.
 
-All functions take plain arrays or a :class:`~judgebayes.data.Battles` table and
+All functions take plain arrays or a :class:`~judgebayes.core.battles.Battles` table and
 return small frames or numbers; they are used by :mod:`judgebayes.softelo` and
 can be called on their own.
 """
@@ -12,7 +12,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from judgebayes.data import Battles
+from judgebayes.core.battles import Battles
 from judgebayes.errors import DataError
 
 __all__ = ["cohen_kappa", "position_bias", "reliability", "residual_by_quartile",

@@ -8,7 +8,7 @@ Calibrated Rankings*):
 with y_b ∈ {0, ½, 1} for hard labels (a tie is y = ½, the same as two half-weight
 rows) or y_b ∈ [0, 1] for soft targets, λ = 0.01, and
 Elo_i = 1500 + (400 / ln 10)·θ_i. The sum over battles is computed from per-pair
-statistics (:class:`~judgebayes.pairs.PairStats`). Because every pair's gradient
+statistics (:class:`~judgebayes.core.pairs.PairStats`). Because every pair's gradient
 contributes +g to one model and −g to the other, the stationarity condition
 forces Σθ = 0 in every connected component: the penalty alone fixes the origin,
 so Elo ratings average 1500 within each component.
@@ -28,10 +28,11 @@ import pandas as pd
 from scipy.optimize import minimize
 from scipy.special import expit, log_expit
 
-from judgebayes.data import Battles, DropReport
+from judgebayes.core.battles import Battles
+from judgebayes.core.graph import GraphCheck, check_graph
+from judgebayes.core.pairs import PairStats
+from judgebayes.core.report import DropReport
 from judgebayes.errors import DataError
-from judgebayes.graph import GraphCheck, check_graph
-from judgebayes.pairs import PairStats
 
 __all__ = ["ELO_BASE", "ELO_SCALE", "EloFit", "bt_objective", "elo_to_theta", "fit_bt",
            "theta_to_elo"]

@@ -3,7 +3,7 @@
 A battle is one comparison of model A with model B on one prompt. Labels are
 always oriented as *P(A beats B)*: ``1`` = A wins, ``0`` = B wins, ``0.5`` = tie,
 missing (``NaN``) = not labelled by that annotator. Loaders in
-:mod:`judgebayes.loaders` convert every foreign convention into this one.
+:mod:`judgebayes.core.loaders` convert every foreign convention into this one.
 
 Schema (only ``model_a`` and ``model_b`` are required; other columns pass through)
 
@@ -29,18 +29,16 @@ column          meaning
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 import numpy as np
 import pandas as pd
 
+from judgebayes.core.pairs import PairStats
+from judgebayes.core.report import DropReport
 from judgebayes.errors import DataError
 
-if TYPE_CHECKING:
-    from judgebayes.pairs import PairStats
-
-__all__ = ["LABEL_COLUMNS", "SCHEMA", "Battles", "DropReport"]
+__all__ = ["LABEL_COLUMNS", "SCHEMA", "Battles"]
 
 SCHEMA: dict[str, str] = {
     "model_a": "name of model A",
@@ -63,60 +61,6 @@ _LENGTH_COLUMNS = ("len_a", "len_b")
 _LABEL_VALUES = np.array([0.0, 0.5, 1.0])
 
 OnInvalid = Literal["raise", "drop"]
-
-
-@dataclass(frozen=True)
-class DropReport:
-    """What happened to the input rows on their way into a table or a fit.
-
-    Attributes
-    ----------
-    n_input
-        Rows received.
-    dropped
-        Rows removed, by reason (only with ``on_invalid="drop"``).
-    excluded
-        Rows kept in the table but not used by a computation, by reason (for
-        example battles without the label a fit needs).
-    """
-
-    n_input: int
-    dropped: Mapping[str, int] = field(default_factory=dict)
-    excluded: Mapping[str, int] = field(default_factory=dict)
-
-    @property
-    def n_dropped(self) -> int:
-        return int(sum(self.dropped.values()))
-
-    @property
-    def n_excluded(self) -> int:
-        return int(sum(self.excluded.values()))
-
-    @property
-    def n_used(self) -> int:
-        return self.n_input - self.n_dropped - self.n_excluded
-
-    def with_excluded(self, reason: str, count: int) -> DropReport:
-        """A copy with ``count`` more rows excluded for ``reason``."""
-        if count == 0:
-            return self
-        excluded = dict(self.excluded)
-        excluded[reason] = excluded.get(reason, 0) + int(count)
-        return DropReport(self.n_input, dict(self.dropped), excluded)
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "n_input": self.n_input,
-            "n_used": self.n_used,
-            "dropped": dict(self.dropped),
-            "excluded": dict(self.excluded),
-        }
-
-    def __str__(self) -> str:
-        parts = [f"{self.n_input} rows in, {self.n_used} used"]
-        parts += [f"{n} dropped: {why}" for why, n in self.dropped.items()]
-        parts += [f"{n} not used: {why}" for why, n in self.excluded.items()]
-        return "; ".join(parts)
 
 
 class _Checker:
@@ -294,7 +238,6 @@ class Battles:
             A column name or an array of positive battle weights. Default: the
             ``weight`` column when present, else 1.
         """
-        from judgebayes.pairs import PairStats
 
         if target is None:
             target = self.default_target()

@@ -32,13 +32,13 @@ from scipy.special import expit, log_expit
 from scipy.stats import chi2, pearsonr, spearmanr
 from tqdm.auto import tqdm
 
-from judgebayes.bootstrap import bootstrap_bt
-from judgebayes.bt import solve_map, theta_to_elo
 from judgebayes.conformal import ConformalInterval, evaluate_split_conformal, split_conformal
-from judgebayes.data import Battles
-from judgebayes.diagnostics import cohen_kappa, reliability, residual_by_quartile
+from judgebayes.core.battles import Battles
+from judgebayes.core.bootstrap import bootstrap_bt
+from judgebayes.core.bt import solve_map, theta_to_elo
+from judgebayes.core.pairs import PairStats
 from judgebayes.errors import DataError, JudgeBayesWarning
-from judgebayes.pairs import PairStats
+from judgebayes.softelo.diagnostics import cohen_kappa, reliability, residual_by_quartile
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

@@ -27,7 +27,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from judgebayes.data import Battles, DropReport, OnInvalid
+from judgebayes.core.battles import Battles, OnInvalid
+from judgebayes.core.report import DropReport
 from judgebayes.errors import DataError
 
 __all__ = ["FORMATS", "read_arena", "read_battles", "read_consistency", "read_softelo",

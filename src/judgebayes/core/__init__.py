@@ -1,0 +1,58 @@
+"""What every method shares: the battles table, loaders, pair statistics, graph checks, the
+Bradley–Terry engine and its bootstrap.
+
+Data flow: a loader (:mod:`~judgebayes.core.loaders`) validates a file into
+:class:`~judgebayes.core.battles.Battles` (labels oriented as P(A beats B));
+:meth:`Battles.pair_stats` aggregates any target into
+:class:`~judgebayes.core.pairs.PairStats` (per-pair counts and target sums), on which
+:func:`~judgebayes.core.bt.fit_bt` and :func:`~judgebayes.core.bootstrap.bootstrap_bt`
+cost O(pairs). No JAX here.
+"""
+
+from judgebayes.core.battles import LABEL_COLUMNS, SCHEMA, Battles
+from judgebayes.core.bootstrap import BootstrapElo, bootstrap_bt
+from judgebayes.core.bt import (
+    ELO_BASE,
+    ELO_SCALE,
+    EloFit,
+    bt_objective,
+    elo_to_theta,
+    fit_bt,
+    theta_to_elo,
+)
+from judgebayes.core.graph import GraphCheck, check_graph
+from judgebayes.core.loaders import (
+    FORMATS,
+    read_arena,
+    read_battles,
+    read_consistency,
+    read_softelo,
+    read_table,
+)
+from judgebayes.core.pairs import PairStats
+from judgebayes.core.report import DropReport
+
+__all__ = [
+    "ELO_BASE",
+    "ELO_SCALE",
+    "FORMATS",
+    "LABEL_COLUMNS",
+    "SCHEMA",
+    "Battles",
+    "BootstrapElo",
+    "DropReport",
+    "EloFit",
+    "GraphCheck",
+    "PairStats",
+    "bootstrap_bt",
+    "bt_objective",
+    "check_graph",
+    "elo_to_theta",
+    "fit_bt",
+    "read_arena",
+    "read_battles",
+    "read_consistency",
+    "read_softelo",
+    "read_table",
+    "theta_to_elo",
+]

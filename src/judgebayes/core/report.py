@@ -1,0 +1,62 @@
+"""Drop accounting: what happened to the input rows on their way into a table or a fit."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+__all__ = ["DropReport"]
+
+
+@dataclass(frozen=True)
+class DropReport:
+    """What happened to the input rows on their way into a table or a fit.
+
+    Attributes
+    ----------
+    n_input
+        Rows received.
+    dropped
+        Rows removed, by reason (only with ``on_invalid="drop"``).
+    excluded
+        Rows kept in the table but not used by a computation, by reason (for
+        example battles without the label a fit needs).
+    """
+
+    n_input: int
+    dropped: Mapping[str, int] = field(default_factory=dict)
+    excluded: Mapping[str, int] = field(default_factory=dict)
+
+    @property
+    def n_dropped(self) -> int:
+        return int(sum(self.dropped.values()))
+
+    @property
+    def n_excluded(self) -> int:
+        return int(sum(self.excluded.values()))
+
+    @property
+    def n_used(self) -> int:
+        return self.n_input - self.n_dropped - self.n_excluded
+
+    def with_excluded(self, reason: str, count: int) -> DropReport:
+        """A copy with ``count`` more rows excluded for ``reason``."""
+        if count == 0:
+            return self
+        excluded = dict(self.excluded)
+        excluded[reason] = excluded.get(reason, 0) + int(count)
+        return DropReport(self.n_input, dict(self.dropped), excluded)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "n_input": self.n_input,
+            "n_used": self.n_used,
+            "dropped": dict(self.dropped),
+            "excluded": dict(self.excluded),
+        }
+
+    def __str__(self) -> str:
+        parts = [f"{self.n_input} rows in, {self.n_used} used"]
+        parts += [f"{n} dropped: {why}" for why, n in self.dropped.items()]
+        parts += [f"{n} not used: {why}" for why, n in self.excluded.items()]
+        return "; ".join(parts)

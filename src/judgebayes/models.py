@@ -1,0 +1,156 @@
+"""Every generative model of the package, bound to its data: one builder per model.
+
+Each builder returns a :class:`~judgebayes.bayes.spec.ModelSpec` — the NumPyro model
+function, its keyword data, and the ArviZ ``coords``/``dims`` that name its
+dimensions — so that one line fits it and the posterior carries model names::
+
+    import judgebayes as jb
+    idata = jb.fit(jb.models.bt(battles, target="judge_label"))
+    idata.posterior["elo"].sel(model="gpt-4")
+
+The model functions themselves live with their method (the Bradley–Terry
+likelihoods in :mod:`judgebayes.bayes`, the calibration designs in
+:mod:`judgebayes.calibration`, the consistency models in
+:mod:`judgebayes.consistency`); their model cards are in the repository's
+``models/`` folder. Importing this module loads JAX.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import jax.numpy as jnp
+import numpy as np
+import pandas as pd
+from scipy.special import expit
+
+from judgebayes.bayes.bt_models import bt_data, bt_model, davidson_data, davidson_model
+from judgebayes.bayes.multi_judge import multi_judge_data, multi_judge_model
+from judgebayes.bayes.spec import ModelSpec
+from judgebayes.calibration.designs import DESIGNS, CalibrationData, calibration_data
+from judgebayes.calibration.estimators import JudgedItems
+from judgebayes.consistency.model import (
+    judge_discrimination_data,
+    judge_discrimination_model,
+    matchup_dirichlet_data,
+    matchup_dirichlet_model,
+)
+from judgebayes.consistency.score import MatchupCounts
+from judgebayes.core.battles import Battles
+from judgebayes.core.pairs import PairStats
+from judgebayes.errors import DataError
+from judgebayes.softelo.posterior import temperature_model
+
+__all__ = ["ModelSpec", "bt", "calibration", "davidson", "judge_discrimination",
+           "matchup_dirichlet", "multi_judge", "soft_bt", "temperature"]
+
+_BT_DIMS = {"theta": ["model"], "elo": ["model"]}
+
+
+def _stats(data: Battles | PairStats, target: str | np.ndarray | None) -> PairStats:
+    if isinstance(data, PairStats):
+        return data
+    if isinstance(data, Battles):
+        return data.pair_stats(target)
+    raise TypeError(f"expected Battles or PairStats, got {type(data).__name__}")
+
+
+def bt(data: Battles | PairStats, target: str | np.ndarray | None = "judge_label", *,
+       lam: float = 0.01) -> ModelSpec:
+    """Bradley–Terry on per-pair statistics (seed 000, Eq. 1): hard, tied or soft targets.
+
+    Parameters
+    ----------
+    data
+        Battles, or pair statistics already aggregated (then ``target`` is ignored).
+    target
+        A label column (ties count ½) or an array of soft targets P(A beats B).
+    lam
+        L2 penalty λ of Eq. 1, as the prior σ = 1/√(2λ) of the zero-sum Normal on θ.
+    """
+    stats = _stats(data, target)
+    return ModelSpec(bt_model, bt_data(stats, lam), {"model": list(stats.models)}, _BT_DIMS)
+
+
+def soft_bt(battles: Battles, beta: float | None = None, *, score: str = "score_diff",
+            human: str = "human_label", lam: float = 0.01) -> ModelSpec:
+    """Soft-Elo: Bradley–Terry on the soft targets σ(β·s) (seed 000, Eq. 1 with Eq. 5).
+
+    Parameters
+    ----------
+    battles
+        Battles with a judge score difference column.
+    beta
+        The temperature; ``None`` fits it on the human non-ties (seed 000, Eq. 6) with
+        :func:`judgebayes.softelo.fit_temperature`. For β's own uncertainty use
+        :func:`judgebayes.softelo.soft_elo_posterior`.
+    score, human
+        Columns of s and of the human label.
+    lam
+        L2 penalty λ of Eq. 1.
+    """
+    if beta is None:
+        from judgebayes.softelo.pipeline import fit_temperature
+
+        beta = fit_temperature(battles, score=score, human=human, warn=False).beta
+    return bt(battles, expit(float(beta) * np.asarray(battles.column(score), dtype=float)),
+              lam=lam)
+
+
+def davidson(data: Battles | PairStats, target: str | None = "human_label", *,
+             lam: float = 0.01) -> ModelSpec:
+    """Davidson's tie model on (win, tie, loss) counts per pair; ``nu`` is the tie propensity."""
+    stats = _stats(data, target)
+    return ModelSpec(davidson_model, davidson_data(stats, lam), {"model": list(stats.models)},
+                     _BT_DIMS)
+
+
+def temperature(battles: Battles, *, score: str = "score_diff", human: str = "human_label",
+                prior_scale: float = 2.0) -> ModelSpec:
+    """The temperature β of seed 000 (Eq. 5–6): y* ~ Bernoulli(σ(β s)) on human non-ties."""
+    s = np.asarray(battles.column(score), dtype=float)
+    y = np.asarray(battles.column(human), dtype=float)
+    decisive = np.isin(y, [0.0, 1.0])
+    if decisive.sum() < 2:
+        raise DataError("need human non-tie labels to fit the temperature β (seed 000, Eq. 6)",
+                        column=human)
+    data = {"s": jnp.asarray(s[decisive]), "prior_scale": float(prior_scale),
+            "y": jnp.asarray(y[decisive])}
+    return ModelSpec(temperature_model, data, {}, {})
+
+
+def multi_judge(battles: Battles, *, target: str = "judge_label",
+                own_model: Mapping[str, str | list[str]] | None = None) -> ModelSpec:
+    """Hierarchical multi-judge BT: consensus θ, judge discrimination ψ, deviations δ, η."""
+    return ModelSpec(multi_judge_model, *multi_judge_data(battles, target=target,
+                                                          own_model=own_model))
+
+
+def judge_discrimination(data: Battles | MatchupCounts, *, theta_sd: float = 2.0,
+                         log_psi_sd: float = 0.5) -> ModelSpec:
+    """Judge discrimination ψ_k from ordered-matchup counts (seed 002's Consistency, modelled)."""
+    return ModelSpec(judge_discrimination_model,
+                     *judge_discrimination_data(data, theta_sd=theta_sd, log_psi_sd=log_psi_sd))
+
+
+def matchup_dirichlet(data: Battles | MatchupCounts, *, prior: float = 1.0) -> ModelSpec:
+    """Dirichlet–multinomial outcome probabilities per (judge, pair): seed 002's Consistency."""
+    return ModelSpec(matchup_dirichlet_model, *matchup_dirichlet_data(data, prior=prior))
+
+
+def calibration(items: JudgedItems | pd.DataFrame | CalibrationData,
+                design: str = "model_specific") -> ModelSpec:
+    """A latent-class judge-calibration design of seed 001 (shared, model-specific, hierarchical).
+
+    Parameters
+    ----------
+    items
+        Judged items (:func:`judgebayes.calibration.read_judged_items`) or their
+        model data.
+    design
+        ``"shared"``, ``"model_specific"`` or ``"hierarchical"``.
+    """
+    if design not in DESIGNS:
+        raise ValueError(f"unknown design {design!r}; expected one of {list(DESIGNS)}")
+    cd = items if isinstance(items, CalibrationData) else calibration_data(items)
+    return ModelSpec(DESIGNS[design], dict(cd.data), cd.coords, cd.dims(design))

@@ -1,0 +1,13 @@
+"""Generative simulators: the embedded default data every method runs on without downloads.
+
+Each simulator tells the same story as a model the package fits, with a known truth:
+:func:`simulate_bt` (Bradley–Terry/Davidson battles), :func:`simulate_arena` (seed 000's
+judged arena with human labels), :func:`simulate_judges` (several judges, the multi-judge
+story). Method-specific simulators live beside their method (e.g.
+:func:`judgebayes.calibration.simulate_items`).
+"""
+
+from judgebayes.simulate.arena import SimulatedArena, davidson_probs, simulate_arena, simulate_bt
+from judgebayes.simulate.judges import simulate_judges
+
+__all__ = ["SimulatedArena", "davidson_probs", "simulate_arena", "simulate_bt", "simulate_judges"]

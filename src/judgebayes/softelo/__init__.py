@@ -1,0 +1,65 @@
+"""Soft-Elo (seed 000): soft judge targets σ(β·s), the temperature β, the held-out protocol,
+conformal intervals and the judge probes.
+
+The pipeline: :func:`combine_orders` (both presentation orders into one score) →
+:func:`fit_temperature` (β by MLE on human non-ties, Eq. 2) → :func:`held_out_elo`
+(Algorithm 1, leave-one-model-out two-step fit, bootstrap SE) → :func:`conformal_comparison`
+(normalised split conformal, Eq. 4–5); :func:`run_softelo` runs all of it.
+:func:`soft_elo_posterior` propagates β's uncertainty into the Elo posterior (NumPyro).
+"""
+
+from judgebayes._lazy import lazy_exports
+from judgebayes.softelo.diagnostics import (
+    cohen_kappa,
+    position_bias,
+    reliability,
+    residual_by_quartile,
+    same_family_excess,
+    verbosity_bias,
+)
+from judgebayes.softelo.pipeline import (
+    ConformalComparison,
+    ConformalPool,
+    HeldOutElo,
+    LowSignalWarning,
+    SoftEloResult,
+    Temperature,
+    budget_curve,
+    combine_orders,
+    conformal_comparison,
+    fit_temperature,
+    held_out_elo,
+    run_softelo,
+    soft_targets,
+)
+
+# Bayesian names load JAX: imported on first use.
+_LAZY = {
+    "soft_elo_posterior": "judgebayes.softelo.posterior",
+    "temperature_model": "judgebayes.softelo.posterior",
+}
+
+__all__ = [
+    "ConformalComparison",
+    "ConformalPool",
+    "HeldOutElo",
+    "LowSignalWarning",
+    "SoftEloResult",
+    "Temperature",
+    "budget_curve",
+    "cohen_kappa",
+    "combine_orders",
+    "conformal_comparison",
+    "fit_temperature",
+    "held_out_elo",
+    "position_bias",
+    "reliability",
+    "residual_by_quartile",
+    "run_softelo",
+    "same_family_excess",
+    "soft_elo_posterior",
+    "soft_targets",
+    "temperature_model",
+    "verbosity_bias",
+]
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, __all__)
