@@ -2,7 +2,18 @@
 
 from __future__ import annotations
 
+import ast
+import importlib
+import pkgutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
 import judgebayes as jb
+
+SRC = Path(jb.__file__).parent
 
 EXPECTED = {
     "ELO_BASE", "ELO_SCALE", "Battles", "BootstrapElo", "DataError", "DisconnectedGraphWarning",
@@ -14,24 +25,154 @@ EXPECTED = {
     "conformal_comparison", "evaluate_split_conformal", "fit_temperature", "held_out_elo",
     "judge_consistency", "loo_conformal", "simulate_judges", "split_conformal", "Calibration",
     "JudgedItems", "calibrate", "read_judged_items",
+    # the one-call Soft-Elo pipeline
+    "SoftEloResult", "run_softelo",
+    # the Bayesian side, loaded on first use
+    "fit", "models", "ppc", "posterior_predictive", "sbc", "map_estimate", "ModelSpec",
+    "SBCResult", "SamplerWarning", "use_cpu_cores", "fit_calibration", "soft_elo_posterior",
+    "consistency_posterior", "fit_judge_discrimination",
 }
+
+# Every subpackage's public names, pinned the same way.
+SUBPACKAGES = {
+    "core": {
+        "ELO_BASE", "ELO_SCALE", "FORMATS", "LABEL_COLUMNS", "SCHEMA", "Battles",
+        "BootstrapElo", "DropReport", "EloFit", "GraphCheck", "PairStats", "bootstrap_bt",
+        "bt_objective", "check_graph", "elo_to_theta", "fit_bt", "read_arena", "read_battles",
+        "read_consistency", "read_softelo", "read_table", "theta_to_elo",
+    },
+    "bayes": {
+        "CompiledModel", "ModelSpec", "SBCResult", "SamplerWarning", "SoftBinomial", "bt_data",
+        "bt_model", "davidson_data", "davidson_model", "fit", "map_estimate",
+        "multi_judge_data", "multi_judge_model", "posterior_predictive", "ppc",
+        "prior_sd_from_lam", "rank_rhat_and_bulk_ess", "rank_statistics", "sbc",
+        "use_cpu_cores",
+    },
+    "models": {
+        "ModelSpec", "bt", "calibration", "davidson", "judge_discrimination",
+        "matchup_dirichlet", "multi_judge", "soft_bt", "temperature",
+    },
+    "softelo": {
+        "ConformalComparison", "ConformalPool", "HeldOutElo", "LowSignalWarning",
+        "SoftEloResult", "Temperature", "budget_curve", "combine_orders",
+        "conformal_comparison", "fit_temperature", "held_out_elo", "run_softelo",
+        "soft_targets", "cohen_kappa", "position_bias", "reliability", "residual_by_quartile",
+        "same_family_excess", "verbosity_bias", "soft_elo_posterior", "temperature_model",
+    },
+    "calibration": {
+        "ESTIMATORS", "AccuracyEstimate", "BootstrapEstimate", "Calibration",
+        "CalibrationReport", "Comparison", "JudgeRates", "JudgedItems", "calibrate",
+        "judge_rates", "naive_estimate", "ppi_mean", "read_judged_items",
+        "rg_shared_difference", "rogan_gladen", "shared_calibration_bias", "SimulatedItems",
+        "Sweep", "paper_table6", "plot_sweep", "simulate_items", "simulate_sweep", "DESIGNS",
+        "BayesCalibration", "CalibrationData", "JudgeMixture", "PosteriorDifference",
+        "calibration_data", "fit_calibration", "hierarchical_calibration_model",
+        "shared_calibration_model", "specific_calibration_model", "sweep_bayes",
+    },
+    "consistency": {
+        "ClusterCorrelations", "ConvergenceCurve", "EloAgreement", "EloIntervals",
+        "EloPrediction", "JudgeConsistency", "MatchupCounts", "MatchupVariance", "PositionBias",
+        "cluster_correlations", "compare_elo", "consistency_from_counts", "convergence_curve",
+        "elo_intervals_loo", "judge_consistency", "matchup_counts", "matchup_variance",
+        "position_bias", "predict_elo", "rank_clusters", "read_elo", "JudgeComparison",
+        "compare_judges", "consistency_posterior", "fit_judge_discrimination",
+        "judge_discrimination_data", "judge_discrimination_model", "matchup_dirichlet_data",
+        "matchup_dirichlet_model",
+    },
+    "simulate": {"SimulatedArena", "davidson_probs", "simulate_arena", "simulate_bt",
+                 "simulate_judges"},
+}
+
+
+def _modules() -> list[str]:
+    return sorted(m.name for m in pkgutil.walk_packages([str(SRC)], prefix="judgebayes."))
 
 
 def test_public_names_are_pinned() -> None:
     assert set(jb.__all__) == EXPECTED
     for name in jb.__all__:
         assert hasattr(jb, name), name
+    assert set(dir(jb)) >= EXPECTED
+
+
+@pytest.mark.parametrize("sub", sorted(SUBPACKAGES))
+def test_subpackage_names_are_pinned(sub: str) -> None:
+    module = importlib.import_module(f"judgebayes.{sub}")
+    assert set(module.__all__) == SUBPACKAGES[sub]
+    for name in module.__all__:
+        assert hasattr(module, name), f"{sub}.{name}"
 
 
 def test_no_module_leaks_into_the_namespace() -> None:
     assert not {"np", "pd", "jax", "warnings"} & set(dir(jb))
+    with pytest.raises(AttributeError, match="no attribute 'nothing_here'"):
+        jb.nothing_here  # noqa: B018
 
 
 def test_importing_the_package_does_not_load_jax_or_pymc() -> None:
     """`import judgebayes` stays light; the Bayesian engine loads JAX on first use."""
-    import subprocess
-    import sys
-
-    code = "import sys, judgebayes; print(any(m in sys.modules for m in ('jax', 'pymc')))"
+    code = ("import sys, judgebayes as jb; light = not any(m in sys.modules for m in "
+            "('jax', 'pymc')); jb.fit; print(light, 'jax' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False"
+    assert out.stdout.strip() == "True True"
+
+
+def test_no_source_file_is_over_600_lines() -> None:
+    long = {str(p.relative_to(SRC)): n for p in SRC.rglob("*.py")
+            if (n := len(p.read_text().splitlines())) > 600}
+    assert not long
+
+
+def _imports(path: Path, module: str) -> set[str]:
+    """judgebayes modules imported at module level (not inside functions or TYPE_CHECKING)."""
+    tree = ast.parse(path.read_text())
+    out: set[str] = set()
+    package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module:
+            name = node.module if node.level == 0 else f"{package}.{node.module}"
+            if name.startswith("judgebayes"):
+                out.add(name)
+                out |= {f"{name}.{a.name}" for a in node.names}
+        elif isinstance(node, ast.Import):
+            out |= {a.name for a in node.names if a.name.startswith("judgebayes")}
+    return out
+
+
+def test_no_import_cycles_between_modules() -> None:
+    """The graph of module-level imports between judgebayes modules and packages is a DAG."""
+    modules = {}
+    for m in _modules():
+        rel = SRC / m.replace("judgebayes.", "", 1).replace(".", "/")
+        modules[m] = rel.with_suffix(".py") if rel.with_suffix(".py").exists() else (
+            rel / "__init__.py")
+    graph = {m: {d for d in _imports(p, m) if d in modules and d != m}
+             for m, p in modules.items()}
+    state: dict[str, int] = {}
+
+    def visit(m: str, path: list[str]) -> None:
+        state[m] = 1
+        for d in graph[m]:
+            if state.get(d) == 1:
+                raise AssertionError("import cycle: " + " -> ".join([*path, m, d]))
+            if d not in state:
+                visit(d, [*path, m])
+        state[m] = 2
+
+    for m in graph:
+        if m not in state:
+            visit(m, [])
+
+
+def test_every_module_imports_alone_in_a_fresh_interpreter() -> None:
+    code = ("import importlib, sys\nfor m in sys.argv[1:]:\n    importlib.import_module(m)\n"
+            "    [sys.modules.pop(k) for k in list(sys.modules) if k.startswith('judgebayes')]")
+    subprocess.run([sys.executable, "-c", code, *_modules()], check=True, capture_output=True)
+
+
+def test_plotting_helpers_import_no_result_types() -> None:
+    """plots.py draws frames and arrays; results import it, never the reverse."""
+    lines = (SRC / "plots.py").read_text().splitlines()
+    imported = {line.split()[1] for line in lines
+                if line.strip().startswith(("from judgebayes", "import judgebayes"))}
+    assert imported <= {"judgebayes.errors"}, imported
