@@ -176,3 +176,36 @@ def test_plotting_helpers_import_no_result_types() -> None:
     imported = {line.split()[1] for line in lines
                 if line.strip().startswith(("from judgebayes", "import judgebayes"))}
     assert imported <= {"judgebayes.errors"}, imported
+
+
+def _public_result_types() -> set[type]:
+    out = set()
+    for module in [jb, *(importlib.import_module(f"judgebayes.{s}") for s in SUBPACKAGES)]:
+        for name in module.__all__:
+            obj = getattr(module, name)
+            if isinstance(obj, type) and hasattr(obj, "to_frame"):
+                out.add(obj)
+    return out
+
+
+def test_every_public_result_reads_well_as_a_cells_last_line() -> None:
+    """A headline repr and an HTML table: no dataclass repr dumping arrays."""
+    from judgebayes.core.results import ResultDisplay
+
+    types = _public_result_types()
+    assert len(types) >= 20
+    for cls in types:
+        assert issubclass(cls, ResultDisplay), cls
+        assert cls.__repr__ is ResultDisplay.__repr__, f"{cls} overrides __repr__"
+        assert cls._headline is not ResultDisplay._headline, f"{cls} has no headline"
+
+
+def test_core_results_show_headline_and_table() -> None:
+    sim = jb.simulate_arena(n_models=8, n_battles=1500, seed=0)
+    board = jb.bootstrap_bt(sim.battles, n_boot=20, seed=0, progress=False)
+    for result in (sim, board, board.fit, board.fit.graph, sim.battles.pair_stats()):
+        text = repr(result)
+        assert text.startswith(f"<{type(result).__name__}: ") and "\n" not in text
+        assert len(text) < 300 and "array(" not in text
+        assert "<table" in result._repr_html_()
+    assert "8 models" in repr(board) and "20 poisson replicates" in repr(board)

@@ -157,7 +157,7 @@ def test_result_reports_and_plots(bt_sbc: SBCResult) -> None:
                                    "rank_sd"]
     assert not frame["flagged"].any()
     assert "50 simulations" in str(bt_sbc) and "ranks look uniform" in str(bt_sbc)
-    fig = bt_sbc.plot()
+    fig = bt_sbc.plot().flat[0].figure  # plot() returns the panels, as everywhere
     assert len([ax for ax in fig.axes if ax.get_visible()]) == 5
     with pytest.raises(AttributeError):
         bt_sbc.alpha = 0.5  # type: ignore[misc]

@@ -37,6 +37,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from judgebayes.core.results import ResultDisplay
 from judgebayes.errors import DataError
 
 __all__ = [
@@ -165,8 +166,8 @@ def conformal_quantile(scores: np.ndarray, alpha: float, *,
     return float(np.partition(scores, k - 1)[k - 1])
 
 
-@dataclass(frozen=True)
-class ConformalInterval:
+@dataclass(frozen=True, repr=False)
+class ConformalInterval(ResultDisplay):
     """Conformal intervals ŷ ± q̂·SE for one or more items.
 
     Attributes
@@ -224,6 +225,13 @@ class ConformalInterval:
         y = np.asarray(y, dtype=float)
         return (self.lower <= y) & (y <= self.upper)
 
+    def _headline(self) -> str:
+        width = (f"median width {np.median(self.width):.3g}" if self.finite
+                 else f"unbounded: the level needs {self.rank} calibration points, "
+                      f"there were {self.n_calibration}")
+        return (f"{self.estimate.size} {1 - self.alpha:.0%} split-conformal intervals "
+                f"({self.score}, n_calibration={self.n_calibration}); {width}")
+
     def to_frame(self) -> pd.DataFrame:
         return pd.DataFrame({"estimate": self.estimate, "lower": self.lower,
                              "upper": self.upper, "width": self.width, "se": self.scale,
@@ -277,8 +285,8 @@ def split_conformal(estimate: np.ndarray, calib_y: np.ndarray, calib_estimate: n
                              score="absolute" if se is None else "normalized")
 
 
-@dataclass(frozen=True)
-class ConformalEvaluation:
+@dataclass(frozen=True, repr=False)
+class ConformalEvaluation(ResultDisplay):
     """Empirical coverage and width of conformal intervals over repeated splits.
 
     Attributes
@@ -337,6 +345,11 @@ class ConformalEvaluation:
         if k > self.n_calibration:
             return (1.0, 1.0)
         return (1.0 - self.alpha, k / (self.n_calibration + 1))
+
+    def _headline(self) -> str:
+        return (f"{1 - self.alpha:.0%} {self.method} conformal, {self.n_splits} splits "
+                f"(n_calibration={self.n_calibration}, n_test={self.n_test}); coverage "
+                f"{self.coverage:.3f}, median width {self.median_width:.3g}")
 
     def to_frame(self) -> pd.DataFrame:
         return pd.DataFrame({"split": np.arange(self.n_splits),

@@ -46,9 +46,10 @@ from scipy import stats
 from tqdm.auto import tqdm
 
 from judgebayes.bayes.compiled import CompiledModel, nuts_chain, target_accept_for
+from judgebayes.core.results import ResultDisplay
 
 if TYPE_CHECKING:
-    from matplotlib.figure import Figure
+    pass
 
 __all__ = ["SBCResult", "rank_statistics", "sbc"]
 
@@ -84,8 +85,8 @@ def _bin_probabilities(n_post: int, n_bins: int) -> tuple[np.ndarray, np.ndarray
     return bin_of, np.bincount(bin_of, minlength=n_bins) / (n_post + 1)
 
 
-@dataclass(frozen=True)
-class SBCResult:
+@dataclass(frozen=True, repr=False)
+class SBCResult(ResultDisplay):
     """Ranks of simulation-based calibration and their uniformity tests.
 
     Attributes
@@ -193,6 +194,12 @@ class SBCResult:
                              "pvalue": self.pvalues, "flagged": self.pvalues < self.threshold,
                              "rank_mean": u.mean(axis=0), "rank_sd": u.std(axis=0, ddof=1)})
 
+    def _headline(self) -> str:
+        verdict = ("ranks look uniform" if self.passed
+                   else f"non-uniform ranks: {', '.join(self.flagged)}")
+        return (f"{self.n_sims} simulations × {self.n_post} draws, {len(self.parameters)} "
+                f"parameters; {verdict}")
+
     def __str__(self) -> str:
         verdict = ("ranks look uniform" if self.passed
                    else f"non-uniform ranks: {', '.join(self.flagged)}")
@@ -203,8 +210,10 @@ class SBCResult:
         return head + "\n" + self.to_frame().to_string(index=False, float_format="%.3g")
 
     def plot(self, *, parameters: Sequence[str] | None = None, band: float = 0.99,
-             ncols: int = 4) -> Figure:
+             ncols: int = 4) -> np.ndarray:
         """Rank histograms with the pointwise ``band`` range of uniform bin counts.
+
+        Returns the array of panels (matplotlib ``Axes``), one per parameter.
 
         Parameters
         ----------
@@ -238,7 +247,7 @@ class SBCResult:
             ax.set_visible(False)
         axes[0, 0].set_ylabel("simulations")
         fig.tight_layout()
-        return fig
+        return axes
 
 
 def _trace(model: Callable, data: Mapping[str, Any], key: jax.Array) -> dict:

@@ -47,6 +47,7 @@ from judgebayes.core.bt import (
     theta_to_elo,
 )
 from judgebayes.core.pairs import PairStats
+from judgebayes.core.results import ResultDisplay
 from judgebayes.errors import DataError
 
 if TYPE_CHECKING:
@@ -57,8 +58,8 @@ __all__ = ["BootstrapElo", "bootstrap_bt"]
 Scheme = Literal["poisson", "multinomial"]
 
 
-@dataclass(frozen=True)
-class BootstrapElo:
+@dataclass(frozen=True, repr=False)
+class BootstrapElo(ResultDisplay):
     """Elo ratings with bootstrap percentile intervals.
 
     Attributes
@@ -108,6 +109,13 @@ class BootstrapElo:
     @property
     def elo_hi(self) -> np.ndarray:
         return np.quantile(self.replicates, 1 - self.alpha / 2, axis=0)
+
+    def _headline(self) -> str:
+        top = int(np.argmax(self.elo))
+        return (f"{len(self.models)} models, {self.replicates.shape[0]:,} {self.scheme} "
+                f"replicates, {1 - self.alpha:.0%} intervals; top {self.models[top]} "
+                f"{self.elo[top]:.0f} [{self.elo_lo[top]:.0f}, {self.elo_hi[top]:.0f}]; "
+                f"median SE {np.median(self.se):.1f} Elo")
 
     def to_frame(self) -> pd.DataFrame:
         """Leaderboard sorted by Elo: ``model, elo, elo_lo, elo_hi, se, n_battles``."""

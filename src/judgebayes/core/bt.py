@@ -32,6 +32,7 @@ from judgebayes.core.battles import Battles
 from judgebayes.core.graph import GraphCheck, check_graph
 from judgebayes.core.pairs import PairStats
 from judgebayes.core.report import DropReport
+from judgebayes.core.results import ResultDisplay
 from judgebayes.errors import DataError
 
 __all__ = ["ELO_BASE", "ELO_SCALE", "EloFit", "bt_objective", "elo_to_theta", "fit_bt",
@@ -89,8 +90,8 @@ def _laplacian(i: np.ndarray, j: np.ndarray, w: np.ndarray, m: int) -> np.ndarra
     return np.bincount(keys, np.concatenate([w, w, -w, -w]), minlength=m * m).reshape(m, m)
 
 
-@dataclass(frozen=True)
-class EloFit:
+@dataclass(frozen=True, repr=False)
+class EloFit(ResultDisplay):
     """A Bradley–Terry MAP fit on the Elo scale.
 
     Attributes
@@ -142,6 +143,11 @@ class EloFit:
             comp = self.graph.component_of()
             frame["component"] = [comp[m] for m in self.models]
         return frame.sort_values("elo", ascending=False, ignore_index=True)
+
+    def _headline(self) -> str:
+        top = int(np.argmax(self.elo))
+        return (f"Bradley–Terry MAP on {self.target!r}, {len(self.models)} models, "
+                f"{self.report.n_used:,} battles; top {self.models[top]} {self.elo[top]:.0f}")
 
     def __str__(self) -> str:
         head = (f"Bradley–Terry MAP on {self.target!r} (λ = {self.lam:g}), "

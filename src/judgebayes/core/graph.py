@@ -13,17 +13,19 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
 from judgebayes.core.pairs import PairStats
+from judgebayes.core.results import ResultDisplay
 from judgebayes.errors import DisconnectedGraphWarning, JudgeBayesWarning
 
 __all__ = ["GraphCheck", "check_graph"]
 
 
-@dataclass(frozen=True)
-class GraphCheck:
+@dataclass(frozen=True, repr=False)
+class GraphCheck(ResultDisplay):
     """Connectivity and degenerate models of a comparison graph.
 
     Attributes
@@ -69,6 +71,19 @@ class GraphCheck:
             warnings.warn(self.describe()[0], DisconnectedGraphWarning, stacklevel=stacklevel)
         for line in self.describe()[(0 if self.connected else 1):]:
             warnings.warn(line, JudgeBayesWarning, stacklevel=stacklevel)
+
+    def _headline(self) -> str:
+        n = sum(len(c) for c in self.components)
+        state = "connected" if self.connected else f"{len(self.components)} components"
+        return (f"{n} models, {state}; {len(self.all_wins)} won every battle, "
+                f"{len(self.all_losses)} lost every battle")
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per model: ``model, component, all_wins, all_losses``."""
+        comp = self.component_of()
+        return pd.DataFrame({"model": list(comp), "component": list(comp.values()),
+                             "all_wins": [m in self.all_wins for m in comp],
+                             "all_losses": [m in self.all_losses for m in comp]})
 
     def to_dict(self) -> dict[str, object]:
         return {"components": [list(c) for c in self.components],

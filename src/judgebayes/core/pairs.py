@@ -17,8 +17,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 from judgebayes.core.report import DropReport
+from judgebayes.core.results import ResultDisplay
 
 __all__ = ["PairStats"]
 
@@ -27,8 +29,8 @@ __all__ = ["PairStats"]
 _DENSE_KEYS = 1 << 22
 
 
-@dataclass(frozen=True)
-class PairStats:
+@dataclass(frozen=True, repr=False)
+class PairStats(ResultDisplay):
     """Sufficient statistics of one target over the model pairs.
 
     Attributes
@@ -61,6 +63,16 @@ class PairStats:
     cell_weight: np.ndarray
     cell_count: np.ndarray
     report: DropReport
+
+    def _headline(self) -> str:
+        return (f"{self.n_models} models, {self.n_pairs:,} pairs, {self.n_battles:,} battles "
+                f"in {len(self.cell_pair):,} distinct cells; {self.report}")
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per pair: ``model_i, model_j, n, y, rate`` (rate = y / n, P(i beats j))."""
+        names = np.asarray(self.models, dtype=object)
+        return pd.DataFrame({"model_i": names[self.i], "model_j": names[self.j], "n": self.n,
+                             "y": self.y, "rate": self.y / self.n})
 
     @property
     def n_models(self) -> int:

@@ -40,6 +40,7 @@ from scipy.special import expit
 from judgebayes.core.battles import Battles
 from judgebayes.core.bt import ELO_SCALE, fit_bt, theta_to_elo
 from judgebayes.core.pairs import PairStats
+from judgebayes.core.results import ResultDisplay
 
 __all__ = ["SimulatedArena", "davidson_probs", "simulate_arena", "simulate_bt"]
 
@@ -97,8 +98,8 @@ def _population_elo(theta: np.ndarray, mean_label) -> np.ndarray:
     return fit_bt(stats, lam=0.0).elo
 
 
-@dataclass(frozen=True)
-class SimulatedArena:
+@dataclass(frozen=True, repr=False)
+class SimulatedArena(ResultDisplay):
     """Simulated battles and the truth that generated them.
 
     Attributes
@@ -125,6 +126,15 @@ class SimulatedArena:
     def elo(self) -> pd.Series:
         """True Elo by model."""
         return self.truth.set_index("model")["elo"]
+
+    def _headline(self) -> str:
+        elo = self.truth["elo"]
+        return (f"{len(self.truth)} models, {len(self.battles):,} battles, true Elo "
+                f"{elo.min():.0f}–{elo.max():.0f}; seed {self.params.get('seed')}")
+
+    def to_frame(self) -> pd.DataFrame:
+        """The truth: one row per model."""
+        return self.truth
 
 
 def simulate_bt(n_models: int = 10, n_battles: int = 2000, *, elo_sd: float = 100.0,
