@@ -133,6 +133,13 @@ def _too_small_message(n: int, alpha: float) -> str:
             f"items or a larger alpha (or on_infinite='inf' for an infinite interval)")
 
 
+def _unbounded_note(n: int, alpha: float) -> str:
+    need = conformal_rank(n, alpha)
+    return (f"the {1 - alpha:.0%} level needs the {need}-th smallest of the calibration "
+            f"scores and there were {n}, so the interval is unbounded (this level needs at "
+            f"least {math.ceil(1.0 / alpha - 1.0 - 1e-9)} calibration items)")
+
+
 def conformal_quantile(scores: np.ndarray, alpha: float, *,
                        on_infinite: OnInfinite = "inf") -> float:
     """q̂: the ⌈(1 − α)(n + 1)⌉-th smallest calibration score (seed 000, Eq. 4).
@@ -225,10 +232,15 @@ class ConformalInterval(ResultDisplay):
         y = np.asarray(y, dtype=float)
         return (self.lower <= y) & (y <= self.upper)
 
+    @property
+    def note(self) -> str | None:
+        """Why the intervals are unbounded (``None`` when they are finite)."""
+        if self.finite:
+            return None
+        return _unbounded_note(self.n_calibration, self.alpha)
+
     def _headline(self) -> str:
-        width = (f"median width {np.median(self.width):.3g}" if self.finite
-                 else f"unbounded: the level needs {self.rank} calibration points, "
-                      f"there were {self.n_calibration}")
+        width = f"median width {np.median(self.width):.3g}" if self.finite else self.note
         return (f"{self.estimate.size} {1 - self.alpha:.0%} split-conformal intervals "
                 f"({self.score}, n_calibration={self.n_calibration}); {width}")
 
@@ -347,9 +359,13 @@ class ConformalEvaluation(ResultDisplay):
         return (1.0 - self.alpha, k / (self.n_calibration + 1))
 
     def _headline(self) -> str:
-        return (f"{1 - self.alpha:.0%} {self.method} conformal, {self.n_splits} splits "
+        head = (f"{1 - self.alpha:.0%} {self.method} conformal, {self.n_splits} splits "
                 f"(n_calibration={self.n_calibration}, n_test={self.n_test}); coverage "
                 f"{self.coverage:.3f}, median width {self.median_width:.3g}")
+        if self.note is None:
+            return head
+        need = conformal_rank(self.n_calibration, self.alpha)
+        return f"{head} (unbounded: the level needs {need} calibration points)"
 
     def to_frame(self) -> pd.DataFrame:
         return pd.DataFrame({"split": np.arange(self.n_splits),
@@ -357,10 +373,23 @@ class ConformalEvaluation(ResultDisplay):
                              "median_width": self.median_width_per_split,
                              "q_hat": self.q_hat_per_split})
 
+    @property
+    def note(self) -> str | None:
+        """Why some intervals are unbounded (``None`` when all are finite)."""
+        if np.all(np.isfinite(self.q_hat_per_split)):
+            return None
+        return (_unbounded_note(self.n_calibration, self.alpha)
+                + "; the coverage of an unbounded interval is trivially 1"
+                + ("" if self.method == "loo" else
+                   ": use leave-one-out (jackknife+) conformal over all items instead"))
+
     def to_dict(self) -> dict[str, object]:
+        """Plain JSON values: an unbounded width is ``None`` and ``note`` says why."""
+        width = self.median_width
         return {"method": self.method, "alpha": self.alpha, "n_calibration": self.n_calibration,
                 "n_test": self.n_test, "n_splits": self.n_splits, "coverage": self.coverage,
-                "median_width": self.median_width, "seed": self.seed}
+                "median_width": width if math.isfinite(width) else None, "seed": self.seed,
+                "note": self.note}
 
     def __str__(self) -> str:
         lo = float(self.coverage_per_split.min())
@@ -370,7 +399,7 @@ class ConformalEvaluation(ResultDisplay):
         return (f"{100 * (1 - self.alpha):g}% conformal intervals, {kind} "
                 f"(n_calibration={self.n_calibration}, n_test={self.n_test}): coverage "
                 f"{self.coverage:.3f} [{lo:.3f}–{hi:.3f}], mean median width "
-                f"{self.median_width:.3g}")
+                f"{self.median_width:.3g}" + ("" if self.note is None else f"\nnote: {self.note}"))
 
 
 def evaluate_split_conformal(y: np.ndarray, estimate: np.ndarray,
