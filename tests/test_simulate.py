@@ -64,3 +64,30 @@ def test_bt_simulator_tie_rate_matches_davidson() -> None:
     sim = jb.simulate_bt(2, 40_000, theta=np.array([0.0, 0.0]), tie_nu=1.0, seed=0)
     tie_rate = (sim.battles.column("human_label") == 0.5).mean()
     assert tie_rate == pytest.approx(1 / 3, abs=0.01)  # ν / (2 + ν) at d = 0; SE 0.0024
+
+
+def test_misspecified_humans_tie_like_the_arena_and_keep_the_truth_identified() -> None:
+    """Human-label Hard-Elo converges to `truth.elo` under the misspecified story too.
+
+    10 models, 60k battles: each model's bootstrap z-score (estimate − truth) / SE is
+    standard normal when the population Elo is right, so max |z| over 10 models stays
+    below 3.3 (two-sided, family-wise ≈ 1 %), and the mean z² is ≈ 1 ± 0.45 (sd of a
+    χ²₁₀/10 is 0.45; the bound 2.5 is ≈ 3.3 sd).
+    """
+    sim = jb.simulate_arena(n_models=10, n_battles=60_000, human_model="misspecified", seed=1)
+    board = jb.bootstrap_bt(sim.battles, target="human_label", n_boot=100, seed=0,
+                            progress=False)
+    z = (board.elo - sim.elo.loc[list(board.models)].to_numpy()) / board.se
+    assert np.max(np.abs(z)) < 3.3 and np.mean(z**2) < 2.5
+    default = jb.simulate_arena(human_model="misspecified", seed=0)
+    assert 0.32 < default.params["human_tie_rate"] < 0.40  # real arena data: ≈ 0.36
+
+
+def test_misspecified_humans_break_the_soft_elo_calibration_model() -> None:
+    """σ(β s) fits the logistic story almost perfectly and the misspecified one worse."""
+    ece = {hm: jb.fit_temperature(jb.simulate_arena(human_model=hm, seed=0).battles,
+                                  warn=False).ece
+           for hm in ("logistic", "misspecified")}
+    assert ece["logistic"] < 0.015 < 0.02 < ece["misspecified"]
+    with pytest.raises(ValueError, match="human_model"):
+        jb.simulate_arena(n_models=3, n_battles=10, human_model="probit")  # type: ignore[arg-type]

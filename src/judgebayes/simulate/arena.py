@@ -32,6 +32,7 @@ Two stories:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -82,6 +83,44 @@ def _human_mean(d: np.ndarray, beta: float, c: float, tau: float, nu: float) -> 
     p_win = (expit(beta * z) * w).sum(axis=-1) / np.sqrt(np.pi)
     _, tie, _ = davidson_probs(d, nu)
     return (1.0 - tie) * p_win + 0.5 * tie
+
+
+HumanModel = Literal["logistic", "misspecified"]
+_SHARED_NOISE = 0.5      # correlation of the humans' prompt-level noise with the judge's
+_PROMPT_SCALE_SD = 0.5   # sd of the log noise scale across prompts
+_INDIFFERENCE = 0.58     # half-width of the humans' tie zone, in units of τ (≈ 36 % ties)
+_LAPSE = 0.1             # share of decisive human clicks that are random
+_N_QUADRATURE = 20_000   # common random numbers for the population Elo of that story
+_QUADRATURE_SEED = 20_261_123
+
+
+def _misspecified_labels(mean: np.ndarray, judge_noise: np.ndarray, beta: float, tau: float,
+                         normals: np.ndarray, uniform: np.ndarray) -> np.ndarray:
+    """Human labels of the misspecified story from standard normals (2, n) and uniforms (n).
+
+    z_h = c·d + ρ·(z − c·d) + √(1 − ρ²)·τ_p·ε with τ_p = τ·exp(0.5·ξ); a tie when
+    |z_h| < 0.58·τ; otherwise A with probability 0.05 + 0.9·σ(β z_h).
+    """
+    tau_p = tau * np.exp(_PROMPT_SCALE_SD * normals[0])
+    z_h = (mean + _SHARED_NOISE * judge_noise
+           + np.sqrt(1.0 - _SHARED_NOISE**2) * tau_p * normals[1])
+    label = (uniform < _LAPSE / 2 + (1.0 - _LAPSE) * expit(beta * z_h)).astype(float)
+    return np.where(np.abs(z_h) < _INDIFFERENCE * tau, 0.5, label)
+
+
+def _misspecified_mean(d: np.ndarray, c: float, beta: float, tau: float, common: np.ndarray,
+                       ties: bool) -> np.ndarray:
+    """E[label | d] of the misspecified story by common random numbers (ties count ½)."""
+    mean = c * np.asarray(d, dtype=float)[:, None]
+    judge_noise = tau * common[3][None, :]
+    tau_p = tau * np.exp(_PROMPT_SCALE_SD * common[0])[None, :]
+    z_h = (mean + _SHARED_NOISE * judge_noise
+           + np.sqrt(1.0 - _SHARED_NOISE**2) * tau_p * common[1][None, :])
+    p_a = _LAPSE / 2 + (1.0 - _LAPSE) * expit(beta * z_h)
+    if not ties:
+        return p_a.mean(axis=1)
+    tie = np.abs(z_h) < _INDIFFERENCE * tau
+    return np.where(tie, 0.5, p_a).mean(axis=1)
 
 
 def _population_elo(theta: np.ndarray, mean_label) -> np.ndarray:
@@ -174,7 +213,8 @@ def simulate_arena(n_models: int = 55, n_battles: int = 25_000, *, elo_sd: float
                    n_criteria: int = 6, criterion_noise: float = 0.6,
                    position_bias: float = 0.0, length_bias: float = 0.0,
                    self_bias: float = 0.0, judge_model: str | None = None,
-                   judge: str = "sim-judge", seed: int = 0) -> SimulatedArena:
+                   judge: str = "sim-judge", human_model: HumanModel = "logistic",
+                   seed: int = 0) -> SimulatedArena:
     """A simulated LLM-judged arena with human labels (see the module docstring).
 
     Parameters
@@ -201,6 +241,15 @@ def simulate_arena(n_models: int = 55, n_battles: int = 25_000, *, elo_sd: float
         it takes part: the judge's self-preference.
     judge
         Name written in the ``judge`` column.
+    human_model
+        ``"logistic"``: the human labels follow seed 000's calibration model (Eq. 5) and
+        Davidson ties, so Soft-Elo's assumption holds by construction.
+        ``"misspecified"``: the humans see a margin of their own that shares only part
+        of the judge's prompt-level noise (correlation ½) and whose noise scale varies
+        by prompt (log-normal, sd 0.5); they tie when the margin is within an
+        indifference zone (≈ 36 % ties, the rate of real arena data) and otherwise
+        prefer A with probability 0.05 + 0.9·σ(β z_h) (a ceiling: 10 % of decisive
+        clicks are random). Neither σ(β s) nor Davidson ties is then the true model.
     seed
         Random seed; the same seed gives the same arena.
 
@@ -222,10 +271,19 @@ def simulate_arena(n_models: int = 55, n_battles: int = 25_000, *, elo_sd: float
     c = np.sqrt(1.0 + np.pi * beta**2 * tau**2 / 8.0) / beta
     z = rng.normal(c * d, tau)
 
-    # Human label: Davidson tie, else the calibration model of Eq. 5.
-    _, tie, _ = davidson_probs(d, tie_nu)
-    human = np.where(rng.random(n_battles) < tie, 0.5,
-                     (rng.random(n_battles) < expit(beta * z)).astype(float))
+    if human_model == "logistic":  # Davidson tie, else the calibration model of Eq. 5
+        _, tie, _ = davidson_probs(d, tie_nu)
+        human = np.where(rng.random(n_battles) < tie, 0.5,
+                         (rng.random(n_battles) < expit(beta * z)).astype(float))
+        mean_label = lambda gap, nu: _human_mean(gap, beta, c, tau, nu)  # noqa: E731
+    elif human_model == "misspecified":
+        human = _misspecified_labels(c * d, z - c * d, beta, tau,
+                                     rng.standard_normal((2, n_battles)), rng.random(n_battles))
+        common = np.random.default_rng(_QUADRATURE_SEED).standard_normal((4, _N_QUADRATURE))
+        mean_label = lambda gap, nu: _misspecified_mean(  # noqa: E731
+            gap, c, beta, tau, common, ties=nu > 0)
+    else:
+        raise ValueError(f"human_model must be 'logistic' or 'misspecified', got {human_model!r}")
 
     # Judge: rubric scores in both presentation orders.
     len_a = np.round(np.exp(rng.normal(np.log(400.0), 0.6, n_battles)))
@@ -260,11 +318,12 @@ def simulate_arena(n_models: int = 55, n_battles: int = 25_000, *, elo_sd: float
         "s_b_first": np.where(first_is_a, sa2 - sb2, sa1 - sb1),
         "judge_label": judge_label, "human_label": human,
     })
-    human_elo = _population_elo(theta, lambda gap: _human_mean(gap, beta, c, tau, tie_nu))
-    decisive_elo = _population_elo(theta, lambda gap: _human_mean(gap, beta, c, tau, 0.0))
+    human_elo = _population_elo(theta, lambda gap: mean_label(gap, tie_nu))
+    decisive_elo = _population_elo(theta, lambda gap: mean_label(gap, 0.0))
     truth = pd.DataFrame({"model": names, "theta": theta, "elo": human_elo,
                           "elo_decisive": decisive_elo, "generating_elo": theta_to_elo(theta)})
     params = {"beta": beta, "c": c, "tau": tau, "tie_nu": tie_nu, "elo_sd": elo_sd,
               "position_bias": position_bias, "length_bias": length_bias,
-              "self_bias": self_bias, "judge_model": judge_model, "seed": seed}
+              "self_bias": self_bias, "judge_model": judge_model, "human_model": human_model,
+              "human_tie_rate": float(np.mean(human == 0.5)), "seed": seed}
     return SimulatedArena(Battles(frame), truth, params)
