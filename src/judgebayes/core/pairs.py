@@ -24,6 +24,8 @@ from judgebayes.core.results import ResultDisplay
 
 __all__ = ["PairStats"]
 
+_SNAP = 1e9  # grid of the oriented targets (see from_battles)
+
 # Dense pair-key tables (bincount over n_models**2 bins) up to this size;
 # beyond it keys are compressed with np.unique.
 _DENSE_KEYS = 1 << 22
@@ -140,7 +142,11 @@ class PairStats(ResultDisplay):
         swap = a > b
         lo = np.where(swap, b, a)
         hi = np.where(swap, a, b)
-        t = np.where(swap, 1.0 - target, target)
+        # Snapped to a 1e-9 grid: a battle and its A/B swap (target 1 − t, equal to t only
+        # up to rounding in the last bits, e.g. σ(−βs) vs 1 − σ(βs)) fall into the same
+        # cell, so everything that draws per cell (the bootstraps) gives the same numbers
+        # whatever the row order or orientation. The snap moves an Elo by < 1e-6.
+        t = np.round(np.where(swap, 1.0 - target, target) * _SNAP) / _SNAP
         key = lo * m + hi
         if m * m <= _DENSE_KEYS:
             used = np.bincount(key, minlength=m * m) > 0
