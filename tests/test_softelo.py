@@ -12,7 +12,6 @@ import pytest
 from scipy.special import expit
 
 import judgebayes as jb
-from judgebayes.softelo import diagnostics as dg
 from judgebayes.cli import main
 from judgebayes.softelo import (
     ConformalPool,
@@ -23,6 +22,7 @@ from judgebayes.softelo import (
     fit_temperature,
     held_out_elo,
 )
+from judgebayes.softelo import diagnostics as dg
 
 
 @pytest.fixture(scope="module")
@@ -84,6 +84,13 @@ def test_temperature_mle_matches_logistic_regression_and_covers_truth() -> None:
     tied = jb.Battles(pd.DataFrame({"model_a": "a", "model_b": "b", "score_diff": s,
                                     "human_label": y_ties}))
     assert fit_temperature(tied, ties="half").beta < fit_temperature(tied).beta
+
+
+def test_temperature_reads_as_one_line_and_an_html_table(arena: jb.SimulatedArena) -> None:
+    temp = fit_temperature(arena.battles, warn=False)
+    text = repr(temp)
+    assert text.startswith("<Temperature:") and "\n" not in text and len(text) < 300
+    assert "<table" in temp._repr_html_()
 
 
 def test_low_signal_is_flagged() -> None:
@@ -228,6 +235,6 @@ def test_one_call_pipeline_summarises_and_plots(arena: jb.SimulatedArena) -> Non
     table = result.summary()
     assert list(table["method"]) == ["hard", "soft"]
     assert {"mae", "spearman", "delta_rho", "coverage", "median_width"} <= set(table.columns)
-    fig = result.plot()
-    assert len(fig.axes) == 4
+    axes = result.plot()
+    assert axes.size == 4
     assert "β*" in str(result)

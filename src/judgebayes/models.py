@@ -90,7 +90,7 @@ def soft_bt(battles: Battles, beta: float | None = None, *, score: str = "score_
         L2 penalty λ of Eq. 1.
     """
     if beta is None:
-        from judgebayes.softelo.pipeline import fit_temperature
+        from judgebayes.softelo.temperature import fit_temperature
 
         beta = fit_temperature(battles, score=score, human=human, warn=False).beta
     return bt(battles, expit(float(beta) * np.asarray(battles.column(score), dtype=float)),

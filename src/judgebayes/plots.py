@@ -1,47 +1,74 @@
-"""Figures people would rather look at than read."""
+"""Figures people would rather look at than read.
+
+The helpers draw what they are given: data frames, arrays and numbers, or any
+object with a ``to_frame()`` method (:class:`Tabular`, which every judgebayes result
+is). They import no result type; results own their ``plot()`` and call these.
+
+Every helper draws one panel and returns its matplotlib ``Axes``; pass ``ax=`` to
+draw into existing axes (a new figure otherwise). Multi-panel ``plot()`` methods
+return a numpy array of ``Axes``, as pandas and ArviZ do.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
+import pandas as pd
 
 if TYPE_CHECKING:
     import xarray as xr
     from matplotlib.axes import Axes
 
-    from judgebayes.core.bootstrap import BootstrapElo
-    from judgebayes.softelo import ConformalComparison, HeldOutElo, Temperature
-
-__all__ = ["conformal_plot", "forest", "held_out_plot", "ppc_plot", "reliability_plot"]
+__all__ = ["Tabular", "conformal_plot", "forest", "held_out_plot", "ppc_plot",
+           "quartile_residual_plot", "reliability_plot"]
 
 
-def forest(result: BootstrapElo, ax: Axes | None = None, *,
+class Tabular(Protocol):
+    """Anything that turns into a table: every judgebayes result."""
+
+    def to_frame(self) -> pd.DataFrame: ...
+
+
+def _frame(data: Tabular | pd.DataFrame) -> pd.DataFrame:
+    return data if isinstance(data, pd.DataFrame) else data.to_frame()
+
+
+def _axes(ax: Axes | None, figsize: tuple[float, float]) -> Axes:
+    if ax is not None:
+        return ax
+    import matplotlib.pyplot as plt
+
+    return plt.subplots(figsize=figsize)[1]
+
+
+def forest(board: Tabular | pd.DataFrame, ax: Axes | None = None, *, alpha: float = 0.05,
            truth: Mapping[str, float] | None = None, max_models: int = 80) -> Axes:
     """Forest plot: each model's Elo with its bootstrap interval, best at the top.
 
     Parameters
     ----------
-    result
-        A :class:`~judgebayes.core.bootstrap.BootstrapElo`.
+    board
+        A leaderboard with columns ``model, elo, elo_lo, elo_hi``, sorted best first,
+        or a result whose ``to_frame()`` is one (e.g.
+        :class:`~judgebayes.core.bootstrap.BootstrapElo`, whose ``plot()`` calls this).
     ax
         Axes to draw on (a new figure when ``None``).
+    alpha
+        The intervals are central ``1 - alpha`` intervals (for the legend).
     truth
         Optional ``{model: true Elo}`` drawn as crosses (simulations).
     max_models
-        Show at most this many models (the best ones).
+        Show at most this many models (the first ones).
     """
-    import matplotlib.pyplot as plt
-
-    frame = result.to_frame().head(max_models).iloc[::-1]
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6.5, 0.18 * len(frame) + 1.2))
+    frame = _frame(board).head(max_models).iloc[::-1]
+    ax = _axes(ax, (6.5, 0.18 * len(frame) + 1.2))
     pos = np.arange(len(frame))
     ax.errorbar(frame["elo"], pos, xerr=[frame["elo"] - frame["elo_lo"],
                                          frame["elo_hi"] - frame["elo"]],
                 fmt="o", ms=3, color="#1f5fa8", ecolor="#7fa7d6", elinewidth=1.5,
-                label=f"Elo, {100 * (1 - result.alpha):g}% bootstrap interval")
+                label=f"Elo, {100 * (1 - alpha):g}% bootstrap interval")
     if truth is not None:
         ax.plot([truth.get(m, np.nan) for m in frame["model"]], pos, "x", color="#c2185b",
                 ms=4, label="truth")
@@ -60,7 +87,8 @@ def ppc_plot(check: xr.Dataset, ax: Axes | None = None, *,
     Parameters
     ----------
     check
-        The result of :func:`judgebayes.bayes.inference.ppc` (one statistic per entry).
+        A dataset with ``observed`` and ``replicated`` (draws first), e.g. the result
+        of ``judgebayes.bayes.inference.ppc`` (one statistic per entry).
     ax
         Axes to draw on (a new figure when ``None``).
     labels
@@ -68,12 +96,9 @@ def ppc_plot(check: xr.Dataset, ax: Axes | None = None, *,
     title
         Axes title.
     """
-    import matplotlib.pyplot as plt
-
     rep = check["replicated"].values.reshape(check["replicated"].shape[0], -1)
     obs = check["observed"].values.reshape(-1)
-    if ax is None:
-        _, ax = plt.subplots(figsize=(max(5.0, 0.25 * len(obs) + 1.5), 3.4))
+    ax = _axes(ax, (max(5.0, 0.25 * len(obs) + 1.5), 3.4))
     pos = np.arange(len(obs))
     q = np.quantile(rep, [0.025, 0.25, 0.75, 0.975], axis=0)
     ax.vlines(pos, q[0], q[3], color="#9bb7dd", lw=3, label="95% predictive")
@@ -88,28 +113,41 @@ def ppc_plot(check: xr.Dataset, ax: Axes | None = None, *,
     return ax
 
 
-def reliability_plot(temperature: Temperature, ax: Axes | None = None) -> Axes:
-    """Reliability diagram of σ(β*|s|) as P(judge's side = human's side) (seed 000, Fig. 15)."""
-    import matplotlib.pyplot as plt
+def reliability_plot(table: pd.DataFrame, ax: Axes | None = None, *,
+                     beta: float | None = None, ece: float | None = None) -> Axes:
+    """Reliability diagram of σ(β*|s|) as P(judge's side = human's side) (seed 000, Fig. 15).
 
-    if ax is None:
-        _, ax = plt.subplots(figsize=(3.8, 3.6))
-    t = temperature.reliability
+    Parameters
+    ----------
+    table
+        Binned ``p_mean`` (predicted) and ``outcome_mean`` (observed agreement), as
+        :func:`judgebayes.softelo.reliability` returns and ``Temperature.reliability``
+        holds.
+    ax
+        Axes to draw on (a new figure when ``None``).
+    beta, ece
+        β* and the ECE, for the title.
+    """
+    ax = _axes(ax, (3.8, 3.6))
     ax.plot([0.5, 1], [0.5, 1], "k--", lw=0.8)
-    ax.plot(t["p_mean"], t["outcome_mean"], "o-", color="#c2185b", ms=4)
+    ax.plot(table["p_mean"], table["outcome_mean"], "o-", color="#c2185b", ms=4)
+    title = [f"β* = {beta:.3f}"] if beta is not None else []
+    if ece is not None:
+        title.append(f"ECE = {ece:.3f}")
     ax.set(xlabel="predicted P(judge agrees with human)", ylabel="observed agreement",
-           title=f"β* = {temperature.beta:.3f}, ECE = {temperature.ece:.3f}")
+           title=", ".join(title))
     return ax
 
 
-def held_out_plot(held: HeldOutElo, ax: Axes | None = None, *, start: str = "hard",
-                  end: str = "soft") -> Axes:
-    """Held-out judge Elo vs human Elo, ``start`` → ``end`` arrows (seed 000, Fig. 4a)."""
-    import matplotlib.pyplot as plt
+def held_out_plot(held: Tabular | pd.DataFrame, ax: Axes | None = None, *,
+                  start: str = "hard", end: str = "soft") -> Axes:
+    """Held-out judge Elo vs human Elo, ``start`` → ``end`` arrows (seed 000, Fig. 4a).
 
-    if ax is None:
-        _, ax = plt.subplots(figsize=(4.6, 4.4))
-    t = held.table
+    ``held`` has one row per model with ``elo_human``, ``elo_<start>`` and
+    ``elo_<end>`` (``HeldOutElo.table``, or the result itself).
+    """
+    t = _frame(held)
+    ax = _axes(ax, (4.6, 4.4))
     x = t["elo_human"].to_numpy()
     y0, y1 = t[f"elo_{start}"].to_numpy(), t[f"elo_{end}"].to_numpy()
     for xi, a, b in zip(x, y0, y1, strict=True):
@@ -124,19 +162,38 @@ def held_out_plot(held: HeldOutElo, ax: Axes | None = None, *, start: str = "har
     return ax
 
 
-def conformal_plot(held: HeldOutElo, comparison: ConformalComparison,
+def quartile_residual_plot(ramp: pd.DataFrame, ax: Axes | None = None) -> Axes:
+    """Mean signed residual per human-Elo quartile, one line per method (seed 000, Fig. 4b).
+
+    ``ramp`` has one row per quartile and one column per method
+    (``HeldOutElo.residual_by_quartile()``).
+    """
+    ax = _axes(ax, (4.6, 3.6))
+    for method, colour in zip(ramp.columns, ["#1f5fa8", "#c2185b", "0.5", "0.7"],
+                              strict=False):
+        ax.plot(ramp.index.astype(str), ramp[method], "o-", color=colour, label=method)
+    ax.axhline(0, color="k", lw=0.8)
+    ax.set(ylabel="mean signed residual (Elo)", title="residual by human-Elo quartile")
+    ax.legend(frameon=False, fontsize=8)
+    return ax
+
+
+def conformal_plot(held: Tabular | pd.DataFrame, comparison: Tabular | pd.DataFrame,
                    ax: Axes | None = None, *, methods: tuple[str, ...] = ("hard", "soft"),
                    ) -> Axes:
     """Per-model conformal intervals (mean q̂ over splits × SE_i), sorted by human Elo
-    (seed 000, Fig. 1c / 8)."""
-    import matplotlib.pyplot as plt
+    (seed 000, Fig. 1c / 8).
 
-    t = held.table.sort_values("elo_human", ignore_index=True)
-    if ax is None:
-        _, ax = plt.subplots(figsize=(7, 3.6))
+    ``held`` has one row per model with ``elo_human``, ``elo_<method>`` and
+    ``se_<method>`` (``HeldOutElo.table``, or the result itself); ``comparison`` one
+    row per method with ``method`` and ``q_hat`` (``ConformalComparison.table``, or the
+    result itself).
+    """
+    t = _frame(held).sort_values("elo_human", ignore_index=True)
+    ax = _axes(ax, (7, 3.6))
     pos = np.arange(len(t))
     colours = {"hard": "#1f5fa8", "soft": "#c2185b"}
-    q = comparison.table.set_index("method")["q_hat"]
+    q = _frame(comparison).set_index("method")["q_hat"]
     for k, m in enumerate(methods):
         half = q[m] * t[f"se_{m}"].to_numpy()
         ax.errorbar(pos + (k - 0.5) * 0.3, t[f"elo_{m}"], yerr=half, fmt="o", ms=2,

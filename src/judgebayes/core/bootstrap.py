@@ -129,7 +129,7 @@ class BootstrapElo(ResultDisplay):
         """Forest plot of the leaderboard (see :func:`judgebayes.plots.forest`)."""
         from judgebayes.plots import forest
 
-        return forest(self, ax=ax, truth=truth)
+        return forest(self, ax=ax, alpha=self.alpha, truth=truth)
 
     def __str__(self) -> str:
         level = f"{100 * (1 - self.alpha):g}%"

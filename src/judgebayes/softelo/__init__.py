@@ -6,6 +6,14 @@ The pipeline: :func:`combine_orders` (both presentation orders into one score) �
 (Algorithm 1, leave-one-model-out two-step fit, bootstrap SE) → :func:`conformal_comparison`
 (normalised split conformal, Eq. 4–5); :func:`run_softelo` runs all of it.
 :func:`soft_elo_posterior` propagates β's uncertainty into the Elo posterior (NumPyro).
+
+Modules: :mod:`~judgebayes.softelo.scores` (judge scores into battles and targets),
+:mod:`~judgebayes.softelo.temperature` (β and its calibration),
+:mod:`~judgebayes.softelo.held_out` (Algorithm 1, budget curves),
+:mod:`~judgebayes.softelo.intervals` (split-conformal comparison, calibration pool),
+:mod:`~judgebayes.softelo.pipeline` (:func:`run_softelo`),
+:mod:`~judgebayes.softelo.diagnostics` (judge probes) and
+:mod:`~judgebayes.softelo.posterior` (the β-posterior, JAX).
 """
 
 from judgebayes._lazy import lazy_exports
@@ -17,21 +25,11 @@ from judgebayes.softelo.diagnostics import (
     same_family_excess,
     verbosity_bias,
 )
-from judgebayes.softelo.pipeline import (
-    ConformalComparison,
-    ConformalPool,
-    HeldOutElo,
-    LowSignalWarning,
-    SoftEloResult,
-    Temperature,
-    budget_curve,
-    combine_orders,
-    conformal_comparison,
-    fit_temperature,
-    held_out_elo,
-    run_softelo,
-    soft_targets,
-)
+from judgebayes.softelo.held_out import HeldOutElo, budget_curve, held_out_elo
+from judgebayes.softelo.intervals import ConformalComparison, ConformalPool, conformal_comparison
+from judgebayes.softelo.pipeline import SoftEloResult, run_softelo
+from judgebayes.softelo.scores import combine_orders, soft_targets
+from judgebayes.softelo.temperature import LowSignalWarning, Temperature, fit_temperature
 
 # Bayesian names load JAX: imported on first use.
 _LAZY = {

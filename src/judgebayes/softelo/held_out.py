@@ -1,0 +1,214 @@
+"""The held-out Elo protocol of seed 000 (Algorithm 1) and its budget curves.
+
+* :func:`held_out_elo`: leave-one-model-out, two-step held-out Elo for hard
+  labels, soft targets and label smoothing (Appendix H), with within-model
+  bootstrap SEs (Section 3.3);
+* :func:`budget_curve`: the held-out MAE and β* as the battle budget grows
+  (Appendix C).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+from scipy.stats import spearmanr
+from tqdm.auto import tqdm
+
+from judgebayes.core.battles import Battles
+from judgebayes.core.bootstrap import bootstrap_bt
+from judgebayes.core.bt import solve_map, theta_to_elo
+from judgebayes.core.pairs import PairStats
+from judgebayes.core.results import ResultDisplay
+from judgebayes.softelo.diagnostics import cohen_kappa, residual_by_quartile
+from judgebayes.softelo.scores import method_target
+from judgebayes.softelo.temperature import beta_mle
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+__all__ = ["HeldOutElo", "budget_curve", "held_out_elo"]
+
+
+@dataclass(frozen=True, repr=False)
+class HeldOutElo(ResultDisplay):
+    """Held-out Elo of every model (seed 000, Algorithm 1).
+
+    Attributes
+    ----------
+    table
+        One row per model: ``model, n_battles, beta, elo_human``, and per method
+        ``elo_<method>``, ``se_<method>`` (within-model bootstrap SE; NaN when
+        ``n_boot`` was 0) and ``residual_<method>`` = Elo_LLM − Elo_Human (Eq. 2).
+    methods
+        The fitted methods (``hard``, ``soft``, ``smooth_0.75``, ...).
+    kappa
+        Cohen's κ between judge and human labels over battles with both.
+    mean_abs_s
+        Mean |s| over the judged battles.
+    lam, n_boot
+        Settings used.
+    """
+
+    table: pd.DataFrame
+    methods: tuple[str, ...]
+    kappa: float
+    mean_abs_s: float
+    lam: float
+    n_boot: int
+
+    def _headline(self) -> str:
+        mae = self.summary()["mae"]
+        return (f"{len(self.table)} models, {' vs '.join(self.methods)}: MAE "
+                f"{' → '.join(f'{v:.0f}' for v in mae)} Elo; κ {self.kappa:.2f}, "
+                f"mean |s| {self.mean_abs_s:.2f}")
+
+    def to_frame(self) -> pd.DataFrame:
+        """The per-model table (see ``table``)."""
+        return self.table.copy()
+
+    def summary(self) -> pd.DataFrame:
+        """Per method: Elo MAE, Spearman ρ with the human Elo, Δρ vs ``hard`` (Table 2)."""
+        rows = []
+        human = self.table["elo_human"].to_numpy()
+        for m in self.methods:
+            elo = self.table[f"elo_{m}"].to_numpy()
+            rows.append({"method": m, "mae": float(np.mean(np.abs(elo - human))),
+                         "spearman": float(spearmanr(elo, human).statistic)})
+        frame = pd.DataFrame(rows)
+        if "hard" in self.methods:
+            frame["delta_rho"] = frame["spearman"] - float(
+                frame.loc[frame["method"] == "hard", "spearman"].iloc[0])
+        return frame
+
+    def residual_by_quartile(self) -> pd.DataFrame:
+        """Mean signed residual per human-Elo quartile (Fig. 4b / Appendix F.2)."""
+        return residual_by_quartile(self.table["elo_human"].to_numpy(),
+                                    {m: self.table[f"residual_{m}"] for m in self.methods})
+
+    def plot(self, ax: Axes | None = None, *, start: str = "hard", end: str = "soft") -> Axes:
+        """Judge Elo vs human Elo with ``start`` → ``end`` arrows (Fig. 4a)."""
+        from judgebayes.plots import held_out_plot
+
+        return held_out_plot(self.table, ax=ax, start=start, end=end)
+
+    def __str__(self) -> str:
+        return (f"held-out Elo of {len(self.table)} models (λ = {self.lam:g}, κ = "
+                f"{self.kappa:.3f}, mean |s| = {self.mean_abs_s:.2f})\n"
+                + self.summary().to_string(index=False, float_format="%.3f"))
+
+
+def held_out_elo(battles: Battles, *, methods: Sequence[str] = ("hard", "soft"),
+                 lam: float = 0.01, n_boot: int = 20, score: str = "score_diff",
+                 judge: str = "judge_label", human: str = "human_label",
+                 models: Sequence[str] | None = None, seed: int = 0,
+                 progress: bool = True) -> HeldOutElo:
+    """Leave-one-model-out, two-step held-out Elo (seed 000, Algorithm 1).
+
+    For each held-out model m: β_m* by MLE on human non-ties of battles without m
+    (Eq. 6); anchor strengths by BT on the battles without m (Eq. 1, targets of
+    each method); θ_m alone on m's battles with the anchors held fixed; the human
+    reference Elo by the same two steps on human labels; and SE_m from
+    ``n_boot`` within-model bootstrap resamples of m's battles (Section 3.3).
+
+    Parameters
+    ----------
+    battles
+        Judged battles with ``judge_label``, ``score_diff`` (for ``soft``) and
+        ``human_label`` on (some of) them.
+    methods
+        ``"hard"`` (judge labels), ``"soft"`` (σ(β_m s)), ``"smooth_<c>"`` (label
+        smoothing with constant c, Appendix H).
+    lam
+        L2 penalty λ.
+    n_boot
+        Within-model bootstrap replicates for SE (0: skip).
+    score, judge, human
+        Column names.
+    models
+        Held-out models (default: all).
+    seed
+        Seed of the bootstraps.
+    progress
+        Show a progress bar over models.
+    """
+    names = battles.models
+    a, b = battles.codes()
+    yj = np.asarray(battles.column(judge), float)
+    yh = np.asarray(battles.column(human), float)
+    for m in methods:
+        if m not in ("hard", "soft") and not m.startswith("smooth_"):
+            raise ValueError(f"unknown method {m!r}: 'hard', 'soft' or 'smooth_<c>'")
+    s = (np.asarray(battles.column(score), float) if "soft" in methods or score in battles
+         else None)
+    chosen = list(names) if models is None else list(models)
+    rng = np.random.default_rng(seed)
+    rows = []
+    for name in tqdm(chosen, desc="held-out Elo", disable=not progress):
+        k = names.index(name)
+        mine = (a == k) | (b == k)
+        rest = ~mine
+        labelled = rest & np.isin(yh, [0.0, 1.0])
+        beta = beta_mle(s[labelled], yh[labelled]) if "soft" in methods else np.nan
+        row: dict[str, object] = {"model": name, "n_battles": int(mine.sum()), "beta": beta}
+        targets = {f: method_target(f, yj, s, beta) for f in methods}
+        targets["human"] = yh
+        for method, t in targets.items():
+            ok = ~np.isnan(t)
+            anchors = PairStats.from_battles(a[rest & ok], b[rest & ok], t[rest & ok], names)
+            theta_anchor, _ = solve_map(anchors, lam, {})
+            held = PairStats.from_battles(a[mine & ok], b[mine & ok], t[mine & ok], names)
+            fixed = {j: theta_anchor[j] for j in range(len(names)) if j != k}
+            theta, _ = solve_map(held, lam, fixed)
+            row[f"elo_{method}"] = float(theta_to_elo(theta[k]))
+            if method != "human":
+                se = np.nan
+                if n_boot > 0:
+                    boot = bootstrap_bt(held, lam=lam, within=name, n_boot=n_boot,
+                                        seed=int(rng.integers(2**31)), progress=False,
+                                        fixed={names[j]: float(theta_to_elo(v))
+                                               for j, v in fixed.items()})
+                    se = float(boot.se[k])
+                row[f"se_{method}"] = se
+        for method in methods:
+            row[f"residual_{method}"] = row[f"elo_{method}"] - row["elo_human"]
+        rows.append(row)
+    table = pd.DataFrame(rows)
+    both = ~np.isnan(yh) & ~np.isnan(yj)
+    kappa = cohen_kappa(yj[both], yh[both]) if both.any() else float("nan")
+    mean_abs_s = float(np.mean(np.abs(s))) if s is not None else float("nan")
+    return HeldOutElo(table=table, methods=tuple(methods), kappa=kappa, mean_abs_s=mean_abs_s,
+                      lam=lam, n_boot=n_boot)
+
+
+def budget_curve(battles: Battles, *, budgets: Sequence[float] = (5, 10, 25, 50, 100),
+                 n_rep: int = 3, lam: float = 0.01, seed: int = 0,
+                 progress: bool = True) -> pd.DataFrame:
+    """Held-out Elo MAE and β* as the per-model budget b = |B| / M grows (Appendix C).
+
+    For each budget, ``n_rep`` random subsets of round(b·M) battles are drawn and
+    the hard and soft held-out protocols re-run (no bootstrap).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``budget, rep, n_battles, mae_hard, mae_soft, beta``.
+    """
+    rng = np.random.default_rng(seed)
+    frame = battles.frame
+    n_models = len(battles.models)
+    rows = []
+    for budget in tqdm(budgets, desc="budgets", disable=not progress):
+        size = min(len(frame), round(budget * n_models))
+        for rep in range(n_rep):
+            sub = Battles(frame.iloc[np.sort(rng.choice(len(frame), size, replace=False))])
+            held = held_out_elo(sub, lam=lam, n_boot=0, progress=False)
+            summary = held.summary().set_index("method")["mae"]
+            rows.append({"budget": budget, "rep": rep, "n_battles": size,
+                         "mae_hard": summary["hard"], "mae_soft": summary["soft"],
+                         "beta": float(held.table["beta"].mean())})
+    return pd.DataFrame(rows)
+
