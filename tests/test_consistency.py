@@ -208,6 +208,17 @@ def test_table1_consistency_to_three_decimals(real: cs.JudgeConsistency) -> None
     assert np.all((shift > 0.015) & (shift < 0.025))
 
 
+def test_results_display_as_one_line_and_a_table(real: cs.JudgeConsistency,
+                                                 judge_elo: pd.Series) -> None:
+    text = repr(real)
+    assert text.startswith("<JudgeConsistency:") and "\n" not in text and len(text) < 300
+    assert "24 judges" in text and "<table" in real._repr_html_()
+    for result in (real.counts, cs.position_bias(real.counts), cs.compare_elo(real, judge_elo)):
+        text = repr(result)
+        assert text.startswith(f"<{type(result).__name__}: ") and "\n" not in text
+        assert "<table" in result._repr_html_()
+
+
 def test_correlation_rank_displacement_and_mae(real: cs.JudgeConsistency,
                                                judge_elo: pd.Series) -> None:
     ag = cs.compare_elo(real, judge_elo)
@@ -397,12 +408,12 @@ def test_dirichlet_posterior_matches_its_analytic_mean() -> None:
 
 
 def test_dirichlet_model_by_nuts_agrees_with_exact_draws() -> None:
+    from judgebayes.bayes.inference import fit
     from judgebayes.consistency.model import (
         consistency_posterior,
         matchup_dirichlet_data,
         matchup_dirichlet_model,
     )
-    from judgebayes.bayes.inference import fit
 
     counts = cs.matchup_counts(small_battles())
     data, coords, dims = matchup_dirichlet_data(counts)
@@ -420,12 +431,12 @@ def test_judge_discrimination_recovers_psi_ordering() -> None:
     """Simulate from the model itself (y=None generates) with ψ = (0.5, 1, 2) and fit it."""
     import numpyro
 
+    from judgebayes.bayes.inference import SamplerWarning, fit
     from judgebayes.consistency.model import (
         compare_judges,
         judge_discrimination_data,
         judge_discrimination_model,
     )
-    from judgebayes.bayes.inference import SamplerWarning, fit
 
     models = [f"m{i}" for i in range(6)]
     rows = [(j, a, b, 1.0) for j in ("J_low", "J_mid", "J_high") for a in models for b in models

@@ -29,13 +29,13 @@ from judgebayes.bayes.multi_judge import multi_judge_data, multi_judge_model
 from judgebayes.bayes.spec import ModelSpec
 from judgebayes.calibration.designs import DESIGNS, CalibrationData, calibration_data
 from judgebayes.calibration.estimators import JudgedItems
+from judgebayes.consistency.counts import MatchupCounts
 from judgebayes.consistency.model import (
     judge_discrimination_data,
     judge_discrimination_model,
     matchup_dirichlet_data,
     matchup_dirichlet_model,
 )
-from judgebayes.consistency.score import MatchupCounts
 from judgebayes.core.battles import Battles
 from judgebayes.core.pairs import PairStats
 from judgebayes.errors import DataError

@@ -2,31 +2,43 @@
 verdicts per matchup as a proxy for its Arena Elo, with matchup selection, convergence
 curves, Elo prediction and clusters; and the Bayesian judge-discrimination (ψ) and
 Dirichlet matchup models.
+
+Modules: :mod:`~judgebayes.consistency.counts` (the per judge × ordered matchup
+counts every analysis starts from), :mod:`~judgebayes.consistency.score` (the
+Consistency score, Eqs. 1–3), :mod:`~judgebayes.consistency.elo` (agreement
+with Arena Elo, Section 3.2), :mod:`~judgebayes.consistency.elo_prediction`
+(intervals for a new judge's Elo), :mod:`~judgebayes.consistency.matchup_selection`
+(Section 3.3, Figures 2–3), :mod:`~judgebayes.consistency.clusters` (Appendix A.3),
+:mod:`~judgebayes.consistency.position` (position bias) and
+:mod:`~judgebayes.consistency.model` (the Bayesian models; loads JAX, imported on
+first use of its names).
 """
 
 from judgebayes._lazy import lazy_exports
-from judgebayes.consistency.score import (
+from judgebayes.consistency.clusters import (
     ClusterCorrelations,
-    ConvergenceCurve,
-    EloAgreement,
+    cluster_correlations,
+    rank_clusters,
+)
+from judgebayes.consistency.counts import MatchupCounts, matchup_counts
+from judgebayes.consistency.elo import EloAgreement, compare_elo, read_elo
+from judgebayes.consistency.elo_prediction import (
     EloIntervals,
     EloPrediction,
-    JudgeConsistency,
-    MatchupCounts,
-    MatchupVariance,
-    PositionBias,
-    cluster_correlations,
-    compare_elo,
-    consistency_from_counts,
-    convergence_curve,
     elo_intervals_loo,
-    judge_consistency,
-    matchup_counts,
-    matchup_variance,
-    position_bias,
     predict_elo,
-    rank_clusters,
-    read_elo,
+)
+from judgebayes.consistency.matchup_selection import (
+    ConvergenceCurve,
+    MatchupVariance,
+    convergence_curve,
+    matchup_variance,
+)
+from judgebayes.consistency.position import PositionBias, position_bias
+from judgebayes.consistency.score import (
+    JudgeConsistency,
+    consistency_from_counts,
+    judge_consistency,
 )
 
 # Bayesian names load JAX: imported on first use.

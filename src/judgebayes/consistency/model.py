@@ -60,8 +60,9 @@ from scipy.linalg import null_space
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
-from judgebayes.consistency.score import MatchupCounts, matchup_counts
+from judgebayes.consistency.counts import MatchupCounts, matchup_counts
 from judgebayes.core.battles import Battles
+from judgebayes.core.results import ResultDisplay
 from judgebayes.errors import DataError
 
 __all__ = [
@@ -310,8 +311,8 @@ def consistency_posterior(data: Battles | MatchupCounts, *, prior: float = 1.0,
 
 
 # ---------------------------------------------------------------------- comparison
-@dataclass(frozen=True)
-class JudgeComparison:
+@dataclass(frozen=True, repr=False)
+class JudgeComparison(ResultDisplay):
     """Posterior comparison of two judges on one per-judge quantity.
 
     Attributes
@@ -347,6 +348,9 @@ class JudgeComparison:
                               "mean_b": self.mean_b, "prob_a_greater": self.prob_greater,
                               "diff_mean": self.diff_mean, "diff_lo": self.diff_lo,
                               "diff_hi": self.diff_hi}])
+
+    def _headline(self) -> str:
+        return str(self)
 
     def __str__(self) -> str:
         return (f"{self.var}: {self.judge_a} {self.mean_a:.3f} vs {self.judge_b} "
