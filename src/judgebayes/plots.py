@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
 __all__ = ["Tabular", "conformal_plot", "forest", "held_out_plot", "ppc_plot",
-           "quartile_residual_plot", "reliability_plot"]
+           "quartile_residual_plot", "reliability_plot", "width_decomposition_plot"]
 
 
 class Tabular(Protocol):
@@ -201,5 +201,43 @@ def conformal_plot(held: Tabular | pd.DataFrame, comparison: Tabular | pd.DataFr
                     f"{np.median(2 * half):.0f})")
     ax.plot(pos, t["elo_human"], "_", color="black", ms=8, label="human Elo")
     ax.set(xlabel="models, sorted by human Elo", ylabel="Elo")
+    ax.legend(frameon=False, fontsize=8)
+    return ax
+
+
+def width_decomposition_plot(points: Tabular | pd.DataFrame, ax: Axes | None = None, *,
+                             start: str = "hard", end: str = "soft") -> Axes:
+    """Width decomposition in the (q̂, median SE) plane (seed 000, Appendix I, Fig. 17).
+
+    Each row of ``points`` (a judge, or one conformal comparison) is drawn as a
+    ``start`` point (blue) and an ``end`` point (pink) at (q̂, median_i SE_i), joined
+    by an arrow ``start`` → ``end``, over contours of constant interval width
+    w = 2 q̂ · SE (Eq. 4). ``points`` has columns ``label``, ``q_hat_<method>`` and
+    ``median_se_<method>`` for both methods; rows with an infinite q̂ are left out.
+    """
+    t = _frame(points)
+    q = t[[f"q_hat_{start}", f"q_hat_{end}"]].to_numpy(float)
+    se = t[[f"median_se_{start}", f"median_se_{end}"]].to_numpy(float)
+    keep = np.isfinite(q).all(axis=1) & np.isfinite(se).all(axis=1)
+    ax = _axes(ax, (4.8, 4.2))
+    if not keep.any():
+        ax.set_title("no finite q̂: intervals are unbounded")
+        return ax
+    q, se, labels = q[keep], se[keep], t["label"].to_numpy()[keep]
+    qx = np.linspace(0, 1.15 * q.max(), 100)
+    sy = np.linspace(0, 1.15 * se.max(), 100)
+    gx, gy = np.meshgrid(qx, sy)
+    lines = ax.contour(gx, gy, 2 * gx * gy, levels=8, colors="0.8", linewidths=0.7)
+    ax.clabel(lines, fontsize=6, fmt="w=%.0f")
+    for (q0, q1), (s0, s1), name in zip(q, se, labels, strict=True):
+        ax.annotate("", (q1, s1), (q0, s0), arrowprops={"arrowstyle": "->", "color": "0.4",
+                                                         "lw": 0.9})
+        if str(name):
+            ax.annotate(str(name), (q1, s1), fontsize=7, xytext=(3, 3),
+                        textcoords="offset points")
+    ax.plot(q[:, 0], se[:, 0], "o", color="#1f5fa8", ms=5, label=start)
+    ax.plot(q[:, 1], se[:, 1], "o", color="#c2185b", ms=5, label=end)
+    ax.set(xlabel="conformal quantile q̂", ylabel="median bootstrap SE (Elo)",
+           xlim=(0, qx[-1]), ylim=(0, sy[-1]), title="width decomposition w = 2 q̂ SE")
     ax.legend(frameon=False, fontsize=8)
     return ax

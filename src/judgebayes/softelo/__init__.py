@@ -2,15 +2,17 @@
 conformal intervals and the judge probes.
 
 The pipeline: :func:`combine_orders` (both presentation orders into one score) →
-:func:`fit_temperature` (β by MLE on human non-ties, Eq. 2) → :func:`held_out_elo`
+:func:`fit_temperature` (β by MLE on human non-ties, Eq. 6) → :func:`held_out_elo`
 (Algorithm 1, leave-one-model-out two-step fit, bootstrap SE) → :func:`conformal_comparison`
-(normalised split conformal, Eq. 4–5); :func:`run_softelo` runs all of it.
+(normalised split conformal, Eq. 3–4, or jackknife+ over the models when they are few);
+:func:`run_softelo` runs all of it.
 :func:`soft_elo_posterior` propagates β's uncertainty into the Elo posterior (NumPyro).
 
 Modules: :mod:`~judgebayes.softelo.scores` (judge scores into battles and targets),
 :mod:`~judgebayes.softelo.temperature` (β and its calibration),
 :mod:`~judgebayes.softelo.held_out` (Algorithm 1, budget curves),
-:mod:`~judgebayes.softelo.intervals` (split-conformal comparison, calibration pool),
+:mod:`~judgebayes.softelo.intervals` (split-conformal and jackknife+ comparison, calibration
+pool),
 :mod:`~judgebayes.softelo.pipeline` (:func:`run_softelo`),
 :mod:`~judgebayes.softelo.diagnostics` (judge probes) and
 :mod:`~judgebayes.softelo.posterior` (the β-posterior, JAX).
