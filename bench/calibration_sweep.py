@@ -5,7 +5,7 @@ Runs :func:`judgebayes.calibration.sweep.simulate_sweep` at the paper's grid (J_
 ``--reps`` replications per point (default 1,000) and ``--boot`` bootstrap replicates
 each, prints the table with Monte Carlo standard errors and the wall time, and saves
 ``calibration_sweep.png`` (and ``.csv``) into ``--out``. With ``--bayes-reps N`` it also
-runs the Bayesian designs (:func:`judgebayes.calibration.designs.sweep_bayes`, one
+runs the Bayesian designs (:func:`judgebayes.calibration.bayes_sweep.sweep_bayes`, one
 joint NUTS run of N replications per ΔJ point and design) and adds them to the table.
 
     python bench/calibration_sweep.py --reps 1000 --boot 1000 --out bench-out
@@ -42,7 +42,7 @@ def main() -> None:
     seconds = time.perf_counter() - start
     frame = sweep.to_frame()
     if args.bayes_reps:
-        from judgebayes.calibration.designs import sweep_bayes
+        from judgebayes.calibration import sweep_bayes
 
         t0 = time.perf_counter()
         with warnings.catch_warnings():

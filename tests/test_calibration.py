@@ -206,6 +206,12 @@ def test_comparison_and_diagnostics_tables(sim, fitted) -> None:
     assert f"{fitted.estimate('A', 'q0').estimate:.3f}" in text
 
 
+def test_calibration_displays_as_one_line_and_an_html_table(fitted) -> None:
+    text = repr(fitted)
+    assert text.startswith("<Calibration:") and "\n" not in text and len(text) < 300
+    assert "<table" in fitted._repr_html_()
+
+
 # ------------------------------------------------------------------- errors
 def _frame() -> pd.DataFrame:
     """One model, 8 calibration items (4 positive), 12 test items."""

@@ -16,16 +16,16 @@ from numpyro.infer import Predictive
 from numpyro.infer.util import log_density
 from scipy.special import logit
 
+from judgebayes.calibration.bayes_sweep import sweep_bayes
 from judgebayes.calibration.designs import (
     DESIGNS,
     JudgeMixture,
     _cells,
     calibration_data,
-    fit_calibration,
     hierarchical_calibration_model,
     specific_calibration_model,
-    sweep_bayes,
 )
+from judgebayes.calibration.posterior import fit_calibration
 from judgebayes.calibration.sweep import simulate_items
 from judgebayes.errors import DataError
 

@@ -2,27 +2,30 @@
 accuracies, the J and ΔJ diagnostics, the paired bootstrap, the Section 7 report, the
 simulation sweeps, and the Bayesian latent-class designs (shared, model-specific,
 hierarchical) with LOO.
+
+Modules: ``items`` (judged items), ``estimators`` (single estimators, analytic SEs),
+``bootstrap`` (sufficient statistics, paired bootstrap, delta method), ``analysis``
+(:func:`calibrate`, :class:`Calibration`, :class:`Comparison`), ``report`` (Section 7
+checklist), ``sweep`` (simulations); JAX-based: ``designs`` (latent-class models),
+``posterior`` (fits, LOO, PPC), ``bayes_sweep`` (designs on the simulations).
 """
 
 from judgebayes._lazy import lazy_exports
+from judgebayes.calibration.analysis import Calibration, Comparison, calibrate
+from judgebayes.calibration.bootstrap import BootstrapEstimate
 from judgebayes.calibration.estimators import (
     ESTIMATORS,
     AccuracyEstimate,
-    BootstrapEstimate,
-    Calibration,
-    CalibrationReport,
-    Comparison,
-    JudgedItems,
     JudgeRates,
-    calibrate,
     judge_rates,
     naive_estimate,
     ppi_mean,
-    read_judged_items,
     rg_shared_difference,
     rogan_gladen,
     shared_calibration_bias,
 )
+from judgebayes.calibration.items import JudgedItems, read_judged_items
+from judgebayes.calibration.report import CalibrationReport
 from judgebayes.calibration.sweep import (
     SimulatedItems,
     Sweep,
@@ -34,17 +37,17 @@ from judgebayes.calibration.sweep import (
 
 # Bayesian names load JAX: imported on first use.
 _LAZY = {
-    "BayesCalibration": "judgebayes.calibration.designs",
+    "BayesCalibration": "judgebayes.calibration.posterior",
     "CalibrationData": "judgebayes.calibration.designs",
     "DESIGNS": "judgebayes.calibration.designs",
     "JudgeMixture": "judgebayes.calibration.designs",
-    "PosteriorDifference": "judgebayes.calibration.designs",
+    "PosteriorDifference": "judgebayes.calibration.posterior",
     "calibration_data": "judgebayes.calibration.designs",
-    "fit_calibration": "judgebayes.calibration.designs",
+    "fit_calibration": "judgebayes.calibration.posterior",
     "hierarchical_calibration_model": "judgebayes.calibration.designs",
     "shared_calibration_model": "judgebayes.calibration.designs",
     "specific_calibration_model": "judgebayes.calibration.designs",
-    "sweep_bayes": "judgebayes.calibration.designs",
+    "sweep_bayes": "judgebayes.calibration.bayes_sweep",
 }
 
 __all__ = [

@@ -41,37 +41,35 @@ same items (correlated correctness) is not used. On the Section 5 simulation
 intervals are ≈ 20% wider than the paired-bootstrap PPI++ 2× intervals and
 over-cover (0.97–0.98); with uncorrelated models they match PPI++ 2× (width 0.120 vs
 0.120, coverage 0.94). A joint latent class over (Z_A, Z_B) would recover the pairing.
+
+This module holds the models and their data; :mod:`judgebayes.calibration.posterior`
+fits them (:func:`~judgebayes.calibration.posterior.fit_calibration`) and
+:mod:`judgebayes.calibration.bayes_sweep` runs them on the Section 5 simulations.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-import arviz as az
 import jax
 import jax.numpy as jnp
 import numpy as np
 import numpyro
 import numpyro.distributions as dist
 import pandas as pd
-import xarray as xr
 from jax.scipy.special import gammaln
 from numpyro.distributions import constraints
 from numpyro.distributions.util import promote_shapes
-from tqdm.auto import tqdm
 
-from judgebayes.bayes.inference import fit, ppc
-from judgebayes.calibration.estimators import JudgedItems
-from judgebayes.calibration.sweep import Sweep, _summarise, pair_cell_probs
+from judgebayes.calibration.items import JudgedItems
 from judgebayes.errors import DataError
 
-__all__ = ["DESIGNS", "BayesCalibration", "CalibrationData", "JudgeMixture",
-           "PosteriorDifference",
-           "calibration_data", "fit_calibration", "hierarchical_calibration_model",
-           "shared_calibration_model", "specific_calibration_model", "sweep_bayes"]
+__all__ = ["DESIGNS", "CalibrationData", "JudgeMixture", "calibration_data",
+           "hierarchical_calibration_model", "shared_calibration_model",
+           "specific_calibration_model"]
 
 A_SD, LOG_DOR_MEAN, LOG_DOR_SD, TAU_SD = 1.5, 1.0, 1.0, 1.0
 _NEVER = -1e30  # log-weight of the mixture component ruled out by an observed Z
@@ -308,294 +306,3 @@ def _cells(data: Mapping[str, Any]) -> tuple[dict[str, Any], np.ndarray]:
                  judge_label=uniq["y"].to_numpy(np.int32),
                  weight=np.bincount(cell, minlength=len(uniq)).astype(float))
     return cells, cell
-
-
-def _item_loglik(idata: az.InferenceData, design: str, cells: Mapping[str, Any],
-                 cell: np.ndarray, data: CalibrationData) -> az.InferenceData:
-    """Replace the cell log-likelihoods by per-item ones, plus their sum ``item`` (for LOO)."""
-    from numpyro.infer import log_likelihood
-
-    post = idata.posterior
-    shape = (post.sizes["chain"], post.sizes["draw"])
-    samples = {k: jnp.asarray(post[k].values.reshape(-1, *post[k].shape[2:]))
-               for k in post.data_vars}
-    free = {k: v for k, v in cells.items() if k != "weight"}
-    ll = {k: np.asarray(v) for k, v in log_likelihood(DESIGNS[design], samples, **free).items()}
-    judge = ll["judge_label"][:, cell].reshape(*shape, -1)
-    human = ll["human_label"][:, cell[:data.n_cal]].reshape(*shape, -1)
-    item = judge.copy()
-    item[..., :data.n_cal] += human
-    coords = {"chain": post["chain"].values, "draw": post["draw"].values,
-              "row": np.arange(judge.shape[-1]), "cal_row": np.arange(data.n_cal)}
-    dims = ("chain", "draw")
-    del idata.log_likelihood
-    del idata.observed_data
-    idata.add_groups(
-        log_likelihood=xr.Dataset({"judge_label": ((*dims, "row"), judge),
-                                   "human_label": ((*dims, "cal_row"), human),
-                                   "item": ((*dims, "row"), item)}, coords=coords),
-        observed_data=xr.Dataset({"judge_label": ("row", np.asarray(data.data["judge_label"])),
-                                  "human_label": ("cal_row", np.asarray(
-                                      data.data["human_label"]))},
-                                 coords={"row": coords["row"], "cal_row": coords["cal_row"]}))
-    return idata
-
-
-# -------------------------------------------------------------------- results
-@dataclass(frozen=True)
-class PosteriorDifference:
-    """Posterior of a difference between two models (Δθ or ΔJ) under one design.
-
-    ``estimate`` is the posterior median, ``se`` the posterior standard deviation,
-    ``ci`` the equal-tailed ``1 − alpha`` credible interval, ``prob_positive`` the
-    posterior probability that the difference is positive.
-    """
-
-    quantity: str
-    design: str
-    estimate: float
-    se: float
-    ci: tuple[float, float]
-    prob_positive: float
-    alpha: float
-
-    def to_frame(self) -> pd.DataFrame:
-        return pd.DataFrame([{"quantity": self.quantity, "design": self.design,
-                              "estimate": self.estimate, "se": self.se, "lo": self.ci[0],
-                              "hi": self.ci[1], "prob_positive": self.prob_positive}])
-
-    def __str__(self) -> str:
-        return (f"{self.quantity} ({self.design}): {self.estimate:+.3f} "
-                f"[{self.ci[0]:+.3f}, {self.ci[1]:+.3f}], P(> 0) = {self.prob_positive:.3f}")
-
-
-def _interval(x: np.ndarray, alpha: float) -> tuple[float, float, float]:
-    lo, med, hi = np.quantile(x, [alpha / 2, 0.5, 1 - alpha / 2])
-    return float(med), float(lo), float(hi)
-
-
-@dataclass(frozen=True)
-class BayesCalibration:
-    """Posteriors of the three calibration designs fitted to the same items.
-
-    ``fits[design]`` is an :class:`arviz.InferenceData` with ``theta``, ``q0``,
-    ``q1``, ``J`` per model and ``log_likelihood["item"]`` (one value per judged
-    item) for LOO.
-    """
-
-    data: CalibrationData
-    fits: Mapping[str, az.InferenceData]
-    alpha: float = 0.05
-
-    @property
-    def models(self) -> tuple[str, ...]:
-        return self.data.models
-
-    def loo(self) -> pd.DataFrame:
-        """PSIS-LOO comparison of the designs (:func:`arviz.compare` on per-item log p)."""
-        return az.compare(dict(self.fits), ic="loo", var_name="item")
-
-    def _draws(self, design: str, quantity: str) -> xr.DataArray:
-        if design not in self.fits:
-            raise DataError(f"design {design!r} was not fitted", expected=str(list(self.fits)))
-        return self.fits[design].posterior[quantity]
-
-    def difference(self, a: str, b: str, *, design: str = "hierarchical",
-                   quantity: str = "theta") -> PosteriorDifference:
-        """Posterior of ``quantity[a] − quantity[b]`` (``"theta"`` or ``"J"``)."""
-        for m in (a, b):
-            if m not in self.models:
-                raise DataError(f"unknown model {m!r}", column="model",
-                                expected=f"one of {list(self.models)}")
-        x = self._draws(design, quantity)
-        d = (x.sel(model=a) - x.sel(model=b)).values.ravel()
-        med, lo, hi = _interval(d, self.alpha)
-        return PosteriorDifference(f"{quantity}[{a}] - {quantity}[{b}]", design, med,
-                                   float(d.std(ddof=1)), (lo, hi), float((d > 0).mean()),
-                                   self.alpha)
-
-    def summary(self, a: str | None = None, b: str | None = None) -> pd.DataFrame:
-        """Posterior medians, sds and intervals of θ, q0, q1, J per model, Δθ and ΔJ."""
-        a = a if a is not None else self.models[0]
-        b = b if b is not None else self.models[-1]
-        rows = []
-        for design in self.fits:
-            for q in ("theta", "q0", "q1", "J"):
-                x = self._draws(design, q)
-                for m in self.models:
-                    v = x.sel(model=m).values.ravel()
-                    med, lo, hi = _interval(v, self.alpha)
-                    rows.append({"design": design, "quantity": f"{q}[{m}]", "estimate": med,
-                                 "se": float(v.std(ddof=1)), "lo": lo, "hi": hi})
-            if a != b:
-                for q in ("theta", "J"):
-                    rows.append(self.difference(a, b, design=design, quantity=q).to_frame()
-                                .drop(columns="prob_positive").iloc[0].to_dict())
-        return pd.DataFrame(rows)
-
-    def ppc(self, design: str = "hierarchical", *, seed: int = 0,
-            max_draws: int = 500) -> pd.DataFrame:
-        """Posterior predictive check of judge-positive rates per model.
-
-        Statistics: the judge-positive rate on test items (p of Eq. 1), and on
-        calibration items with Z = 1 (q̂1) and Z = 0 (1 − q̂0). ``p_value`` is the
-        two-sided posterior predictive p-value; a shared design that ignores a real
-        ΔJ shows up as small p-values of the calibration rates.
-        """
-        d = self.data.data
-        n_cal, m = self.data.n_cal, len(self.models)
-        model, runs = np.asarray(d["model_idx"]), np.asarray(d["n_runs"], float)
-        z = np.asarray(d["human_label"])
-        masks = [np.arange(len(model)) >= n_cal,
-                 np.concatenate([z == 1, np.zeros(len(model) - n_cal, bool)]),
-                 np.concatenate([z == 0, np.zeros(len(model) - n_cal, bool)])]
-        names = ("test positive rate", "calibration rate | Z=1 (q1)",
-                 "calibration rate | Z=0 (1-q0)")
-
-        def stat(y: np.ndarray) -> np.ndarray:
-            y = np.asarray(y, float)
-            return np.concatenate([np.bincount(model[k], y[k], m) / np.bincount(
-                model[k], runs[k], m) for k in masks])
-
-        out = ppc(DESIGNS[design], dict(d), self.fits[design], stat=stat, site="judge_label",
-                  seed=seed, max_draws=max_draws)
-        rep, obs = out["replicated"].values, out["observed"].values
-        rows = []
-        for s, name in enumerate(names):
-            for k, mod in enumerate(self.models):
-                j = s * m + k
-                r = rep[:, j]
-                if not np.isfinite(obs[j]):
-                    continue
-                p = min(1.0, 2 * min((r >= obs[j]).mean(), (r <= obs[j]).mean()))
-                rows.append({"design": design, "model": mod, "statistic": name,
-                             "observed": obs[j], "replicated": r.mean(),
-                             "lo": np.quantile(r, self.alpha / 2),
-                             "hi": np.quantile(r, 1 - self.alpha / 2), "p_value": p})
-        return pd.DataFrame(rows)
-
-    def __str__(self) -> str:
-        s = self.summary()
-        lines = ["Posterior medians and "
-                 f"{100 * (1 - self.alpha):g}% intervals by calibration design:"]
-        wide = s.assign(text=[f"{e:+.3f} [{lo:+.3f}, {hi:+.3f}]" if "-" in q else
-                              f"{e:.3f} [{lo:.3f}, {hi:.3f}]"
-                              for q, e, lo, hi in zip(s["quantity"], s["estimate"], s["lo"],
-                                                      s["hi"], strict=True)])
-        lines.append(wide.pivot(index="quantity", columns="design", values="text")
-                     .reindex(columns=list(self.fits)).to_string())
-        if len(self.fits) > 1:
-            loo = self.loo()[["rank", "elpd_loo", "p_loo", "elpd_diff", "dse", "weight"]]
-            lines += ["", "PSIS-LOO (per judged item):", loo.to_string(float_format="%.2f")]
-        return "\n".join(lines)
-
-
-def fit_calibration(items: JudgedItems | pd.DataFrame | CalibrationData, *,
-                    designs: Sequence[str] = tuple(DESIGNS), method: str = "nuts",
-                    chains: int = 4, draws: int = 1000, warmup: int = 1000, seed: int = 0,
-                    target_accept: float = 0.9, alpha: float = 0.05,
-                    progress: bool = True) -> BayesCalibration:
-    """Fit the shared, model-specific and hierarchical designs to the same items.
-
-    Parameters
-    ----------
-    items
-        Judged items (or prepared :class:`CalibrationData`).
-    designs
-        Any of ``"shared"``, ``"model_specific"``, ``"hierarchical"``.
-    method, chains, draws, warmup, seed, target_accept, progress
-        Passed to :func:`judgebayes.bayes.inference.fit`.
-    alpha
-        Credible intervals have level 1 − alpha.
-    """
-    data = items if isinstance(items, CalibrationData) else calibration_data(items)
-    cells, cell = _cells(data.data)
-    fits = {}
-    for design in designs:
-        if design not in DESIGNS:
-            raise ValueError(f"unknown design {design!r}; expected one of {list(DESIGNS)}")
-        dims = {k: v for k, v in data.dims(design).items()
-                if k not in ("judge_label", "human_label")}
-        idata = fit(DESIGNS[design], cells, method=method, chains=chains, draws=draws,
-                    warmup=warmup, seed=seed, coords={k: data.coords[k] for k in
-                                                      ("model", "group")},
-                    dims=dims, progress=progress, target_accept=target_accept)
-        fits[design] = _item_loglik(idata, design, cells, cell, data)
-    return BayesCalibration(data, fits, alpha)
-
-
-# ---------------------------------------------------------------------- sweep
-def _sweep_rows(cal: np.ndarray, test: np.ndarray) -> dict[str, Any]:
-    """Weighted rows of the two-model cell counts of ``r`` replications."""
-    r = len(cal)
-    c = cal.reshape(r, 2, 2, 2, 2)  # z_a, h_a, z_b, h_b
-    t = test.reshape(r, 2, 2)  # h_a, h_b
-    cal_m = np.stack([c.sum(axis=(3, 4)), c.sum(axis=(1, 2))], axis=1)  # (r, model, z, h)
-    test_m = np.stack([t.sum(axis=2), t.sum(axis=1)], axis=1)  # (r, model, h)
-    rep, mod, z, h = np.indices(cal_m.shape).reshape(4, -1)
-    w_cal = cal_m.ravel()
-    rep2, mod2, h2 = np.indices(test_m.shape).reshape(3, -1)
-    w_test = test_m.ravel()
-    keep, keep2 = w_cal > 0, w_test > 0
-    model = np.concatenate([2 * rep[keep] + mod[keep], 2 * rep2[keep2] + mod2[keep2]])
-    return {"model_idx": model.astype(np.int32), "n_runs": np.ones(len(model), np.int32),
-            "n_cal": int(keep.sum()), "n_models": 2 * r,
-            "group": np.repeat(np.arange(r), 2).astype(np.int32), "n_groups": r,
-            "weight": np.concatenate([w_cal[keep], w_test[keep2]]).astype(float),
-            "human_label": z[keep].astype(np.int32),
-            "judge_label": np.concatenate([h[keep], h2[keep2]]).astype(np.int32)}
-
-
-def sweep_bayes(*, delta_j_values: Sequence[float] = (0.0, 0.15, 0.3),
-                j_a_values: Sequence[float] = (), fixed_delta_j: float = 0.05,
-                fixed_j_a: float = 0.3, theta_a: float = 0.70, delta_theta: float = 0.05,
-                n_cal: int = 400, n_test: int = 800, corr: float = 0.5,
-                designs: Sequence[str] = tuple(DESIGNS), n_reps: int = 50, chains: int = 2,
-                draws: int = 500, warmup: int = 500, alpha: float = 0.05, seed: int = 0,
-                progress: bool = True) -> Sweep:
-    """Coverage and bias of the posterior of Δθ = θ_B − θ_A on the Section 5 simulations.
-
-    Same simulation as :func:`judgebayes.calibration.sweep.simulate_sweep`. All
-    ``n_reps`` replications of a sweep point are fitted in *one* NUTS run: each
-    replication is a group of two models with its own parameters, and rows stand
-    for identical items through ``weight`` (multiplicities), so the likelihood costs
-    O(cells), not O(items). Point estimate: posterior median; interval:
-    equal-tailed ``1 − alpha`` credible interval.
-
-    Returns
-    -------
-    Sweep
-        ``estimator`` is ``"bayes_<design>"``; ``n_failed`` counts divergent
-        transitions of the joint run (not replications).
-    """
-    points = ([("J_A", float(j), float(j), float(fixed_delta_j)) for j in j_a_values]
-              + [("delta_J", float(d), float(fixed_j_a), float(d)) for d in delta_j_values])
-    theta = (theta_a, theta_a + delta_theta)
-    rngs = np.random.default_rng(seed).spawn(len(points))
-    rows = []
-    with tqdm(total=len(points) * len(designs), desc="bayes sweep", unit="fit",
-              disable=not progress) as bar:
-        for (sweep, x, ja, dj), rng in zip(points, rngs, strict=True):
-            q = ((1 + ja) / 2, (1 + ja + dj) / 2)
-            pcal, ptest = pair_cell_probs(theta, q, q, corr)
-            data = _sweep_rows(rng.multinomial(n_cal, pcal, size=n_reps),
-                               rng.multinomial(n_test, ptest, size=n_reps))
-            for design in designs:
-                idata = fit(DESIGNS[design], data, method="nuts", chains=chains, draws=draws,
-                            warmup=warmup, seed=int(rng.integers(2**31)), progress=False,
-                            target_accept=0.9, dims=_design_dims(design),
-                            coords={"model": np.arange(2 * n_reps),
-                                    "group": np.arange(n_reps)})
-                th = idata.posterior["theta"].values.reshape(-1, 2 * n_reps)
-                d = th[:, 1::2] - th[:, 0::2]
-                lo, med, hi = np.quantile(d, [alpha / 2, 0.5, 1 - alpha / 2], axis=0)
-                summary = _summarise(med, lo, hi, np.zeros(n_reps, bool), delta_theta)
-                summary["n_failed"] = int(idata.sample_stats["diverging"].sum())
-                rows.append({"sweep": sweep, "x": x, "J_A": ja, "J_B": ja + dj,
-                             "estimator": f"bayes_{design}", **summary})
-                bar.update(1)
-    settings = {"theta_a": theta_a, "delta_theta": delta_theta, "n_cal": n_cal,
-                "n_test": n_test, "corr": corr, "shared_from": "none", "n_reps": n_reps,
-                "n_boot": chains * draws, "alpha": alpha, "seed": seed,
-                "fixed_delta_j": fixed_delta_j, "fixed_j_a": fixed_j_a}
-    return Sweep(pd.DataFrame(rows), settings)

@@ -14,7 +14,9 @@ of 16 cell counts (Z_A, Ẑ_A, Z_B, Ẑ_B) and a test set 4 counts (Ẑ_A, Ẑ_B
 every replication, its bootstrap replicates and every estimator are computed on
 arrays of shape (replications, replicates, cells) at once. The multinomial draws
 use NumPy (``jax.random.multinomial`` was 8× slower on CPU for these shapes); the
-estimators are the broadcasting :func:`judgebayes.calibration._core`.
+estimators are the broadcasting sufficient-statistic functions of
+:mod:`judgebayes.calibration.bootstrap`. The Bayesian designs run on the same
+simulations in :mod:`judgebayes.calibration.bayes_sweep`.
 """
 
 from __future__ import annotations
@@ -30,7 +32,10 @@ import pandas as pd
 from scipy.stats import multivariate_normal, norm
 from tqdm.auto import tqdm
 
-from judgebayes.calibration.estimators import _LABELS, _N_CAL, _N_TEST, JudgedItems, _estimates
+from judgebayes.calibration.bootstrap import _N_CAL, _N_TEST, _estimates
+from judgebayes.calibration.estimators import _LABELS
+from judgebayes.calibration.items import JudgedItems
+from judgebayes.core.results import ResultDisplay
 from judgebayes.errors import DataError
 
 __all__ = ["SimulatedItems", "Sweep", "paper_table6", "plot_sweep", "simulate_items",
@@ -67,8 +72,8 @@ def paper_table6() -> pd.DataFrame:
 
 
 # --------------------------------------------------------------------- items
-@dataclass(frozen=True)
-class SimulatedItems:
+@dataclass(frozen=True, repr=False)
+class SimulatedItems(ResultDisplay):
     """Simulated judged items and the truth behind them.
 
     Attributes
@@ -86,7 +91,16 @@ class SimulatedItems:
     rows: pd.DataFrame
     truth: pd.DataFrame
 
+    def _headline(self) -> str:
+        s, t = self.items.summary(), self.truth.head(4)
+        more = ", …" if len(self.truth) > 4 else ""
+        return (f"{len(self.truth)} models × {int((s['n_cal'] + s['n_test']).max()):,} items "
+                f"({int(s['n_cal'].max()):,} labelled), {len(self.rows):,} judge runs; "
+                f"θ {', '.join(f'{v:.3f}' for v in t['theta'])}{more}; "
+                f"J {', '.join(f'{v:.3f}' for v in t['J'])}{more}")
+
     def to_frame(self) -> pd.DataFrame:
+        """The raw rows, one per judge run (as a user's file would hold them)."""
         return self.rows.copy()
 
 
@@ -236,8 +250,8 @@ def _sweep_chunk(rng: np.random.Generator, pcal: np.ndarray, ptest: np.ndarray, 
     return out
 
 
-@dataclass(frozen=True)
-class Sweep:
+@dataclass(frozen=True, repr=False)
+class Sweep(ResultDisplay):
     """Bias and interval coverage of Δθ̂ per estimator along the sweeps (Figure 1).
 
     ``frame`` has one row per (sweep point, estimator): ``sweep`` (``"J_A"`` or
@@ -250,11 +264,25 @@ class Sweep:
     frame: pd.DataFrame
     settings: Mapping[str, Any]
 
+    def _headline(self) -> str:
+        f, s = self.frame, self.settings
+        worst = f.groupby("estimator", sort=False)["coverage"].min()
+        return (f"{len(f[['sweep', 'x']].drop_duplicates())} sweep points × {len(worst)} "
+                f"estimators, {s.get('n_reps', 0):,} replications each, δ = "
+                f"{s.get('delta_theta')}; lowest coverage "
+                + ", ".join(f"{k} {v:.2f}" for k, v in worst.items())
+                + f" (nominal {1 - s.get('alpha', 0.05):.2f})")
+
     def to_frame(self) -> pd.DataFrame:
         return self.frame.copy()
 
-    def plot(self, axes: Any = None, *, estimators: Sequence[str] | None = None) -> Any:
-        """Figure 1: coverage (top) and bias (bottom) against J_A (left) and ΔJ (right)."""
+    def plot(self, axes: Any = None, *, estimators: Sequence[str] | None = None,
+             ) -> np.ndarray:
+        """Figure 1: coverage (top) and bias (bottom) against J_A (left) and ΔJ (right).
+
+        ``axes``: a 2 × 2 array of axes to draw into (a new figure when ``None``).
+        Returns the 2 × 2 array of :class:`~matplotlib.axes.Axes`.
+        """
         return plot_sweep(self.frame, axes=axes, estimators=estimators,
                           nominal=1 - self.settings.get("alpha", 0.05))
 
@@ -365,12 +393,13 @@ def _summarise(point: np.ndarray, lo: np.ndarray, hi: np.ndarray, failed: np.nda
 
 
 def plot_sweep(frame: pd.DataFrame | Sweep, *, axes: Any = None,
-               estimators: Sequence[str] | None = None, nominal: float = 0.95) -> Any:
+               estimators: Sequence[str] | None = None, nominal: float = 0.95) -> np.ndarray:
     """Coverage (top row) and bias (bottom row) against J_A (left) and ΔJ (right).
 
     ``frame`` is :attr:`Sweep.frame` (several concatenated, e.g. with the Bayesian
-    sweep of :func:`judgebayes.calibration.designs.sweep_bayes`, also work).
-    Returns the 2 × 2 array of axes.
+    sweep of :func:`judgebayes.calibration.bayes_sweep.sweep_bayes`, also work).
+    ``axes`` are four axes to draw into (2 × 2; a new figure when ``None``).
+    Returns the 2 × 2 numpy array of :class:`~matplotlib.axes.Axes`.
     """
     import matplotlib.pyplot as plt
 
@@ -380,6 +409,7 @@ def plot_sweep(frame: pd.DataFrame | Sweep, *, axes: Any = None,
         dict.fromkeys(frame["estimator"]))
     if axes is None:
         _, axes = plt.subplots(2, 2, figsize=(10, 6.5), sharey="row")
+    axes = np.asarray(axes).reshape(2, 2)
     titles = {"J_A": ("J_A", "ΔJ = {:.2f} fixed"), "delta_J": ("ΔJ = J_B − J_A",
                                                                 "J_A = {:.2f} fixed")}
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
