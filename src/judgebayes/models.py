@@ -28,7 +28,7 @@ from judgebayes.bayes.bt_models import bt_data, bt_model, davidson_data, davidso
 from judgebayes.bayes.multi_judge import multi_judge_data, multi_judge_model
 from judgebayes.bayes.spec import ModelSpec
 from judgebayes.calibration.designs import DESIGNS, CalibrationData, calibration_data
-from judgebayes.calibration.estimators import JudgedItems
+from judgebayes.calibration.items import JudgedItems
 from judgebayes.consistency.counts import MatchupCounts
 from judgebayes.consistency.model import (
     judge_discrimination_data,

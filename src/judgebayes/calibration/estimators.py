@@ -34,12 +34,8 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
-from judgebayes.calibration.items import JudgedItems  # noqa: F401  (see below)
 from judgebayes.core.results import ResultDisplay
 from judgebayes.errors import DataError
-
-# JudgedItems lives in judgebayes.calibration.items; it is imported above only because
-# judgebayes.models still imports it from here. Drop that import once models.py does not.
 
 __all__ = [
     "ESTIMATORS",
