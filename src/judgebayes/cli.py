@@ -2,21 +2,26 @@
 
 Every verb prints a readable table; with ``--out DIR`` it also writes the same
 results as CSV (a leaderboard: ``model, elo, elo_lo, elo_hi, se, n_battles``) and
-a ``summary.json``. Bad input exits with status 2 and a one-line reason.
+a ``summary.json``. Bad input exits with status 2 and a one-line reason: argument
+values are checked by the parser (one ``type=`` per kind of value, shared by every
+verb), and files are read through :mod:`judgebayes.core.io`, which turns whatever goes
+wrong in a file into one :class:`~judgebayes.DataError` naming the file and the line.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from judgebayes.core.battles import Battles
 from judgebayes.core.bootstrap import BootstrapElo, bootstrap_bt
+from judgebayes.core.io import file_format, in_file, read_frame, reading, require_file
 from judgebayes.core.loaders import FORMATS, read_battles
 from judgebayes.errors import DataError, JudgeBayesWarning
 from judgebayes.simulate import simulate_arena
@@ -26,22 +31,72 @@ __all__ = ["main"]
 _TARGETS = {"judge": "judge_label", "human": "human_label"}
 
 
-def _pairs(items: Sequence[str] | None, what: str) -> dict[str, str]:
-    out = {}
-    for item in items or ():
-        if "=" not in item:
-            raise DataError(f"{what} {item!r} is not of the form KEY=VALUE")
-        key, value = item.split("=", 1)
-        out[key] = value
-    return out
+# ------------------------------------------------------- argument values (type=)
+def _int_at_least(low: int) -> Callable[[str], int]:
+    """An argparse ``type=``: an integer >= ``low``; anything else is a usage error."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = low - 1
+        if value < low:
+            raise argparse.ArgumentTypeError(f"expected an integer >= {low}, got {text!r}")
+        return value
+
+    parse.__name__ = f"integer >= {low}"
+    return parse
 
 
-def _labels(args: argparse.Namespace) -> dict[str, float]:
-    """The ``--label VALUE=P`` mapping as numbers."""
+_count = _int_at_least(2)  # --n-boot, --models: at least two replicates or models
+_positive_int = _int_at_least(1)  # --battles, --splits, --n-splits
+_non_negative_int = _int_at_least(0)  # --seed
+
+
+def _number(text: str) -> float:
     try:
-        return {k: float(v) for k, v in _pairs(args.label, "--label").items()}
-    except ValueError as err:
-        raise DataError(f"--label values must be numbers ({err})") from None
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+    return value
+
+
+def _probability(text: str) -> float:
+    """An argparse ``type=``: a number strictly between 0 and 1 (``--alpha``)."""
+    value = _number(text)
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}")
+    return value
+
+
+def _non_negative(text: str) -> float:
+    """An argparse ``type=``: a finite number >= 0 (``--lam``)."""
+    value = _number(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}")
+    return value
+
+
+def _column_pair(text: str) -> tuple[str, str]:
+    """An argparse ``type=``: ``--map THEIRS=OURS``."""
+    key, sep, value = text.partition("=")
+    if not (sep and key and value):
+        raise argparse.ArgumentTypeError(f"expected THEIRS=OURS, got {text!r}")
+    return key, value
+
+
+def _label_pair(text: str) -> tuple[str, float]:
+    """An argparse ``type=``: ``--label VALUE=P`` with P a number in [0, 1]."""
+    key, sep, value = text.partition("=")
+    try:
+        p = float(value)
+    except ValueError:
+        p = math.nan
+    if not (sep and key and 0 <= p <= 1):
+        raise argparse.ArgumentTypeError(f"expected VALUE=P with P in [0, 1], got {text!r}")
+    return key, p
 
 
 def _write(out: Path | None, board: BootstrapElo, summary: dict, *, plot: bool,
@@ -108,8 +163,8 @@ def _demo(args: argparse.Namespace) -> int:
 
 def _one_judge(args: argparse.Namespace, *, may_pool: bool) -> Battles:
     """Read ``args.file`` (``--format``, ``--map``, ``--label``) and keep one judge's battles."""
-    battles = read_battles(args.file, args.format, columns=_pairs(args.map, "--map"),
-                           labels=_labels(args),
+    battles = read_battles(args.file, args.format, columns=dict(args.map or ()),
+                           labels=dict(args.label or ()),
                            on_invalid="drop" if args.drop_invalid else "raise")
     if args.judge is not None:
         return battles.for_judge(args.judge)
@@ -135,8 +190,6 @@ def _elo(args: argparse.Namespace) -> int:
 
 def _consistency(args: argparse.Namespace) -> int:
     """Seed 002: each judge's Consistency score, optionally against its Arena Elo."""
-    import pandas as pd
-
     from judgebayes.consistency import (
         compare_elo,
         judge_consistency,
@@ -148,22 +201,21 @@ def _consistency(args: argparse.Namespace) -> int:
     path: Path = args.path
     on_invalid = "drop" if args.drop_invalid else "raise"
     if args.format == "consistency" or (args.format == "auto" and (
-            path.is_dir() or path.suffix.lower() == ".json")):
+            path.is_dir() or file_format(path, "csv") == "json")):
         battles = read_consistency(path, on_invalid=on_invalid)
     else:
-        battles = read_battles(path, "csv", columns=_pairs(args.map, "--map"),
-                               labels=_labels(args), on_invalid=on_invalid)
+        battles = read_battles(path, "csv", columns=dict(args.map or ()),
+                               labels=dict(args.label or ()), on_invalid=on_invalid)
     if "judge" not in battles:
         raise DataError(f"{path} has no 'judge' column: Consistency is a per-judge score "
                         f"(map one with --map THEIRS=judge)", column="judge")
     matchups = None
     if args.matchups is not None:
-        if not args.matchups.is_file():
-            raise DataError(f"no such file: {args.matchups}")
-        table = pd.read_csv(args.matchups)
-        if table.shape[1] < 2:
-            raise DataError(f"{args.matchups.name} needs two columns of model names",
-                            expected="a CSV such as model_i,model_j")
+        with reading(args.matchups):
+            table = read_frame(args.matchups, text_columns=True, default="csv")
+            if table.shape[1] < 2:
+                raise DataError("needs two columns of model names",
+                                expected="a CSV such as model_i,model_j")
         matchups = list(table.iloc[:, :2].astype(str).itertuples(index=False, name=None))
     result = judge_consistency(battles, matchups=matchups)
     frame = result.to_frame()
@@ -176,7 +228,10 @@ def _consistency(args: argparse.Namespace) -> int:
                                              strict=True))}
     lines = [str(result).split("\n")[0]]
     if args.judge_elo is not None:
-        agreement = compare_elo(result, read_elo(args.judge_elo))
+        require_file(args.judge_elo)
+        with reading(args.judge_elo):
+            elo = read_elo(args.judge_elo)
+        agreement = compare_elo(result, elo)
         extra = agreement.to_frame().set_index("judge")[
             ["arena_elo", "rank_consistency", "rank_elo", "elo_pred", "elo_pred_loo"]]
         frame = frame.join(extra, on="judge").sort_values("arena_elo", ascending=False,
@@ -245,8 +300,10 @@ def _calibrate(args: argparse.Namespace) -> int:
 
     from judgebayes.calibration import calibrate, read_judged_items
 
-    items = read_judged_items(args.file, columns=_pairs(args.map, "--map"),
-                              labels=_labels(args))
+    require_file(args.file)
+    with reading(args.file):
+        items = read_judged_items(args.file, columns=dict(args.map or ()),
+                                  labels=dict(args.label or ()))
     result = calibrate(items, baseline=args.baseline, n_boot=args.n_boot, alpha=args.alpha,
                        n_splits=args.n_splits, seed=args.seed, progress=not args.no_progress)
     print(result)
@@ -273,10 +330,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = sub.add_parser("demo", help="simulate a judged arena and fit Hard-Elo with "
                                        "bootstrap intervals")
-    demo.add_argument("--models", type=int, default=55)
-    demo.add_argument("--battles", type=int, default=25_000)
-    demo.add_argument("--n-boot", type=int, default=1000)
-    demo.add_argument("--seed", type=int, default=0)
+    demo.add_argument("--models", type=_count, default=55)
+    demo.add_argument("--battles", type=_positive_int, default=25_000)
+    demo.add_argument("--n-boot", type=_count, default=1000)
+    demo.add_argument("--seed", type=_non_negative_int, default=0)
     demo.add_argument("--out", type=Path, default=Path("judgebayes-demo"),
                       help="folder for leaderboard.csv, summary.json, forest.png")
     demo.add_argument("--no-progress", action="store_true")
@@ -290,14 +347,14 @@ def build_parser() -> argparse.ArgumentParser:
     elo.add_argument("--judge", default=None, help="use this judge's verdicts only")
     elo.add_argument("--pool-judges", action="store_true",
                      help="fit all judges' verdicts together")
-    elo.add_argument("--map", nargs="*", metavar="THEIRS=OURS",
+    elo.add_argument("--map", nargs="*", type=_column_pair, metavar="THEIRS=OURS",
                      help="column mapping for --format csv, e.g. left=model_a")
-    elo.add_argument("--label", nargs="*", metavar="VALUE=P",
+    elo.add_argument("--label", nargs="*", type=_label_pair, metavar="VALUE=P",
                      help="label mapping for --format csv, e.g. A=1 B=0 tie=0.5")
-    elo.add_argument("--lam", type=float, default=0.01)
-    elo.add_argument("--n-boot", type=int, default=1000)
-    elo.add_argument("--alpha", type=float, default=0.05)
-    elo.add_argument("--seed", type=int, default=0)
+    elo.add_argument("--lam", type=_non_negative, default=0.01)
+    elo.add_argument("--n-boot", type=_count, default=1000)
+    elo.add_argument("--alpha", type=_probability, default=0.05)
+    elo.add_argument("--seed", type=_non_negative_int, default=0)
     elo.add_argument("--drop-invalid", action="store_true",
                      help="drop invalid rows (counted in the summary) instead of failing")
     elo.add_argument("--out", type=Path, default=None)
@@ -309,16 +366,16 @@ def build_parser() -> argparse.ArgumentParser:
     soft.add_argument("file", type=Path)
     soft.add_argument("--format", choices=FORMATS, required=True)
     soft.add_argument("--judge", default=None, help="use this judge's battles only")
-    soft.add_argument("--map", nargs="*", metavar="THEIRS=OURS")
-    soft.add_argument("--label", nargs="*", metavar="VALUE=P")
-    soft.add_argument("--lam", type=float, default=0.01)
-    soft.add_argument("--n-boot", type=int, default=20,
+    soft.add_argument("--map", nargs="*", type=_column_pair, metavar="THEIRS=OURS")
+    soft.add_argument("--label", nargs="*", type=_label_pair, metavar="VALUE=P")
+    soft.add_argument("--lam", type=_non_negative, default=0.01)
+    soft.add_argument("--n-boot", type=_count, default=20,
                       help="within-model bootstrap resamples for SE (seed 000: 20)")
-    soft.add_argument("--alpha", type=float, default=0.1)
-    soft.add_argument("--splits", type=int, default=5)
-    soft.add_argument("--smoothing", type=float, nargs="*", default=[],
+    soft.add_argument("--alpha", type=_probability, default=0.1)
+    soft.add_argument("--splits", type=_positive_int, default=5)
+    soft.add_argument("--smoothing", type=_probability, nargs="*", default=[],
                       help="label-smoothing constants c to compare (Appendix H)")
-    soft.add_argument("--seed", type=int, default=0)
+    soft.add_argument("--seed", type=_non_negative_int, default=0)
     soft.add_argument("--drop-invalid", action="store_true")
     soft.add_argument("--out", type=Path, default=None)
     soft.add_argument("--no-progress", action="store_true")
@@ -336,9 +393,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="auto: contest JSON for a folder or .json file, else a table")
     cons.add_argument("--matchups", type=Path, default=None,
                       help="CSV of model pairs (two columns) to use; default: all pairs")
-    cons.add_argument("--map", nargs="*", metavar="THEIRS=OURS",
+    cons.add_argument("--map", nargs="*", type=_column_pair, metavar="THEIRS=OURS",
                       help="column mapping for a table, e.g. grader=judge")
-    cons.add_argument("--label", nargs="*", metavar="VALUE=P",
+    cons.add_argument("--label", nargs="*", type=_label_pair, metavar="VALUE=P",
                       help="label mapping for a table, e.g. A=1 B=0 tie=0.5")
     cons.add_argument("--drop-invalid", action="store_true",
                       help="drop invalid rows (counted in the summary) instead of failing")
@@ -351,13 +408,15 @@ def build_parser() -> argparse.ArgumentParser:
                                              "human_label (calibration subset), optional run")
     cal.add_argument("--baseline", default=None,
                      help="model whose calibration the shared RG reuses (default: most labels)")
-    cal.add_argument("--map", nargs="*", metavar="THEIRS=OURS")
-    cal.add_argument("--label", nargs="*", metavar="VALUE=P", help="e.g. yes=1 no=0")
-    cal.add_argument("--n-boot", type=int, default=2000)
-    cal.add_argument("--n-splits", type=int, default=20,
+    cal.add_argument("--map", nargs="*", type=_column_pair, metavar="THEIRS=OURS")
+    cal.add_argument("--label", nargs="*", type=_label_pair, metavar="VALUE=P",
+                     help="e.g. yes=1 no=0")
+    cal.add_argument("--n-boot", type=_int_at_least(100), default=2000,
+                     help="bootstrap replicates (at least 100)")
+    cal.add_argument("--n-splits", type=_positive_int, default=20,
                      help="random calibration halves pooled for PPI++ 1x (Appendix E.4)")
-    cal.add_argument("--alpha", type=float, default=0.05)
-    cal.add_argument("--seed", type=int, default=0)
+    cal.add_argument("--alpha", type=_probability, default=0.05)
+    cal.add_argument("--seed", type=_non_negative_int, default=0)
     cal.add_argument("--out", type=Path, default=None)
     cal.add_argument("--no-progress", action="store_true")
     cal.set_defaults(run=_calibrate)
@@ -374,8 +433,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         for w in caught:
             print(f"note: {w.message}", file=sys.stderr)
         return status
-    except (DataError, OSError) as err:
-        print(f"judgebayes: error: {err}", file=sys.stderr)
+    except (DataError, OSError, ValueError) as err:  # bad input: one line, no traceback
+        source = getattr(args, "file", None) or getattr(args, "path", None)
+        if isinstance(err, DataError) and source is not None:
+            err = in_file(err, source)  # name the input file unless the error names one
+        print("judgebayes: error: " + (" ".join(str(err).split()) or type(err).__name__),
+              file=sys.stderr)
         return 2
 
 

@@ -36,6 +36,7 @@ import pandas as pd
 
 from judgebayes.core.pairs import PairStats
 from judgebayes.core.report import DropReport
+from judgebayes.core.results import ResultDisplay
 from judgebayes.errors import DataError
 
 __all__ = ["LABEL_COLUMNS", "SCHEMA", "Battles"]
@@ -94,7 +95,7 @@ def _as_float(values: pd.Series, column: str, checker: _Checker) -> np.ndarray:
     return numeric
 
 
-class Battles:
+class Battles(ResultDisplay):
     """A validated table of battles (see the module docstring for the schema).
 
     Parameters
@@ -111,6 +112,8 @@ class Battles:
     -----
     Model names are stored as one :class:`pandas.Categorical` shared by both
     model columns, so aggregation into pair statistics needs no string work.
+    A subset (:meth:`subset`, :meth:`for_judge`, :meth:`involving`, :meth:`without`)
+    reports its own rows: the parent's report plus the rows it leaves out, by reason.
     """
 
     def __init__(self, frame: pd.DataFrame | Mapping, *, on_invalid: OnInvalid = "raise",
@@ -153,10 +156,30 @@ class Battles:
     def __len__(self) -> int:
         return len(self._frame)
 
-    def __repr__(self) -> str:
+    @classmethod
+    def _valid(cls, frame: pd.DataFrame, report: DropReport) -> Battles:
+        """A table from rows that are already valid (only the model categories are rebuilt)."""
+        out = cls.__new__(cls)
+        out._frame, out._report = _shared_categories(frame), report
+        return out
+
+    def _summary(self) -> str:
         labels = [c for c in (*LABEL_COLUMNS, "score_diff") if c in self._frame]
-        return (f"Battles({len(self)} battles, {len(self.models)} models, "
-                f"{len(self.judges)} judges, labels={labels})")
+        return (f"{len(self):,} battles, {len(self.models)} models, {len(self.judges)} judges, "
+                f"labels={labels}")
+
+    def _headline(self) -> str:
+        report = self._report
+        left_out = report.n_input - len(self)
+        return self._summary() + (f"; {report.n_input:,} rows in, {left_out:,} dropped or "
+                                  "not used" if left_out else "")
+
+    def to_frame(self) -> pd.DataFrame:
+        """The validated table (a copy), as :attr:`frame`."""
+        return self.frame
+
+    def __str__(self) -> str:
+        return f"Battles({self._summary()})"
 
     def codes(self) -> tuple[np.ndarray, np.ndarray]:
         """Integer codes of model A and model B into :attr:`models`."""
@@ -178,19 +201,27 @@ class Battles:
         return pd.Series(counts, index=pd.Index(self.models, name="model"), name="n_battles")
 
     # ----------------------------------------------------------------- subsets
-    def subset(self, mask: np.ndarray | pd.Series) -> Battles:
-        """Battles where ``mask`` is true (unused model names are removed)."""
+    def subset(self, mask: np.ndarray | pd.Series, *, reason: str = "not selected") -> Battles:
+        """Battles where ``mask`` is true (unused model names are removed).
+
+        The subset's :attr:`report` is this table's plus the rows left out, counted
+        as not used for ``reason``.
+        """
         mask = np.asarray(mask, dtype=bool)
         if mask.shape != (len(self),):
             raise ValueError(f"mask has shape {mask.shape}, expected ({len(self)},)")
+        if not mask.any():
+            raise DataError(f"no battles left: all {len(self):,} are {reason}",
+                            expected="at least one battle")
         frame = self._frame.loc[mask].reset_index(drop=True)
-        return Battles(frame, _report=self._report)
+        return Battles._valid(frame, self._report.with_excluded(reason, int((~mask).sum())))
 
     def involving(self, model: str) -> Battles:
         """Battles in which ``model`` took part."""
         self._require_model(model)
         f = self._frame
-        return self.subset((f["model_a"] == model).to_numpy() | (f["model_b"] == model).to_numpy())
+        return self.subset((f["model_a"] == model).to_numpy() | (f["model_b"] == model).to_numpy(),
+                           reason=f"not involving {model}")
 
     def without(self, models: str | Iterable[str]) -> Battles:
         """Battles in which none of ``models`` took part."""
@@ -199,14 +230,14 @@ class Battles:
             self._require_model(m)
         f = self._frame
         hit = f["model_a"].isin(names).to_numpy() | f["model_b"].isin(names).to_numpy()
-        return self.subset(~hit)
+        return self.subset(~hit, reason=f"involving {', '.join(names)}")
 
     def for_judge(self, judge: str) -> Battles:
         """Battles judged by ``judge``."""
         if judge not in self.judges:
             raise DataError(f"unknown judge {judge!r}", column="judge",
                             expected=f"one of {list(self.judges)}")
-        return self.subset((self._frame["judge"] == judge).to_numpy())
+        return self.subset((self._frame["judge"] == judge).to_numpy(), reason="other judges")
 
     def _require_model(self, model: str) -> None:
         if model not in self.models:
@@ -278,6 +309,10 @@ def _validate(frame: pd.DataFrame, on_invalid: OnInvalid) -> tuple[pd.DataFrame,
         raise DataError(f"missing required column(s) {missing}; columns present: "
                         f"{list(frame.columns)}", column=missing[0],
                         expected="a column naming each battle's model A and model B")
+    repeated = frame.columns[frame.columns.duplicated()]
+    if len(repeated):
+        raise DataError(f"the column {repeated[0]!r} appears more than once",
+                        column=str(repeated[0]), expected="each column name once")
     if n_input == 0:
         raise DataError("no battles: the table is empty", expected="at least one row")
     frame = frame.reset_index(drop=True)
@@ -340,7 +375,15 @@ def _validate(frame: pd.DataFrame, on_invalid: OnInvalid) -> tuple[pd.DataFrame,
         if len(result) == 0:
             raise DataError(f"every row is invalid ({checker.dropped})",
                             expected="at least one valid row")
-    names = sorted(set(result["model_a"]) | set(result["model_b"]))
-    for col in ("model_a", "model_b"):
-        result[col] = pd.Categorical(result[col], categories=names)
-    return result, DropReport(n_input, checker.dropped)
+    return _shared_categories(result), DropReport(n_input, checker.dropped)
+
+
+def _shared_categories(frame: pd.DataFrame) -> pd.DataFrame:
+    """``model_a`` and ``model_b`` as one Categorical of the sorted names in use."""
+    a, b = frame["model_a"], frame["model_b"]
+    names = sorted(set(pd.unique(a)) | set(pd.unique(b)))
+    if isinstance(a.dtype, pd.CategoricalDtype):  # a subset: drop the names no longer used
+        return frame.assign(model_a=a.cat.set_categories(names),
+                            model_b=b.cat.set_categories(names))
+    return frame.assign(model_a=pd.Categorical(a, categories=names),
+                        model_b=pd.Categorical(b, categories=names))

@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 import json
 from collections.abc import Iterable, Mapping
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from judgebayes.core.battles import Battles, OnInvalid
+from judgebayes.core.io import file_format, in_file, read_frame, reading, records_frame
 from judgebayes.core.report import DropReport
 from judgebayes.errors import DataError
 
@@ -39,49 +41,26 @@ FORMATS = ("arena", "softelo", "consistency", "csv")
 _ARENA_WINNER = {"model_a": 1.0, "model_b": 0.0, "tie": 0.5, "tie (bothbad)": 0.5}
 
 
-def _read_records(source: str | Path | Iterable[Mapping[str, Any]] | pd.DataFrame,
-                  ) -> pd.DataFrame:
-    """Records from a JSON list, a JSONL file, a DataFrame or an iterable of dicts."""
+#: Columns that hold names (models, judges, prompts): read as strings exactly as written.
+NAME_COLUMNS = ("model_a", "model_b", "judge", "prompt_id")
+Source = str | Path | Iterable[Mapping[str, Any]] | pd.DataFrame
+
+
+def _frame(source: Source, names: Iterable[str], default: str | None) -> pd.DataFrame:
+    """A file (through :func:`~judgebayes.core.io.read_frame`), a DataFrame or records."""
     if isinstance(source, pd.DataFrame):
         return source.reset_index(drop=True)
+    if isinstance(source, str | Path):
+        return read_frame(source, text_columns=names, default=default)
+    return records_frame(list(source), names)
+
+
+def _naming(source: Source, default: str | None) -> Any:
+    """Errors raised while loading a file name it (rows as JSON records or table rows)."""
     if not isinstance(source, str | Path):
-        return pd.DataFrame(list(source))
-    path = Path(source)
-    if not path.exists():
-        raise DataError(f"no such file: {path}")
-    text = path.read_text(encoding="utf-8")
-    stripped = text.lstrip()
-    if not stripped:
-        raise DataError(f"{path} is empty", expected="a JSON list or JSON lines of records")
-    try:
-        if stripped.startswith("["):
-            records = json.loads(text)
-        elif stripped.startswith("{") and not _is_jsonl(stripped):
-            obj = json.loads(text)
-            records = obj if isinstance(obj, list) else pd.DataFrame(obj).to_dict("records")
-        else:
-            records = []
-            for k, line in enumerate(x for x in text.splitlines() if x.strip()):
-                try:
-                    records.append(json.loads(line))
-                except json.JSONDecodeError as err:
-                    raise DataError(f"{path}: invalid JSON ({err.msg})", row=k,
-                                    expected="one JSON object per line") from None
-    except json.JSONDecodeError as err:
-        raise DataError(f"{path}: invalid JSON at line {err.lineno} ({err.msg})",
-                        expected="a JSON list of records or JSON lines") from None
-    if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
-        raise DataError(f"{path}: expected a list of JSON objects (records)")
-    return pd.DataFrame(records)
-
-
-def _is_jsonl(text: str) -> bool:
-    first = text.split("\n", 1)[0].strip()
-    try:
-        json.loads(first)
-    except json.JSONDecodeError:
-        return False
-    return "\n" in text.strip()
+        return nullcontext()
+    unit = "record" if file_format(source, default or "csv").startswith("json") else "row"
+    return reading(source, unit=unit)
 
 
 def _require(frame: pd.DataFrame, columns: Iterable[str], what: str) -> None:
@@ -105,8 +84,9 @@ def _map_labels(values: pd.Series, mapping: Mapping[Any, float], column: str,
     bad = mapped.isna().to_numpy() & ~(missing & allow_missing)
     if bad.any() and on_invalid == "raise":
         row = int(np.flatnonzero(bad)[0])
-        raise DataError("unknown label", row=row, column=column, expected=expected,
-                        got=values.iloc[row])
+        raise DataError("missing label" if missing[row] else "unknown label", row=row,
+                        column=column, expected=expected,
+                        got=None if missing[row] else values.iloc[row])
     return mapped.to_numpy(dtype=float), bad
 
 
@@ -123,30 +103,35 @@ def _finish(frame: pd.DataFrame, bad: np.ndarray, reason: str, on_invalid: OnInv
     """Drop loader-level bad rows (counted), then validate the rest."""
     if not bad.any():
         return Battles(frame, on_invalid=on_invalid)
+    if bad.all():
+        raise DataError(f"every row is invalid ({reason}: {int(bad.sum())})",
+                        expected="at least one valid row")
     n_input = len(frame)
     battles = Battles(frame.loc[~bad].reset_index(drop=True), on_invalid=on_invalid)
     dropped = {reason: int(bad.sum()), **battles.report.dropped}
     return Battles(battles.frame, _report=DropReport(n_input, dropped))
 
 
-def read_arena(source: str | Path | Iterable[Mapping[str, Any]] | pd.DataFrame, *,
-               on_invalid: OnInvalid = "raise") -> Battles:
-    """Chatbot Arena / FastChat battles (JSON list, JSON lines, or records).
+def read_arena(source: Source, *, on_invalid: OnInvalid = "raise") -> Battles:
+    """Chatbot Arena / FastChat battles (JSON list, JSON lines, CSV, Parquet, or records).
 
     ``winner`` ∈ {``model_a``, ``model_b``, ``tie``, ``tie (bothbad)``} becomes
     ``human_label`` ∈ {1, 0, 0.5, 0.5}. ``question_id`` becomes ``prompt_id``;
-    every other field is kept as a column.
+    every other field is kept as a column. A file whose suffix names no format is
+    read as JSON.
     """
-    frame = _read_records(source)
-    _require(frame, ("model_a", "model_b", "winner"), "Chatbot Arena battles")
-    labels, bad = _map_labels(frame["winner"], _ARENA_WINNER, "winner",
-                              "one of 'model_a', 'model_b', 'tie', 'tie (bothbad)'", on_invalid)
-    frame = frame.assign(human_label=labels)
-    if "question_id" in frame and "prompt_id" not in frame:
-        frame = frame.rename(columns={"question_id": "prompt_id"})
-    if "judge" in frame:  # Arena's `judge` is the voter's hash, not an LLM judge
-        frame = frame.rename(columns={"judge": "voter"})
-    return _finish(frame, bad, "unknown winner", on_invalid)
+    with _naming(source, "json"):
+        frame = _frame(source, (*NAME_COLUMNS, "winner", "question_id"), "json")
+        _require(frame, ("model_a", "model_b", "winner"), "Chatbot Arena battles")
+        labels, bad = _map_labels(frame["winner"], _ARENA_WINNER, "winner",
+                                  "one of 'model_a', 'model_b', 'tie', 'tie (bothbad)'",
+                                  on_invalid)
+        frame = frame.assign(human_label=labels)
+        if "question_id" in frame and "prompt_id" not in frame:
+            frame = frame.rename(columns={"question_id": "prompt_id"})
+        if "judge" in frame:  # Arena's `judge` is the voter's hash, not an LLM judge
+            frame = frame.rename(columns={"judge": "voter"})
+        return _finish(frame, bad, "unknown winner", on_invalid)
 
 
 def _parse_scores(values: pd.Series, column: str) -> pd.DataFrame:
@@ -190,7 +175,7 @@ def _parse_scores(values: pd.Series, column: str) -> pd.DataFrame:
 
 
 def read_softelo(path: str | Path | pd.DataFrame, *, on_invalid: OnInvalid = "raise") -> Battles:
-    """The Soft-Elo annotation CSV of seed 000.
+    """The Soft-Elo annotation CSV of seed 000 (or the same table as JSON or Parquet).
 
     Columns ``model_a, model_b, human_pref, judge_pref, scores_a, scores_b``.
     Preferences use **0 = A wins, 1 = B wins, 0.5 = tie**; they become
@@ -201,14 +186,13 @@ def read_softelo(path: str | Path | pd.DataFrame, *, on_invalid: OnInvalid = "ra
     and each criterion is kept as ``score_a:<criterion>`` / ``score_b:<criterion>``.
     A missing ``human_pref`` is allowed (battle not human-labelled).
     """
-    if isinstance(path, pd.DataFrame):
-        frame = path.reset_index(drop=True)
-    else:
-        if not Path(path).exists():
-            raise DataError(f"no such file: {path}")
-        frame = pd.read_csv(path)
+    with _naming(path, "csv"):
+        return _softelo(_frame(path, NAME_COLUMNS, "csv"), on_invalid)
+
+
+def _softelo(frame: pd.DataFrame, on_invalid: OnInvalid) -> Battles:
     _require(frame, ("model_a", "model_b", "judge_pref", "scores_a", "scores_b"),
-             "Soft-Elo annotation CSV")
+             "Soft-Elo annotations")
     out = frame.drop(columns=["scores_a", "scores_b"])
     bad = np.zeros(len(frame), dtype=bool)
     for src, dst in (("judge_pref", "judge_label"), ("human_pref", "human_label")):
@@ -243,40 +227,58 @@ def read_consistency(path: str | Path, *, on_invalid: OnInvalid = "raise") -> Ba
     """
     path = Path(path)
     if path.is_dir():
-        files = sorted(path.glob("*.json"))
+        files = sorted([*path.glob("*.json"), *path.glob("*.json.gz")])
         if not files:
-            raise DataError(f"no *.json contest files in {path}")
-    elif path.exists():
-        files = [path]
+            raise DataError(f"no *.json contest files in {path}",
+                            expected="<judge>_contest_data.json files")
     else:
-        raise DataError(f"no such file or folder: {path}")
-    frames, bads = [], []
+        files = [path]
+    frames, bads, starts = [], [], [0]
     for file in files:
-        frame = _read_records(file)
-        _require(frame, ("first", "second", "winner"), f"contest file {file.name}")
-        winner = frame["winner"].astype("string")
-        label = np.where(winner == frame["first"], 1.0,
-                         np.where(winner == frame["second"], 0.0,
-                                  np.where(winner.str.lower() == "tie", 0.5, np.nan)))
-        bad = np.isnan(label)
-        if bad.any() and on_invalid == "raise":
-            row = int(np.flatnonzero(bad)[0])
-            raise DataError(f"{file.name}: winner is neither contestant nor 'Tie'", row=row,
-                            column="winner", got=frame["winner"].iloc[row],
-                            expected=f"{frame['first'].iloc[row]!r}, "
-                                     f"{frame['second'].iloc[row]!r} or 'Tie'")
-        judge = file.name.removesuffix(".json").removesuffix("_contest_data")
-        out = frame.drop(columns=["first", "second", "winner"]).rename(
-            columns={"question": "prompt_id"})
-        out.insert(0, "model_a", frame["first"])
-        out.insert(1, "model_b", frame["second"])
-        out.insert(2, "judge", judge)
-        out["judge_label"] = label
-        out["position"] = "a"
-        frames.append(out)
+        with _naming(file, "json"):
+            frame, bad = _contest(read_frame(file, text_columns=_CONTEST_NAMES, default="json"),
+                                  file, on_invalid)
+        frames.append(frame)
         bads.append(bad)
-    return _finish(pd.concat(frames, ignore_index=True), np.concatenate(bads),
-                   "winner is neither contestant nor 'Tie'", on_invalid)
+        starts.append(starts[-1] + len(frame))
+    try:
+        return _finish(pd.concat(frames, ignore_index=True), np.concatenate(bads),
+                       "winner is neither contestant nor 'Tie'", on_invalid)
+    except DataError as err:  # validated once, reported by file and record
+        if err.row is None:
+            raise
+        k = int(np.searchsorted(starts, err.row, side="right")) - 1
+        raise in_file(err, files[k], unit="record", first_row=starts[k]) from None
+
+
+_CONTEST_NAMES = ("first", "second", "winner", "question")
+
+
+def _contest(frame: pd.DataFrame, file: Path, on_invalid: OnInvalid,
+             ) -> tuple[pd.DataFrame, np.ndarray]:
+    """One judge's contest records (seed 002) as battles, and the rows without a winner."""
+    _require(frame, ("first", "second", "winner"), "contest records")
+    winner, first, second = (frame[c].astype(object).to_numpy()
+                             for c in ("winner", "first", "second"))
+    tie = np.array([isinstance(w, str) and w.strip().lower() == "tie" for w in winner])
+    label = np.where(winner == first, 1.0, np.where(winner == second, 0.0,
+                                                    np.where(tie, 0.5, np.nan)))
+    bad = np.isnan(label)
+    if bad.any() and on_invalid == "raise":
+        row = int(np.flatnonzero(bad)[0])
+        missing = pd.isna(winner[row])
+        raise DataError("missing winner" if missing else "winner is neither contestant nor 'Tie'",
+                        row=row, column="winner", got=None if missing else winner[row],
+                        expected=f"{first[row]!r}, {second[row]!r} or 'Tie'")
+    judge = file.name.removesuffix(".gz").removesuffix(".json").removesuffix("_contest_data")
+    out = frame.drop(columns=["first", "second", "winner"]).rename(
+        columns={"question": "prompt_id"})
+    out.insert(0, "model_a", frame["first"])
+    out.insert(1, "model_b", frame["second"])
+    out.insert(2, "judge", judge)
+    out["judge_label"] = label
+    out["position"] = "a"
+    return out, bad
 
 
 def read_table(source: str | Path | pd.DataFrame, *, columns: Mapping[str, str] | None = None,
@@ -287,7 +289,9 @@ def read_table(source: str | Path | pd.DataFrame, *, columns: Mapping[str, str] 
     Parameters
     ----------
     source
-        A path (``.csv``, ``.tsv``, ``.parquet``, ``.json``, ``.jsonl``) or a DataFrame.
+        A path (``.csv``, ``.tsv``, ``.parquet``, ``.json``, ``.jsonl``, each optionally
+        ``.gz``) or a DataFrame. Model, judge and prompt names are read as strings exactly
+        as written.
     columns
         ``{their_name: schema_name}``, e.g. ``{"left": "model_a", "right":
         "model_b", "verdict": "judge_label"}``.
@@ -296,22 +300,15 @@ def read_table(source: str | Path | pd.DataFrame, *, columns: Mapping[str, str] 
         ``human_label``, e.g. ``{"A": 1, "B": 0, "tie": 0.5}`` (string keys match
         case-insensitively).
     """
-    if isinstance(source, pd.DataFrame):
-        frame = source.reset_index(drop=True)
-    else:
-        path = Path(source)
-        if not path.exists():
-            raise DataError(f"no such file: {path}")
-        suffix = path.suffix.lower()
-        if suffix == ".parquet":
-            frame = pd.read_parquet(path)
-        elif suffix in (".json", ".jsonl"):
-            frame = _read_records(path)
-        elif suffix in (".csv", ".tsv", ".txt"):
-            frame = pd.read_csv(path, sep="\t" if suffix == ".tsv" else ",")
-        else:
-            raise DataError(f"unknown table format {suffix!r} for {path}",
-                            expected=".csv, .tsv, .parquet, .json or .jsonl")
+    columns = dict(columns or {})
+    names = {*(c for c in NAME_COLUMNS if c not in columns),
+             *(theirs for theirs, ours in columns.items() if ours in NAME_COLUMNS)}
+    with _naming(source, None):
+        return _table(_frame(source, names, None), columns, labels, on_invalid)
+
+
+def _table(frame: pd.DataFrame, columns: Mapping[str, str],
+           labels: Mapping[Any, float] | None, on_invalid: OnInvalid) -> Battles:
     if columns:
         _require(frame, columns.keys(), "column mapping")
         frame = frame.rename(columns=dict(columns))

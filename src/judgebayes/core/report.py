@@ -5,11 +5,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+import pandas as pd
+
+from judgebayes.core.results import ResultDisplay
+
 __all__ = ["DropReport"]
 
 
-@dataclass(frozen=True)
-class DropReport:
+@dataclass(frozen=True, repr=False)
+class DropReport(ResultDisplay):
     """What happened to the input rows on their way into a table or a fit.
 
     Attributes
@@ -55,8 +59,23 @@ class DropReport:
             "excluded": dict(self.excluded),
         }
 
+    def to_frame(self) -> pd.DataFrame:
+        """One row per count: ``status`` (in, used, dropped, not used), ``reason``, ``rows``."""
+        rows = [("in", "", self.n_input), ("used", "", self.n_used)]
+        rows += [("dropped", why, n) for why, n in self.dropped.items()]
+        rows += [("not used", why, n) for why, n in self.excluded.items()]
+        return pd.DataFrame(rows, columns=["status", "reason", "rows"])
+
+    def _headline(self) -> str:
+        text = f"{self.n_input:,} rows in, {self.n_used:,} used"
+        if self.dropped:
+            text += f", {self.n_dropped:,} dropped"
+        if self.excluded:
+            text += f", {self.n_excluded:,} not used"
+        return text
+
     def __str__(self) -> str:
-        parts = [f"{self.n_input} rows in, {self.n_used} used"]
-        parts += [f"{n} dropped: {why}" for why, n in self.dropped.items()]
-        parts += [f"{n} not used: {why}" for why, n in self.excluded.items()]
+        parts = [f"{self.n_input:,} rows in, {self.n_used:,} used"]
+        parts += [f"{n:,} dropped: {why}" for why, n in self.dropped.items()]
+        parts += [f"{n:,} not used: {why}" for why, n in self.excluded.items()]
         return "; ".join(parts)
