@@ -58,6 +58,7 @@ SUBPACKAGES = {
         "conformal_comparison", "fit_temperature", "held_out_elo", "run_softelo",
         "soft_targets", "cohen_kappa", "position_bias", "reliability", "residual_by_quartile",
         "same_family_excess", "verbosity_bias", "soft_elo_posterior", "temperature_model",
+        "SameFamilyExcess", "SingleOrderElo", "single_order_elo", "verdict_disagreement",
     },
     "calibration": {
         "ESTIMATORS", "AccuracyEstimate", "BootstrapEstimate", "Calibration",
@@ -77,7 +78,8 @@ SUBPACKAGES = {
         "position_bias", "predict_elo", "rank_clusters", "read_elo", "JudgeComparison",
         "compare_judges", "consistency_posterior", "fit_judge_discrimination",
         "judge_discrimination_data", "judge_discrimination_model", "matchup_dirichlet_data",
-        "matchup_dirichlet_model",
+        "matchup_dirichlet_model", "LowEvidenceWarning", "MIN_CONTESTS_PER_MATCHUP",
+        "consistency_se",
     },
     "simulate": {"SimulatedArena", "davidson_probs", "simulate_arena", "simulate_bt",
                  "simulate_judges"},

@@ -11,7 +11,7 @@ return a numpy array of ``Axes``, as pandas and ArviZ do.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
@@ -21,8 +21,9 @@ if TYPE_CHECKING:
     import xarray as xr
     from matplotlib.axes import Axes
 
-__all__ = ["Tabular", "conformal_plot", "forest", "held_out_plot", "ppc_plot",
-           "quartile_residual_plot", "reliability_plot", "width_decomposition_plot"]
+__all__ = ["Tabular", "conformal_plot", "forest", "held_out_plot", "interval_bars",
+           "order_lanes_plot", "ppc_plot", "quartile_residual_plot", "reliability_plot",
+           "width_decomposition_plot"]
 
 
 class Tabular(Protocol):
@@ -240,4 +241,49 @@ def width_decomposition_plot(points: Tabular | pd.DataFrame, ax: Axes | None = N
     ax.set(xlabel="conformal quantile q̂", ylabel="median bootstrap SE (Elo)",
            xlim=(0, qx[-1]), ylim=(0, sy[-1]), title="width decomposition w = 2 q̂ SE")
     ax.legend(frameon=False, fontsize=8)
+    return ax
+
+
+def interval_bars(labels: Sequence[str] | pd.Series, estimate: Sequence[float] | pd.Series,
+                  lower: Sequence[float] | pd.Series, upper: Sequence[float] | pd.Series,
+                  ax: Axes | None = None, *, ylabel: str = "", title: str = "") -> Axes:
+    """One bar per label with its interval and a zero line (e.g. seed 000, Fig. 13).
+
+    Intervals that are NaN (not computed) are left out; the bar is still drawn.
+    """
+    est = np.asarray(estimate, float)
+    lo, hi = np.asarray(lower, float), np.asarray(upper, float)
+    ax = _axes(ax, (max(3.5, 0.6 * len(est) + 1.5), 3.4))
+    pos = np.arange(len(est))
+    ax.bar(pos, est, color=np.where(est >= 0, "#c2185b", "#1f5fa8"), alpha=0.75)
+    ok = np.isfinite(lo) & np.isfinite(hi)
+    ax.errorbar(pos[ok], est[ok], yerr=[est[ok] - lo[ok], hi[ok] - est[ok]], fmt="none",
+                ecolor="black", elinewidth=1, capsize=3)
+    ax.axhline(0, color="k", lw=0.8)
+    ax.set_xticks(pos, [str(v) for v in labels], rotation=30, ha="right", fontsize=8)
+    ax.set(ylabel=ylabel, title=title)
+    return ax
+
+
+def order_lanes_plot(table: Tabular | pd.DataFrame, ax: Axes | None = None) -> Axes:
+    """Per-model |ε| of Hard-Elo fitted on each presentation order alone (seed 000, Fig. 11b).
+
+    ``table`` has ``abs_resid_a_first`` and ``abs_resid_b_first`` per model (A shown
+    first: top lane, blue; B first: bottom lane, pink); grey connectors join a model's
+    two values, thick ticks mark each lane's MAE and the title gives |MAE_A − MAE_B|.
+    """
+    t = _frame(table)
+    a, b = t["abs_resid_a_first"].to_numpy(float), t["abs_resid_b_first"].to_numpy(float)
+    ax = _axes(ax, (6, 2.6))
+    for x0, x1 in zip(a, b, strict=True):
+        ax.plot([x0, x1], [1, 0], color="0.8", lw=0.6, zorder=1)
+    ax.plot(a, np.ones_like(a), "o", color="#1f5fa8", ms=4, label="A in position 1")
+    ax.plot(b, np.zeros_like(b), "o", color="#c2185b", ms=4, label="B in position 1")
+    for y, v, c in ((1, a.mean(), "#1f5fa8"), (0, b.mean(), "#c2185b")):
+        ax.plot([v, v], [y - 0.25, y + 0.25], color=c, lw=3)
+    ax.set_yticks([0, 1], ["B first", "A first"])
+    ax.set_ylim(-0.5, 1.5)
+    ax.set(xlabel="|ε| = |Elo_LLM − Elo_Human| (Hard-Elo, one order)",
+           title=f"|MAE_A − MAE_B| = {abs(a.mean() - b.mean()):.1f} Elo")
+    ax.legend(frameon=False, fontsize=7, loc="upper right")
     return ax

@@ -14,7 +14,8 @@ Modules: :mod:`~judgebayes.softelo.scores` (judge scores into battles and target
 :mod:`~judgebayes.softelo.intervals` (split-conformal and jackknife+ comparison, calibration
 pool),
 :mod:`~judgebayes.softelo.pipeline` (:func:`run_softelo`),
-:mod:`~judgebayes.softelo.diagnostics` (judge probes) and
+:mod:`~judgebayes.softelo.diagnostics` (judge probes on battles),
+:mod:`~judgebayes.softelo.probes` (same-family effects, single-order Elo) and
 :mod:`~judgebayes.softelo.posterior` (the β-posterior, JAX).
 """
 
@@ -24,12 +25,18 @@ from judgebayes.softelo.diagnostics import (
     position_bias,
     reliability,
     residual_by_quartile,
-    same_family_excess,
     verbosity_bias,
+    verdict_disagreement,
 )
 from judgebayes.softelo.held_out import HeldOutElo, budget_curve, held_out_elo
 from judgebayes.softelo.intervals import ConformalComparison, ConformalPool, conformal_comparison
 from judgebayes.softelo.pipeline import SoftEloResult, run_softelo
+from judgebayes.softelo.probes import (
+    SameFamilyExcess,
+    SingleOrderElo,
+    same_family_excess,
+    single_order_elo,
+)
 from judgebayes.softelo.scores import combine_orders, soft_targets
 from judgebayes.softelo.temperature import LowSignalWarning, Temperature, fit_temperature
 
@@ -44,6 +51,8 @@ __all__ = [
     "ConformalPool",
     "HeldOutElo",
     "LowSignalWarning",
+    "SameFamilyExcess",
+    "SingleOrderElo",
     "SoftEloResult",
     "Temperature",
     "budget_curve",
@@ -57,9 +66,11 @@ __all__ = [
     "residual_by_quartile",
     "run_softelo",
     "same_family_excess",
+    "single_order_elo",
     "soft_elo_posterior",
     "soft_targets",
     "temperature_model",
     "verbosity_bias",
+    "verdict_disagreement",
 ]
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY, __all__)

@@ -1,8 +1,9 @@
-"""Judge diagnostics: agreement, calibration, and the bias probes of seed 000, Appendix F.
+"""Judge diagnostics: agreement, calibration, and the bias probes of seed 000, Appendices F–G.
 
 All functions take plain arrays or a :class:`~judgebayes.core.battles.Battles` table and
 return small frames or numbers; they are used by :mod:`judgebayes.softelo` and
-can be called on their own.
+can be called on their own. The probes that need held-out fits or several judges
+(same-family effects, single-order Elo) live in :mod:`judgebayes.softelo.probes`.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from judgebayes.core.battles import Battles
 from judgebayes.errors import DataError
 
 __all__ = ["cohen_kappa", "position_bias", "reliability", "residual_by_quartile",
-           "same_family_excess", "verbosity_bias"]
+           "verbosity_bias", "verdict_disagreement"]
 
 
 def cohen_kappa(a: np.ndarray, b: np.ndarray) -> float:
@@ -137,21 +138,33 @@ def residual_by_quartile(human_elo: np.ndarray, residual: Mapping[str, np.ndarra
     return frame.groupby("quartile", observed=True).mean()
 
 
-def same_family_excess(residual: pd.Series, family: Mapping[str, str], judge_family: str,
-                       ) -> float:
-    """Mean residual of the judge's own family minus that of the other families.
+def verdict_disagreement(battles: Battles, *, score: str = "score_diff",
+                         verdict: str = "judge_label") -> dict[str, float]:
+    """Share of decisive battles whose verdict picks the side the judge scored lower.
 
-    Parameters
-    ----------
-    residual
-        Signed Elo residual by model (index: model names).
-    family
-        ``{model: family}``.
-    judge_family
-        The judge's family.
+    Seed 000, Appendix G: "11.6 % of decisive battles exhibit a verdict-vs-score sign
+    disagreement, where the judge labels the side it scored lower" — an internal
+    inconsistency of the judge that the soft target σ(β s) absorbs, because it uses
+    the scores, not the verdict. Decisive: a verdict of 1 or 0 and s ≠ 0. When the
+    verdict is sign(s) by construction (``combine_orders``) the rate is 0; it is
+    informative for data with a separate verdict (e.g. the SoftElo CSV's
+    ``judge_pref`` next to its rubric scores).
+
+    Returns
+    -------
+    dict
+        ``rate``, a normal-approximation 95 % interval ``ci_lo`` / ``ci_hi``,
+        ``n_disagree`` and ``n_decisive``.
     """
-    fam = residual.index.map(lambda m: family.get(m))
-    same = np.asarray(fam == judge_family)
-    if not same.any() or same.all():
-        raise DataError(f"need models both inside and outside the family {judge_family!r}")
-    return float(residual[same].mean() - residual[~same].mean())
+    s = np.asarray(battles.column(score), float)
+    v = np.asarray(battles.column(verdict), float)
+    decisive = np.isin(v, [0.0, 1.0]) & (s != 0) & ~np.isnan(s)
+    if not decisive.any():
+        raise DataError("no decisive battles (verdict 1 or 0 with a non-zero score "
+                        "difference)", column=verdict)
+    disagree = ((v == 1) & (s < 0)) | ((v == 0) & (s > 0))
+    k, n = int(disagree[decisive].sum()), int(decisive.sum())
+    rate = k / n
+    se = float(np.sqrt(rate * (1 - rate) / n))
+    return {"rate": rate, "ci_lo": rate - 1.96 * se, "ci_hi": rate + 1.96 * se,
+            "n_disagree": k, "n_decisive": n}

@@ -54,7 +54,9 @@ def combine_orders(calls: pd.DataFrame | Battles, *, criteria: Sequence[str] | N
     -------
     Battles
         Oriented to the alphabetically first model of each pair, with
-        ``score_diff``, ``judge_label``, ``s_a_first`` / ``s_b_first`` (the
+        ``score_diff``, ``score_a`` / ``score_b`` (each model's per-completion score,
+        the criterion mean averaged over the orders: the 1–10 scale of Appendix F's
+        same-family probe), ``judge_label``, ``s_a_first`` / ``s_b_first`` (the
         model-oriented difference of the call that showed A / B first; NaN when
         that order was not judged), ``n_calls`` and ``human_label``.
     """
@@ -76,13 +78,15 @@ def combine_orders(calls: pd.DataFrame | Battles, *, criteria: Sequence[str] | N
             row, col = np.argwhere(bad)[0]
             raise DataError("missing criterion score", row=int(row), column=cols[col],
                             expected="a number for every criterion")
-        diff = (block[[f"score_a:{c}" for c in crits]].to_numpy()
-                - block[[f"score_b:{c}" for c in crits]].to_numpy()).mean(axis=1)
+        first = block[[f"score_a:{c}" for c in crits]].to_numpy().mean(axis=1)
+        second = block[[f"score_b:{c}" for c in crits]].to_numpy().mean(axis=1)
     elif "score_a" in frame and "score_b" in frame:
-        diff = (pd.to_numeric(frame["score_a"]) - pd.to_numeric(frame["score_b"])).to_numpy()
+        first = pd.to_numeric(frame["score_a"]).to_numpy(float)
+        second = pd.to_numeric(frame["score_b"]).to_numpy(float)
     else:
         raise DataError("no scores: need score_a:<criterion>/score_b:<criterion> or "
                         "score_a/score_b columns", column="score_a")
+    diff = first - second
     a = frame["model_a"].astype(str).to_numpy()
     b = frame["model_b"].astype(str).to_numpy()
     lo_first = a < b
@@ -94,11 +98,14 @@ def combine_orders(calls: pd.DataFrame | Battles, *, criteria: Sequence[str] | N
     work["s_lo_first"] = np.where(lo_first, d_lo, np.nan)
     work["s_hi_first"] = np.where(lo_first, np.nan, d_lo)
     work["d"] = d_lo
+    work["p_lo"], work["p_hi"] = np.where(lo_first, first, second), np.where(lo_first, second,
+                                                                             first)
     if "human_label" in frame:
         h = pd.to_numeric(frame["human_label"], errors="coerce").to_numpy()
         work["human_label"] = np.where(lo_first, h, 1 - h)
     group = work.groupby([*keys, "model_a", "model_b"], sort=False, dropna=False)
     out = group.agg(n_calls=("d", "size"), score_diff=("d", "mean"),
+                    score_a=("p_lo", "mean"), score_b=("p_hi", "mean"),
                     s_a_first=("s_lo_first", "max"), s_b_first=("s_hi_first", "max"),
                     n_lo_first=("s_lo_first", "count"), n_hi_first=("s_hi_first", "count"))
     if (out["n_lo_first"] > 1).any() or (out["n_hi_first"] > 1).any():
