@@ -169,9 +169,9 @@ CASES: dict[str, tuple[Writer, str | None]] = {
     "zip": (_zip, "zip archive"),
     "corrupt-gzip": (_corrupt_gzip, "corrupt gzip"),
 }
-# read_judged_items (judgebayes.calibration) reads its files itself: there the CLI only
-# guarantees one clean line. These cases it does not handle as the loaders do:
-CALIBRATE_OWN = {"one-record-jsonl", "single-object", "null-label", "duplicate-header"}
+# Judged items are one row per (model, item): a single record or a missing label is a
+# well-read file that `calibrate` then rejects for its content, in one line.
+CALIBRATE_OWN = {"one-record-jsonl", "null-label"}
 # A folder is what `consistency` reads: an empty one has no contest files.
 EXPECTED = {("consistency", "folder"): "no *.json contest files",
             ("elo-csv", "null-label"): "no battle has a judge_label"}
@@ -201,8 +201,7 @@ def test_every_verb_exits_2_with_one_line_on_bad_input(verb: str, case: str, tmp
         return
     assert code == 2, err
     assert err.count("\n") == 1 and err.startswith("judgebayes: error: "), err
-    if verb != "calibrate":  # read_judged_items words its own errors
-        assert EXPECTED.get((verb, case), needle) in err
+    assert EXPECTED.get((verb, case), needle) in err
     if case not in ("missing", "folder"):
         assert path.name in err  # the file is named
 
@@ -283,6 +282,7 @@ LOADERS = {
     "read_softelo": (jb.read_softelo, SOFT, "judge_pref", ".csv"),
     "read_consistency": (jb.read_consistency, CONTEST, "winner", ".json"),
     "read_battles": (lambda p: jb.read_battles(p, "arena"), ARENA, "winner", ".json"),
+    "read_judged_items": (jb.read_judged_items, ITEMS, "judge_label", ".csv"),
 }
 BAD = ["latin-1", "empty", "unquoted-comma", "single-object", "folder", "missing",
        "duplicate-header", "truncated-json", "zip", "corrupt-gzip"]
@@ -489,3 +489,9 @@ def test_battles_and_drop_reports_read_well_as_a_cells_last_line() -> None:
     assert report.to_frame()["rows"].tolist() == [4, 2, 2]
     assert "<table" in report._repr_html_()
     assert report == jb.DropReport(4, {}, {"other judges": 2})
+
+
+def test_judged_items_keep_model_names_as_written(tmp_path: Path) -> None:
+    rows = "".join(f"{m},{i},1,1\n" for m in ("007", "7", "NA", "null") for i in (1, 2))
+    path = _write(tmp_path / "items.csv", f"model,item_id,judge_label,human_label\n{rows}".encode())
+    assert set(jb.read_judged_items(path).models) == {"007", "7", "NA", "null"}

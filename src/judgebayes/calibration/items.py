@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from judgebayes.core.io import read_frame, reading
 from judgebayes.errors import DataError
 
 __all__ = ["JudgedItems", "read_judged_items"]
@@ -202,29 +203,14 @@ def read_judged_items(path: str | Path, *, columns: Mapping[str, str] | None = N
     labels
         Other label spellings, e.g. ``{"Yes": 1, "No": 0}``.
     """
-    path = Path(path)
-    if not path.exists():
-        raise DataError(f"no such file: {path}")
-    suffix = path.suffix.lower()
-    try:
-        if suffix == ".parquet":
-            frame = pd.read_parquet(path)
-        elif suffix in (".json", ".jsonl"):
-            text = path.read_text(encoding="utf-8").lstrip()
-            frame = pd.read_json(path, lines=suffix == ".jsonl" or not text.startswith("["))
-        elif suffix in (".csv", ".tsv", ".txt"):
-            frame = pd.read_csv(path, sep="\t" if suffix == ".tsv" else ",")
-        else:
-            raise DataError(f"unknown table format {suffix!r} for {path}",
-                            expected=".csv, .tsv, .parquet, .json or .jsonl")
-    except ValueError as err:
-        if isinstance(err, DataError):
-            raise
-        raise DataError(f"{path}: cannot parse ({err})") from None
+    renamed = {ours: theirs for theirs, ours in (columns or {}).items()}
+    names = [renamed.get(c, c) for c in ("model", "item_id")]
+    frame = read_frame(path, text_columns=names)  # names exactly as written; errors name the file
     if columns:
         absent = [c for c in columns if c not in frame]
         if absent:
             raise DataError(f"column mapping names absent column(s) {absent}",
                             column=absent[0], expected=f"one of {list(frame.columns)}")
         frame = frame.rename(columns=dict(columns))
-    return JudgedItems(frame, labels=labels)
+    with reading(path):
+        return JudgedItems(frame, labels=labels)
