@@ -495,3 +495,21 @@ def test_judged_items_keep_model_names_as_written(tmp_path: Path) -> None:
     rows = "".join(f"{m},{i},1,1\n" for m in ("007", "7", "NA", "null") for i in (1, 2))
     path = _write(tmp_path / "items.csv", f"model,item_id,judge_label,human_label\n{rows}".encode())
     assert set(jb.read_judged_items(path).models) == {"007", "7", "NA", "null"}
+
+
+def test_summary_json_is_strict_json_with_reasons_for_nulls(tmp_path: Path) -> None:
+    """Unbounded widths and NaNs become null with a reason; no Infinity/NaN tokens."""
+    import json
+    import math
+
+    import numpy as np
+
+    from judgebayes.core.io import write_json
+
+    path = write_json(tmp_path / "s.json", {"width": math.inf, "rows": [{"cov": np.nan}],
+                                            "n": np.int64(3), "ok": np.float64(0.5)})
+    text = path.read_text()
+    assert "Infinity" not in text and "NaN" not in text
+    data = json.loads(text)
+    assert data["width"] is None and data["n"] == 3 and data["ok"] == 0.5
+    assert data["null_reasons"] == {"width": "unbounded", "rows[0].cov": "not computed"}

@@ -11,7 +11,6 @@ wrong in a file into one :class:`~judgebayes.DataError` naming the file and the 
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 import time
@@ -21,7 +20,7 @@ from pathlib import Path
 
 from judgebayes.core.battles import Battles
 from judgebayes.core.bootstrap import BootstrapElo, bootstrap_bt
-from judgebayes.core.io import file_format, in_file, read_frame, reading, require_file
+from judgebayes.core.io import file_format, in_file, read_frame, reading, require_file, write_json
 from judgebayes.core.loaders import FORMATS, read_battles
 from judgebayes.errors import DataError, JudgeBayesWarning
 from judgebayes.simulate import simulate_arena
@@ -106,7 +105,7 @@ def _write(out: Path | None, board: BootstrapElo, summary: dict, *, plot: bool,
     out.mkdir(parents=True, exist_ok=True)
     written = [out / "leaderboard.csv", out / "summary.json"]
     board.to_frame().to_csv(written[0], index=False)
-    written[1].write_text(json.dumps(summary, indent=2, default=float) + "\n")
+    write_json(written[1], summary)
     if plot:
         import matplotlib
 
@@ -250,8 +249,7 @@ def _consistency(args: argparse.Namespace) -> int:
     if args.out is not None:
         args.out.mkdir(parents=True, exist_ok=True)
         frame.to_csv(args.out / "consistency.csv", index=False)
-        (args.out / "summary.json").write_text(json.dumps(summary, indent=2, default=float)
-                                               + "\n")
+        write_json(args.out / "summary.json", summary)
         print(f"wrote {args.out / 'consistency.csv'}, {args.out / 'summary.json'}")
     return 0
 
@@ -288,7 +286,7 @@ def _softelo(args: argparse.Namespace) -> int:
                 "temperature": temperature.to_frame().iloc[0].to_dict(), "kappa": held.kappa,
                 "mean_abs_s": held.mean_abs_s, "rows": battles.report.to_dict(),
                 "summary": summary.to_dict(orient="records")}
-        (args.out / "summary.json").write_text(json.dumps(info, indent=2, default=float) + "\n")
+        write_json(args.out / "summary.json", info)
         print(f"wrote {args.out / 'held_out.csv'}, {args.out / 'summary.csv'}, "
               f"{args.out / 'summary.json'}")
     return 0
@@ -318,7 +316,7 @@ def _calibrate(args: argparse.Namespace) -> int:
         info = {"file": str(args.file), "baseline": result.baseline, "n_boot": args.n_boot,
                 "n_splits": args.n_splits, "alpha": args.alpha, "seed": args.seed,
                 "models": list(result.models), "report": result.report().to_dict()}
-        (args.out / "summary.json").write_text(json.dumps(info, indent=2, default=float) + "\n")
+        write_json(args.out / "summary.json", info)
         print(f"wrote {args.out / 'estimates.csv'}, {args.out / 'comparisons.csv'}, "
               f"{args.out / 'diagnostics.csv'}, {args.out / 'summary.json'}")
     return 0

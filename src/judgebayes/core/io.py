@@ -35,6 +35,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from judgebayes.errors import DataError
@@ -336,3 +337,40 @@ def _parquet(path: Path, text_columns: Iterable[str] | bool) -> pd.DataFrame:
             frame[col] = [_as_name(v.item() if hasattr(v, "item") else v, k, col)
                           for k, v in enumerate(frame[col].to_numpy())]
     return frame
+
+
+def json_ready(value: Any, path: str = "", reasons: dict[str, str] | None = None) -> Any:
+    """``value`` with NumPy scalars as Python numbers and non-finite floats as ``None``.
+
+    Each replaced float is recorded in ``reasons`` under its dotted path (``"unbounded"``
+    for ±inf, ``"not computed"`` for NaN), so nothing is lost silently.
+    """
+    reasons = {} if reasons is None else reasons
+    if isinstance(value, Mapping):
+        return {k: json_ready(v, f"{path}.{k}" if path else str(k), reasons)
+                for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_ready(v, f"{path}[{i}]", reasons) for i, v in enumerate(value)]
+    if isinstance(value, np.ndarray):
+        return json_ready(value.tolist(), path, reasons)
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not np.isfinite(value):
+        reasons[path] = "unbounded" if np.isinf(value) else "not computed"
+        return None
+    return value
+
+
+def write_json(path: str | Path, data: Mapping[str, Any]) -> Path:
+    """Write ``data`` as strict JSON (no ``Infinity``/``NaN`` tokens).
+
+    Non-finite numbers become ``null`` and a top-level ``"null_reasons"`` maps each of
+    them to why it is missing.
+    """
+    reasons: dict[str, str] = {}
+    clean = json_ready(dict(data), reasons=reasons)
+    if reasons:
+        clean["null_reasons"] = reasons
+    path = Path(path)
+    path.write_text(json.dumps(clean, indent=2, allow_nan=False, default=str) + "\n")
+    return path
