@@ -18,6 +18,9 @@ from judgebayes.cli import main
 from judgebayes.errors import DataError
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "llm_consistency"
+# The hand cases are low-evidence by design (≤ 4 contests per matchup); the
+# LowEvidenceWarning is tested on its own (test_one_contest_is_flagged...).
+pytestmark = pytest.mark.filterwarnings("ignore::judgebayes.consistency.LowEvidenceWarning")
 
 # The judges' unrounded Arena Elo used by the authors (``judge_elos`` in
 # calculate_consistency.py of github.com/ashwinsrama/LLM_Consistency, the
@@ -350,6 +353,83 @@ def test_predict_elo_intervals_match_the_textbook_formula(real: cs.JudgeConsiste
     np.testing.assert_allclose(pred.conformal_upper - pred.estimate, q)
     few = cs.predict_elo({"a": 0.1, "b": 0.2, "c": 0.3}, {"a": 1, "b": 2, "c": 4}, 0.2)
     assert np.isinf(few.conformal_upper[0])
+
+
+# ------------------------------------------------- standard error and low evidence
+def _exact_var(shares: np.ndarray, n: int, unbiased: bool = False) -> float:
+    """Var of one matchup's p̂(1−p̂) (or p̂(1−p̂) + s²/n) over every multinomial sample."""
+    cells = [(w, t) for w in range(n + 1) for t in range(n + 1 - w)]
+    p, q = (np.array([(w + t / k) / n for w, t in cells]) for k in (2, 4))
+    vals = p - p * p + (q - p * p) / (n - 1) * unbiased
+    probs = np.array([stats.multinomial.pmf([w, t, n - w - t], n, shares) for w, t in cells])
+    return float(probs @ vals**2 - (probs @ vals) ** 2)
+
+
+@pytest.mark.parametrize(("n", "unbiased"), [(2, False), (3, True), (6, False), (6, True)])
+def test_se_formula_is_the_exact_variance_by_enumeration(n: int, unbiased: bool) -> None:
+    """One matchup: SE = 4·√Var[p̂(1−p̂)], exact (no Monte Carlo) for every outcome mix."""
+    for shares in ([0.6, 0.1, 0.3], [0.5, 0.0, 0.5], [0.3, 0.4, 0.3], [0.9, 0.05, 0.05]):
+        se = cs.consistency_se(np.array(shares)[None, None] * n, bias_corrected=unbiased)
+        assert se[0] == pytest.approx(4 * np.sqrt(_exact_var(np.array(shares), n, unbiased)))
+    # J1 by hand: (x, z)'s two agreeing contests add no variance, SE = 4·6·√Var_xy / 8
+    res = cs.judge_consistency(small_battles())
+    assert res.se[0] == pytest.approx(3 * np.sqrt(_exact_var(np.array([3, 1, 2]) / 6, 6)))
+    assert "se" in res.to_frame() and res.to_frame()["low_evidence"].all()
+
+
+@pytest.mark.parametrize("n", [10, 40])
+def test_se_matches_the_sd_of_the_score_over_simulations(n: int) -> None:
+    """500 judges, n contests on each of 8 matchups of fixed (win, tie, loss) probabilities:
+    the sd of their scores vs the SE at the truth and the RMS of the estimated SEs. Monte
+    Carlo error of an sd from R = 500 draws: √((κ − 1)/(4R)) ≈ 3.1 % (checked below; a
+    bootstrap of the 500 agrees), so 15 % is ~5 of them. Seen (n = 10 / 40): truth −2.5 % /
+    +7.3 %, estimated −2.3 % / +7.6 % (bias-corrected alike); first-order delta −6.6 % /
+    +6.0 % (−15 % bias-corrected at n = 10). At n = 3, 5 (flagged) estimated −20 %, −10 %."""
+    probs = np.array([[0.5, 0.0, 0.5], [0.35, 0.3, 0.35], [0.6, 0.1, 0.3], [0.75, 0.05, 0.2],
+                      [0.9, 0.05, 0.05], [0.2, 0.2, 0.6], [0.97, 0.0, 0.03], [0.45, 0.15, 0.4]])
+    rng = np.random.default_rng(1)
+    labels = np.stack([rng.choice([1.0, 0.5, 0.0], size=(500, n), p=pr) for pr in probs], 1)
+    frame = pd.DataFrame({"judge": np.repeat([f"r{r:03d}" for r in range(500)], 8 * n),
+                          "model_a": "base", "judge_label": labels.ravel(),
+                          "model_b": np.tile(np.repeat([f"o{m}" for m in range(8)], n), 500)})
+    for unbiased in (False, True):
+        res = cs.judge_consistency(jb.Battles(frame), bias_corrected=unbiased)
+        assert not res.low_evidence.any()
+        sd = res.consistency.std(ddof=1)
+        assert np.sqrt((stats.kurtosis(res.consistency, fisher=False) - 1) / 2000) < 0.15 / 4
+        truth = cs.consistency_se(probs[None] * n, bias_corrected=unbiased)[0]
+        assert truth / sd == pytest.approx(1, abs=0.15)
+        assert np.sqrt(np.mean(res.se**2)) / sd == pytest.approx(1, abs=0.15)
+
+
+def test_one_contest_is_flagged_and_real_data_is_not(real: cs.JudgeConsistency) -> None:
+    one = jb.Battles(pd.DataFrame([("J1", "x", "y", 1.0), *[("J2", "x", "y", 1.0)] * 6],
+                                  columns=["judge", "model_a", "model_b", "judge_label"]))
+    with pytest.warns(cs.LowEvidenceWarning, match=r"1 judge\(s\).*J1 \(1 contest over 1 "
+                      r"matchup, 1 with one contest; bias up to \+1\.00\)") as rec:
+        res = cs.judge_consistency(one)
+    assert "J2" not in str(rec[0].message)
+    assert res["J1"] == 1.0 and res.low_evidence.tolist() == [True, False]
+    assert res.se.tolist() == [0.0, 0.0]  # unanimous matchups: no variance, only bias
+    assert "LOW EVIDENCE" in repr(res) and "note: 1 judge(s)" in str(res)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", cs.LowEvidenceWarning)
+        assert cs.judge_consistency(one, warn=False).note != ""
+        assert not cs.judge_consistency(one, min_contests=0).low_evidence.any()
+        again = cs.judge_consistency(real.counts)  # ~40 contests per matchup: no warning
+    assert not again.low_evidence.any() and again.note == "" and "LOW" not in str(again)
+    assert np.all(again.contests_per_matchup > 39) and np.all((real.se > 0.01) & (real.se < 0.014))
+
+
+def test_se_equals_a_bootstrap_over_contests_within_matchups(real: cs.JudgeConsistency) -> None:
+    """B = 4000 resamples of 3 judges: MC error of a bootstrap sd ≈ 1/√(2B) ≈ 1.1 %; rtol 5 %."""
+    outcomes = real.counts.pair_outcomes()[:3]
+    n = outcomes.sum(-1)
+    draws = np.random.default_rng(0).multinomial(n.astype(int), outcomes / n[..., None],
+                                                 size=(4000, *n.shape))
+    boot = cs.consistency_from_counts(np.broadcast_to(n, draws.shape[:-1]),
+                                      draws[..., 0] + 0.5 * draws[..., 1])
+    np.testing.assert_allclose(boot.std(axis=0, ddof=1), real.se[:3], rtol=0.05)
 
 
 # ------------------------------------------------------------------------------ CLI

@@ -5,7 +5,8 @@ Dirichlet matchup models.
 
 Modules: :mod:`~judgebayes.consistency.counts` (the per judge × ordered matchup
 counts every analysis starts from), :mod:`~judgebayes.consistency.score` (the
-Consistency score, Eqs. 1–3), :mod:`~judgebayes.consistency.elo` (agreement
+Consistency score, Eqs. 1–3), :mod:`~judgebayes.consistency.evidence` (its
+standard error and the low-evidence flag), :mod:`~judgebayes.consistency.elo` (agreement
 with Arena Elo, Section 3.2), :mod:`~judgebayes.consistency.elo_prediction`
 (intervals for a new judge's Elo), :mod:`~judgebayes.consistency.matchup_selection`
 (Section 3.3, Figures 2–3), :mod:`~judgebayes.consistency.clusters` (Appendix A.3),
@@ -27,6 +28,11 @@ from judgebayes.consistency.elo_prediction import (
     EloPrediction,
     elo_intervals_loo,
     predict_elo,
+)
+from judgebayes.consistency.evidence import (
+    MIN_CONTESTS_PER_MATCHUP,
+    LowEvidenceWarning,
+    consistency_se,
 )
 from judgebayes.consistency.matchup_selection import (
     ConvergenceCurve,
@@ -54,6 +60,7 @@ _LAZY = {
 }
 
 __all__ = [
+    "MIN_CONTESTS_PER_MATCHUP",
     "ClusterCorrelations",
     "ConvergenceCurve",
     "EloAgreement",
@@ -61,6 +68,7 @@ __all__ = [
     "EloPrediction",
     "JudgeComparison",
     "JudgeConsistency",
+    "LowEvidenceWarning",
     "MatchupCounts",
     "MatchupVariance",
     "PositionBias",
@@ -69,6 +77,7 @@ __all__ = [
     "compare_judges",
     "consistency_from_counts",
     "consistency_posterior",
+    "consistency_se",
     "convergence_curve",
     "elo_intervals_loo",
     "fit_judge_discrimination",

@@ -117,8 +117,8 @@ def position_bias(data: Battles | MatchupCounts, *, alpha: float = 0.05,
     half = stats.norm.ppf(1 - alpha / 2) * np.sqrt(var / n)
     pvals = np.array([stats.binomtest(int(f), int(f + s), 0.5).pvalue if f + s > 0
                       else math.nan for f, s in zip(tot[:, 0], tot[:, 2], strict=True)])
-    pooled = judge_consistency(counts, pool_orders=True).consistency
-    by_order = judge_consistency(counts, pool_orders=False).consistency
+    pooled = judge_consistency(counts, pool_orders=True, warn=False).consistency
+    by_order = judge_consistency(counts, pool_orders=False, warn=False).consistency
     return PositionBias(judges=counts.judges, n=n, first_rate=first, tie_rate=tie,
                         second_rate=second, p_first=p_first, p_first_lo=p_first - half,
                         p_first_hi=p_first + half, p_value=pvals, consistency_pooled=pooled,

@@ -11,10 +11,16 @@ authors' code pools ``(i, j)`` and ``(j, i)`` contests into one symmetric
 count matrix, which is the same as pooling both orders per unordered pair).
 Computing p per *ordered* matchup instead inflates every judge's score through
 position bias (see :func:`judgebayes.consistency.position_bias`).
+
+Every score comes with its standard error and a low-evidence flag (too few
+contests per matchup: the plug-in p̂(1 − p̂) biases the score up by up to
+1/(mean contests per matchup)); both are derived in
+:mod:`judgebayes.consistency.evidence`.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -22,6 +28,13 @@ import numpy as np
 import pandas as pd
 
 from judgebayes.consistency.counts import MatchupCounts, _index_of, matchup_counts
+from judgebayes.consistency.evidence import (
+    MIN_CONTESTS_PER_MATCHUP,
+    LowEvidenceWarning,
+    _low_evidence,
+    _low_evidence_message,
+    consistency_se,
+)
 from judgebayes.core.battles import Battles
 from judgebayes.core.results import ResultDisplay
 from judgebayes.errors import DataError
@@ -81,6 +94,15 @@ class JudgeConsistency(ResultDisplay):
         The :class:`MatchupCounts` behind the scores.
     bias_corrected
         True when p(1 − p) was estimated without the plug-in's bias.
+    se
+        Standard error of ``consistency``, per judge: the exact sampling variance
+        of Eq. 2 over contests within matchups, at the observed outcome shares
+        (see :mod:`judgebayes.consistency.evidence`).
+    low_evidence
+        True for a judge with fewer than ``min_contests`` contests per matchup on
+        average: its score is biased up by as much as 1/(contests per matchup).
+    min_contests
+        The threshold behind ``low_evidence``.
     """
 
     judges: tuple[str, ...]
@@ -91,6 +113,38 @@ class JudgeConsistency(ResultDisplay):
     pool_orders: bool
     counts: MatchupCounts = field(repr=False)
     bias_corrected: bool = False
+    se: np.ndarray | None = None
+    low_evidence: np.ndarray | None = None
+    min_contests: float = MIN_CONTESTS_PER_MATCHUP
+
+    def __post_init__(self) -> None:
+        # results built without them (older callers) get them from the counts
+        if self.se is None:
+            outcomes = (self.counts.pair_outcomes() if self.pool_orders
+                        else self.counts.counts)
+            object.__setattr__(self, "se", consistency_se(
+                outcomes, bias_corrected=self.bias_corrected))
+        if self.low_evidence is None:
+            object.__setattr__(self, "low_evidence",
+                               _low_evidence(self._matchup_n(), self.min_contests)[0])
+
+    def _matchup_n(self) -> np.ndarray:
+        """Contests per judge and matchup as the score counts them."""
+        return self.counts.pair_totals()[0] if self.pool_orders else self.counts.n
+
+    @property
+    def contests_per_matchup(self) -> np.ndarray:
+        """Mean contests per matchup n̄ = n_contests / n_matchups (the bias bound is 1/n̄)."""
+        return np.divide(self.n_contests, self.n_matchups,
+                         out=np.zeros(len(self.judges)), where=self.n_matchups > 0)
+
+    @property
+    def note(self) -> str:
+        """Why flagged judges' scores mean little ("" when none is flagged)."""
+        if not np.any(self.low_evidence):
+            return ""
+        return _low_evidence_message(self.judges, self.low_evidence, self._matchup_n(),
+                                     self.min_contests)
 
     def __getitem__(self, judge: str) -> float:
         return float(self.consistency[_index_of(self.judges, judge, "judge")])
@@ -103,9 +157,10 @@ class JudgeConsistency(ResultDisplay):
     def to_frame(self) -> pd.DataFrame:
         """One row per judge, most consistent first."""
         frame = pd.DataFrame({"judge": self.judges, "consistency": self.consistency,
-                              "mean_variance": self.mean_variance,
+                              "se": self.se, "mean_variance": self.mean_variance,
                               "n_contests": self.n_contests.astype(int),
-                              "n_matchups": self.n_matchups.astype(int)})
+                              "n_matchups": self.n_matchups.astype(int),
+                              "low_evidence": np.asarray(self.low_evidence, dtype=bool)})
         return frame.sort_values("consistency", ascending=False, kind="stable",
                                  ignore_index=True)
 
@@ -121,8 +176,15 @@ class JudgeConsistency(ResultDisplay):
             return head + "; no scores"
         c = self.consistency[ok]
         best = ok[int(np.argmax(c))]
-        return (f"{head}; Consistency {c.min():.3f}–{c.max():.3f}; "
-                f"best: {self.judges[best]} {self.consistency[best]:.3f}")
+        head = (f"{head}; Consistency {c.min():.3f}–{c.max():.3f}; "
+                f"best: {self.judges[best]} {self.consistency[best]:.3f} "
+                f"(se {self.se[best]:.3f})")
+        return head + self._flag_text()
+
+    def _flag_text(self) -> str:
+        k = int(np.sum(self.low_evidence))
+        return (f"; LOW EVIDENCE: {k} judge(s) with < {self.min_contests:g} contests per "
+                f"matchup" if k else "")
 
     def pair_variance(self) -> pd.DataFrame:
         """p_ij(1 − p_ij) of every judge (rows) and pair (columns); NaN without contests."""
@@ -138,16 +200,20 @@ class JudgeConsistency(ResultDisplay):
         if self.bias_corrected:
             how += ", bias-corrected p(1−p)"
         head = (f"Consistency of {len(self.judges)} judge(s) (seed 002, Eq. 2; {how}; "
-                f"{self.counts.n_pairs} matchups)")
+                f"{self.counts.n_pairs} matchups){self._flag_text()}")
         body = self.to_frame().to_string(index=False, formatters={
-            "consistency": "{:.3f}".format, "mean_variance": "{:.4f}".format})
-        return head + "\n" + body
+            "consistency": "{:.3f}".format, "se": "{:.3f}".format,
+            "mean_variance": "{:.4f}".format})
+        note = self.note
+        return head + "\n" + body + (f"\nnote: {note}" if note else "")
 
 
 def judge_consistency(data: Battles | MatchupCounts, *,
                       matchups: Iterable[tuple[str, str]] | None = None,
                       pool_orders: bool = True, bias_corrected: bool = False,
-                      target: str = "judge_label") -> JudgeConsistency:
+                      target: str = "judge_label",
+                      min_contests: float = MIN_CONTESTS_PER_MATCHUP,
+                      warn: bool = True) -> JudgeConsistency:
     """Consistency score of every judge (seed 002, Eqs. 1–3).
 
     Parameters
@@ -167,10 +233,20 @@ def judge_consistency(data: Battles | MatchupCounts, *,
         (about 0.02 at 40 contests per matchup). Needs ``pool_orders=True``.
     target
         Label column when ``data`` is :class:`Battles`.
+    min_contests
+        Flag (``low_evidence``) a judge with fewer contests per matchup on
+        average: the plug-in raises its score by up to 1/(contests per matchup),
+        0.2 at the default 5 (see :mod:`judgebayes.consistency.evidence`);
+        ``0`` flags none.
+    warn
+        Emit :class:`LowEvidenceWarning`, naming the flagged judges and their
+        counts, when any judge is flagged.
 
     Returns
     -------
     JudgeConsistency
+        Scores with their standard errors (``se``, exact over contests within
+        matchups at the observed outcome shares) and the ``low_evidence`` flags.
     """
     if isinstance(data, Battles):
         counts = matchup_counts(data, target=target, matchups=matchups)
@@ -184,8 +260,8 @@ def judge_consistency(data: Battles | MatchupCounts, *,
         if bias_corrected:
             raise DataError("bias_corrected=True needs pool_orders=True", column="bias_corrected")
         n, w = counts.n, counts.first_score
+    outcomes = counts.pair_outcomes() if pool_orders else counts.counts
     if bias_corrected:
-        outcomes = counts.pair_outcomes()
         p = np.divide(w, n, out=np.zeros_like(n), where=n > 0)
         sum_sq = outcomes[..., 0] + 0.25 * outcomes[..., 1]
         s2 = np.divide(sum_sq - n * p**2, n - 1, out=np.zeros_like(n), where=n > 1)
@@ -195,11 +271,17 @@ def judge_consistency(data: Battles | MatchupCounts, *,
         cons = 1.0 - 4.0 * mean_var
     else:
         cons = consistency_from_counts(n, w)
-    return JudgeConsistency(judges=counts.judges, consistency=cons,
-                            mean_variance=(1.0 - cons) / 4.0,
-                            n_contests=n.sum(axis=1), n_matchups=(n > 0).sum(axis=1),
-                            pool_orders=pool_orders, counts=counts,
-                            bias_corrected=bias_corrected)
+    flagged = _low_evidence(n, min_contests)[0]
+    result = JudgeConsistency(judges=counts.judges, consistency=cons,
+                              mean_variance=(1.0 - cons) / 4.0,
+                              n_contests=n.sum(axis=1), n_matchups=(n > 0).sum(axis=1),
+                              pool_orders=pool_orders, counts=counts,
+                              bias_corrected=bias_corrected,
+                              se=consistency_se(outcomes, bias_corrected=bias_corrected),
+                              low_evidence=flagged, min_contests=float(min_contests))
+    if warn and flagged.any():
+        warnings.warn(result.note, LowEvidenceWarning, stacklevel=2)
+    return result
 
 
 def _restrict_pairs(counts: MatchupCounts, matchups: Iterable[tuple[str, str]],
