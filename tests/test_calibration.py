@@ -323,6 +323,92 @@ def test_report_follows_the_checklist_and_flags_trouble() -> None:
     assert rep.to_dict()["checklist"][5]["title"].startswith("ΔJ")
 
 
+def test_unlabelled_challenger_makes_shared_calibration_unverifiable() -> None:
+    # J_inc = 0.5 (q0 = q1 = 0.75), J_chal = 0.8 (q0 = q1 = 0.9): a ΔJ of 0.3 that the data
+    # cannot show, because the challenger has no human labels (Section 7, item 3).
+    s = simulate_items([0.7, 0.75], [0.75, 0.9], [0.75, 0.9], models=["inc", "chal"],
+                       labelled=["inc"], n_cal=300, n_test=600, seed=0)
+    assert s.truth["J"].to_list() == pytest.approx([0.5, 0.8])
+    res = calibrate(s.items, n_boot=1000, progress=False)
+    assert res.unlabelled == ("chal",)
+    comp = res.compare("chal", "inc")
+    rg = comp["rg"]
+    assert np.isfinite(rg.estimate) and not rg.verified and not comp.verified
+    assert "chal has no calibration labels" in rg.note and "ΔĴ[chal − inc]" in rg.note
+    assert np.isnan(comp.delta_j.estimate) and comp.delta_j.verified
+    # Appendix C: the unseen ΔJ biases shared RG by (θ ΔJ − Δq0)/J = 0.15; it is confidently
+    # wrong, which is why it must be marked.
+    truth = s.truth.set_index("model")["theta_test"]
+    assert rg.ci[0] > truth["chal"] - truth["inc"]
+    frame = comp.to_frame().set_index("method")
+    assert not frame.loc["rg", "verified"] and frame.loc["naive", "verified"]
+    assert frame.loc["rg", "note"].startswith("UNVERIFIED")
+    assert "UNVERIFIED" in str(comp) and "(unverified)" in repr(comp)
+    per_model = res.to_frame().set_index(["model", "method"])
+    assert not per_model.loc[("chal", "rg"), "verified"]
+    assert per_model.loc[("inc", "rg"), "verified"]
+    assert "‡ unverified: chal" in str(res)
+    rep = res.report()
+    assert not rep.ok
+    flags = [f for f in rep.flags if "unverifiable" in f]
+    assert len(flags) == 1 and flags[0].startswith("chal vs inc")
+    assert "cannot be a default" in flags[0]
+    text = str(rep)
+    assert "WARNING: chal vs inc: shared calibration is unverifiable" in text
+    assert "not estimable" in dict(rep.checklist)["ΔJ for comparisons"]
+    assert rep.to_dict()["flags"] == list(rep.flags)
+    # A model outside the reported comparisons is still named.
+    three = simulate_items([0.7, 0.75, 0.6], 0.85, 0.9, models=["inc", "chal", "other"],
+                           labelled=["inc", "other"], n_cal=200, n_test=400, seed=1)
+    rep = calibrate(three.items, n_boot=300, progress=False).report("other", "inc")
+    assert any(f.startswith("chal has no calibration labels") for f in rep.flags)
+
+
+def test_labelled_models_with_small_delta_j_stay_verified() -> None:
+    s = simulate_items([0.7, 0.72], [0.75, 0.76], [0.75, 0.76], n_cal=300, n_test=600, seed=2)
+    res = calibrate(s.items, n_boot=1000, progress=False)
+    comp = res.compare("B", "A")
+    assert comp.verified and comp["rg"].verified and comp["rg"].note == ""
+    assert comp.to_frame()["verified"].all() and res.unlabelled == ()
+    rep = res.report()
+    assert rep.ok, rep.flags
+    assert "‡" not in str(res) and "UNVERIFIED" not in str(res)
+
+
+def test_rg_interval_is_conditional_on_j_positive() -> None:
+    # J_A = q0 + q1 − 1 = 0.05 on 60 calibration items: Ĵ* ≤ 0 in a good share of replicates.
+    s = simulate_items([0.6, 0.65], [0.525, 0.9], [0.525, 0.9], n_cal=60, n_test=300, seed=3)
+    res = calibrate(s.items, baseline="A", n_boot=1000, progress=False)
+    assert res.plugin["J"][0] > 0  # defined on the full data
+    e = res.estimate("A", "rg_2x")
+    j_pos = res.replicates["J"][:, 0] > 0
+    assert 0 < e.n_undefined == (~j_pos).sum() < e.n_boot
+    assert e.conditional_on_j_positive
+    assert e.estimate == pytest.approx(np.median(res.replicates["rg_2x"][j_pos, 0]))
+    frac = f"{e.n_undefined / e.n_boot:.1%}"
+    assert f"conditional on Ĵ* > 0 ({frac}" in str(e)
+    assert not res.estimate("B", "rg_2x").conditional_on_j_positive
+    assert res.estimate("B", "rg").conditional_on_j_positive  # borrows A's calibration
+    assert not res.estimate("A", "ppi_2x").conditional_on_j_positive
+    frame = res.to_frame().set_index(["model", "method"])
+    assert frame.loc[("A", "rg_2x"), "conditional_on_J_positive"]
+    assert "conditional on Ĵ* > 0" in frame.loc[("A", "rg_2x"), "note"]
+    assert not frame.loc[("A", "ppi_2x"), "conditional_on_J_positive"]
+    assert not frame.loc[("B", "rg_2x"), "conditional_on_J_positive"]
+    comp = res.compare("B", "A").to_frame().set_index("method")
+    assert comp.loc["rg_2x", "conditional_on_J_positive"]
+    assert not comp.loc["naive", "conditional_on_J_positive"]
+    text = str(res)
+    assert "0.000, 1.000]†" in text and "† interval conditional on Ĵ* > 0" in text
+    assert f"RG 2× for A in {frac}" in text
+    assert "[interval conditional on Ĵ* > 0" in str(res.compare("B", "A"))
+    rep = res.report()
+    flag = [f for f in rep.flags if f.startswith("RG 2× for A")]
+    assert len(flag) == 1 and frac in flag[0] and "conditional on Ĵ* > 0" in flag[0]
+    ci_text = dict(rep.checklist)["Confidence intervals and their randomness"]
+    assert "conditional on Ĵ* > 0" in ci_text and frac in ci_text
+
+
 # ---------------------------------------------------------------- simulation
 def test_cell_probabilities_follow_eq_1() -> None:
     theta, q0, q1 = (0.6, 0.8), (0.7, 0.9), (0.75, 0.85)

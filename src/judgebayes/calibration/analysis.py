@@ -11,7 +11,7 @@ with the paired bootstrap of :mod:`judgebayes.calibration.bootstrap`, and return
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -37,6 +37,10 @@ class Comparison(ResultDisplay):
     ``rows`` holds one :class:`~judgebayes.calibration.bootstrap.BootstrapEstimate` per
     estimator (in :data:`~judgebayes.calibration.estimators.ESTIMATORS` order),
     ``diagnostics`` those of ΔJ, Δq0, Δq1. Shared RG uses the calibration of ``baseline``.
+    When ``a`` or ``b`` has no calibration labels, ΔJ cannot be estimated and the shared
+    RG row has ``verified=False`` with the reason in its ``note`` (:attr:`verified`);
+    RG rows whose replicates had Ĵ* ≤ 0 are conditional on Ĵ* > 0
+    (``conditional_on_J_positive`` in :meth:`to_frame`).
     """
 
     a: str
@@ -57,6 +61,11 @@ class Comparison(ResultDisplay):
         return self.diagnostics[0]
 
     @property
+    def verified(self) -> bool:
+        """False when the shared-calibration RG Δθ cannot be checked (ΔJ not estimable)."""
+        return all(r.verified for r in self.rows)
+
+    @property
     def estimate(self) -> dict[str, float]:
         return {r.method: r.estimate for r in self.rows}
 
@@ -70,11 +79,13 @@ class Comparison(ResultDisplay):
 
     def _headline(self) -> str:
         best = ", ".join(f"{_LABELS[r.method]} {_fmt(r.estimate, *r.ci, signed=True)}"
+                         + ("" if r.verified else " (unverified)")
                          for r in self.rows if r.method in ("rg", "ppi_2x"))
         dj = self.delta_j
+        dj_text = (_fmt(dj.estimate, *dj.ci, signed=True) if np.isfinite(dj.estimate)
+                   else "not estimable: shared calibration unverifiable")
         return (f"Δθ = θ[{self.a}] − θ[{self.b}], {len(self.rows)} estimators, "
-                f"{dj.n_boot:,} paired replicates; {best}; "
-                f"ΔĴ {_fmt(dj.estimate, *dj.ci, signed=True)}")
+                f"{dj.n_boot:,} paired replicates; {best}; ΔĴ {dj_text}")
 
     def to_frame(self) -> pd.DataFrame:
         return pd.DataFrame([r._row() for r in (*self.rows, *self.diagnostics)]).assign(
@@ -87,9 +98,10 @@ class Comparison(ResultDisplay):
         for r in self.rows:
             se = f"  delta-method se {r.se_delta:.3f}" if np.isfinite(r.se_delta) else ""
             lines.append(f"  {_LABELS[r.method]:<12} {_fmt(r.estimate, *r.ci, signed=True)}"
-                         f"{se}")
+                         f"{se}" + (f"  [{r.remark}]" if r.remark else ""))
         for r in self.diagnostics:
-            lines.append(f"  {r.quantity:<12} {_fmt(r.estimate, *r.ci, signed=True)}")
+            lines.append(f"  {r.quantity:<12} {_fmt(r.estimate, *r.ci, signed=True)}"
+                         + (f"  [{r.remark}]" if r.remark else ""))
         return "\n".join(lines)
 
 
@@ -131,9 +143,34 @@ class Calibration(ResultDisplay):
         cov = self.delta_cov.get(self._delta_key(method))
         se = float(np.sqrt(cov[k, k])) if cov is not None and np.isfinite(cov[k, k]) else np.nan
         what = f"theta[{model}]" if method in ESTIMATORS else f"{method}[{model}]"
-        return BootstrapEstimate.from_replicates(
+        return self._caveat(BootstrapEstimate.from_replicates(
             what, method if method in ESTIMATORS else "diagnostic",
-            self.replicates[method][:, k], self.plugin[method][k], se, self.alpha)
+            self.replicates[method][:, k], self.plugin[method][k], se, self.alpha),
+            method, (model,), f"ΔĴ[{model} − {self.baseline}]")
+
+    @property
+    def unlabelled(self) -> tuple[str, ...]:
+        """Models without calibration labels (naive and RG (shared) only)."""
+        n_cal = self.sizes.set_index("model")["n_cal"]
+        return tuple(m for m in self.models if n_cal[m] == 0)
+
+    def _caveat(self, e: BootstrapEstimate, method: str, models: tuple[str, ...],
+                delta: str) -> BootstrapEstimate:
+        """Mark ``e`` when a model in ``models`` has no calibration labels.
+
+        RG (shared) then rests on an assumption the data cannot check (``delta``, the
+        ΔĴ that would check it, cannot be estimated): ``verified=False``. Estimators
+        that need the model's own labels are undefined; the note says why.
+        """
+        missing = [m for m in models if m in self.unlabelled]
+        if not missing:
+            return e
+        who = (f"{' and '.join(missing)} {'has' if len(missing) == 1 else 'have'} no "
+               "calibration labels")
+        if method == "rg":
+            return replace(e, verified=False, note=f"{who}, so {delta} cannot be estimated "
+                           f"and shared calibration cannot be checked")
+        return e if np.isfinite(e.estimate) else replace(e, note=who)
 
     def _headline(self) -> str:
         s = self.sizes
@@ -145,7 +182,8 @@ class Calibration(ResultDisplay):
         dj = ""
         if others:
             d = self.compare(others[0], self.baseline).delta_j
-            dj = f"; ΔĴ[{others[0]} − {self.baseline}] {d.estimate:+.3f}"
+            dj = f"; ΔĴ[{others[0]} − {self.baseline}] " + (
+                f"{d.estimate:+.3f}" if np.isfinite(d.estimate) else "not estimable")
         return (f"{len(self.models)} models, {n_items:,} judged items ({n_cal:,} labelled), "
                 f"{self.n_boot:,} replicates; θ̂ {_LABELS['ppi_2x']}: {theta}{more}{dj}")
 
@@ -163,7 +201,7 @@ class Calibration(ResultDisplay):
         out["raw"] = np.where(out["method"] == "rg", out["model"].map(raw),
                               np.where(out["method"] == "rg_2x", out["model"].map(raw2), np.nan))
         cols = ["model", "method", "estimate", "lo", "hi", "se", "se_delta", "plugin", "raw",
-                "n_boot", "n_undefined"]
+                "n_boot", "n_undefined", "conditional_on_J_positive", "verified", "note"]
         return out[cols]
 
     def diagnostics(self) -> pd.DataFrame:
@@ -184,10 +222,11 @@ class Calibration(ResultDisplay):
         def diff(name: str, quantity: str, method: str) -> BootstrapEstimate:
             reps, cov = self.replicates[name], self.delta_cov.get(self._delta_key(name))
             var = np.nan if cov is None else cov[ka, ka] + cov[kb, kb] - 2 * cov[ka, kb]
-            return BootstrapEstimate.from_replicates(
+            return self._caveat(BootstrapEstimate.from_replicates(
                 quantity, method, reps[:, ka] - reps[:, kb],
                 self.plugin[name][ka] - self.plugin[name][kb],
-                float(np.sqrt(var)) if np.isfinite(var) and var >= 0 else np.nan, self.alpha)
+                float(np.sqrt(var)) if np.isfinite(var) and var >= 0 else np.nan, self.alpha),
+                name, (a, b), f"ΔĴ[{a} − {b}]")
 
         rows = tuple(diff(n, f"theta[{a}] - theta[{b}]", n) for n in ESTIMATORS)
         diags = tuple(diff(n, f"{n}[{a}] - {n}[{b}]", "diagnostic") for n in ("J", "q0", "q1"))
@@ -217,23 +256,36 @@ class Calibration(ResultDisplay):
         level = f"{100 * (1 - self.alpha):g}%"
         head = (f"Judge-corrected accuracy, bootstrap medians with {level} intervals "
                 f"({self.n_boot} replicates; RG (shared) uses {self.baseline}'s calibration)")
-        table = {m: {_LABELS[n]: _fmt(*self._triple(m, n)) for n in ESTIMATORS}
-                 for m in self.models}
-        frame = pd.DataFrame(table).T
-        diag = pd.DataFrame({m: {n: _fmt(*self._triple(m, n)) for n in ("q0", "q1", "J")}
+        est = {(m, n): self.estimate(m, n) for m in self.models
+               for n in (*ESTIMATORS, "q0", "q1", "J")}
+        marks = {k: ("†" if e.conditional_on_j_positive else "") + ("" if e.verified else "‡")
+                 for k, e in est.items()}
+
+        def cell(m: str, n: str) -> str:
+            e = est[m, n]
+            return _fmt(e.estimate, *e.ci) + marks[m, n]
+
+        frame = pd.DataFrame({m: {_LABELS[n]: cell(m, n) for n in ESTIMATORS}
+                              for m in self.models}).T
+        diag = pd.DataFrame({m: {n: cell(m, n) for n in ("q0", "q1", "J")}
                              for m in self.models}).T
         if self.truth is not None and self.truth.notna().any():
             frame.insert(0, "true θ (test)", self.truth.reindex(self.models).map(
                 lambda v: f"{v:.3f}").to_numpy())
-        parts = [head, frame.rename_axis("model").to_string(), "",
-                 "Judge diagnostics (each model's own calibration labels):",
-                 diag.rename_axis("model").to_string()]
+        parts = [head, frame.rename_axis("model").to_string()]
+        cond = [f"{_LABELS[n]} for {m} in {est[m, n].n_undefined / self.n_boot:.1%}"
+                for (m, n), mk in marks.items() if "†" in mk]
+        if cond:
+            parts.append("† interval conditional on Ĵ* > 0 (RG is undefined where a "
+                         f"replicate's Ĵ* ≤ 0: {', '.join(cond)} of replicates)")
+        if self.unlabelled:
+            parts.append(f"‡ unverified: {', '.join(self.unlabelled)} without calibration "
+                         f"labels, so ΔĴ cannot be estimated and RG (shared) rests on "
+                         f"{self.baseline}'s calibration unchecked")
+        parts += ["", "Judge diagnostics (each model's own calibration labels):",
+                  diag.rename_axis("model").to_string()]
         parts += ["", *(str(c) for c in self.comparisons())]
         return "\n".join(parts)
-
-    def _triple(self, model: str, method: str) -> tuple[float, float, float]:
-        e = self.estimate(model, method)
-        return e.estimate, e.ci[0], e.ci[1]
 
     def plot(self, ax: Axes | None = None, *, truth: Mapping[str, float] | None = None,
              ) -> Axes:

@@ -29,6 +29,8 @@ __all__ = ["BootstrapEstimate"]
 
 # Per model, calibration sums (n, ΣY, ΣẐ, ΣẐ², ΣYẐ) and test sums (N, ΣẐ, ΣẐ²).
 _N_CAL, _N_TEST = 5, 3
+# Estimators that divide by Ĵ* (undefined in a replicate where Ĵ* ≤ 0).
+_J_DIVIDED = ("rg", "rg_2x")
 
 
 def _core(cal: Any, test: Any, base: int, xp: Any = np) -> dict[str, Any]:
@@ -156,8 +158,16 @@ class BootstrapEstimate(ResultDisplay):
         Delta-method standard error (Appendix B generalised; NaN where undefined).
     n_boot, n_undefined
         Replicates, and replicates where the estimator was undefined (Ĵ* ≤ 0 for RG).
+        The median and interval are over the defined replicates only: for RG they are
+        conditional on Ĵ* > 0 (:attr:`conditional_on_j_positive`).
     alpha
         Interval level 1 − alpha.
+    verified
+        False when the estimate rests on an assumption the data cannot check: shared
+        calibration for a model without calibration labels, whose ΔJ cannot be
+        estimated (Section 7: shared calibration "cannot be a default").
+    note
+        Why the estimate is unverified or undefined (empty when there is nothing to say).
     """
 
     quantity: str
@@ -170,6 +180,27 @@ class BootstrapEstimate(ResultDisplay):
     n_boot: int
     n_undefined: int
     alpha: float
+    verified: bool = True
+    note: str = ""
+
+    @property
+    def conditional_on_j_positive(self) -> bool:
+        """Whether the interval of this RG estimate drops replicates with Ĵ* ≤ 0.
+
+        RG divides by Ĵ*, so it is undefined where a replicate's Ĵ* ≤ 0; its median
+        and percentile interval are then over the replicates with Ĵ* > 0 only.
+        """
+        return (self.method in _J_DIVIDED and self.n_undefined > 0
+                and bool(np.isfinite(self.estimate)))
+
+    @property
+    def remark(self) -> str:
+        """The caveats of this estimate in words (unverified, conditional), or ``""``."""
+        parts = [self.note if self.verified else f"UNVERIFIED: {self.note}"] if self.note else []
+        if self.conditional_on_j_positive:
+            parts.append(f"interval conditional on Ĵ* > 0 ({self.n_undefined / self.n_boot:.1%}"
+                         f" of replicates had Ĵ* ≤ 0)")
+        return "; ".join(parts)
 
     @classmethod
     def from_replicates(cls, quantity: str, method: str, reps: np.ndarray, plugin: float,
@@ -189,15 +220,19 @@ class BootstrapEstimate(ResultDisplay):
     def _row(self) -> dict[str, Any]:
         return {"quantity": self.quantity, "method": self.method, "estimate": self.estimate,
                 "lo": self.ci[0], "hi": self.ci[1], "se": self.se, "se_delta": self.se_delta,
-                "plugin": self.plugin, "n_boot": self.n_boot, "n_undefined": self.n_undefined}
+                "plugin": self.plugin, "n_boot": self.n_boot, "n_undefined": self.n_undefined,
+                "conditional_on_J_positive": self.conditional_on_j_positive,
+                "verified": self.verified, "note": self.remark}
 
     def _headline(self) -> str:
         return (f"{self.quantity} ({self.method}), {self.n_boot:,} replicates; "
                 f"{_fmt(self.estimate, *self.ci)}"
-                + (f", se {self.se:.3f}" if np.isfinite(self.se) else ""))
+                + (f", se {self.se:.3f}" if np.isfinite(self.se) else "")
+                + (f" ({self.remark})" if self.remark else ""))
 
     def __str__(self) -> str:
-        return f"{self.quantity} ({self.method}): {_fmt(self.estimate, *self.ci)}"
+        return (f"{self.quantity} ({self.method}): {_fmt(self.estimate, *self.ci)}"
+                + (f"  [{self.remark}]" if self.remark else ""))
 
 
 def _fmt(est: float, lo: float, hi: float, signed: bool = False) -> str:
