@@ -197,3 +197,33 @@ def test_probe_plots() -> None:
     assert axes.size == 2
     order = single_order_elo(jb.simulate_arena(10, 1500, seed=1).battles, progress=False)
     assert "MAE_A" in order.plot().get_title()
+
+
+def test_softelo_by_judge_tabulates_each_judges_pipeline() -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from judgebayes.softelo import run_softelo, softelo_by_judge
+
+    panel = judge_panel(n_battles=2000)
+    by = softelo_by_judge(panel, n_boot=8, conformal="jackknife+", progress=False)
+    t = by.table.set_index("judge")
+    assert list(t.index) == list(JUDGES) and (t["n_battles"] == 2000).all()
+    # Row = that judge's own pipeline.
+    mine = jb.Battles(panel.frame[panel.frame["judge"] == "judge-2"])
+    ref = run_softelo(mine, n_boot=8, conformal="jackknife+", progress=False)
+    s = ref.summary().set_index("method")
+    row = t.loc["judge-2"]
+    assert row["beta"] == pytest.approx(ref.held.table["beta"].mean())
+    assert row["kappa"] == pytest.approx(ref.held.kappa)
+    assert row["mae_soft"] == pytest.approx(s.loc["soft", "mae"])
+    assert row["width_hard"] == pytest.approx(s.loc["hard", "median_width"])
+    assert row["mae_reduction"] == pytest.approx(1 - row["mae_soft"] / row["mae_hard"])
+    assert row["delta_rho_soft"] == pytest.approx(s.loc["soft", "delta_rho"])
+    assert (t["mae_reduction"] > 0).all() and np.isfinite(t["width_soft"]).all()
+    tables = by.tables()
+    assert set(tables) == {"table1", "table2", "table3"}
+    assert tables["table2"]["mae_reduction"].is_monotonic_decreasing
+    assert "4 judges" in repr(by) and "table3" in str(by)
+    ax = by.plot()
+    assert ax.get_xlabel().startswith("conformal quantile")

@@ -21,9 +21,9 @@ if TYPE_CHECKING:
     import xarray as xr
     from matplotlib.axes import Axes
 
-__all__ = ["Tabular", "conformal_plot", "forest", "held_out_plot", "interval_bars",
-           "order_lanes_plot", "ppc_plot", "quartile_residual_plot", "reliability_plot",
-           "width_decomposition_plot"]
+__all__ = ["Tabular", "agreement_plot", "conformal_plot", "forest", "held_out_plot",
+           "interval_bars", "order_lanes_plot", "ppc_plot", "quartile_residual_plot",
+           "reliability_plot", "width_decomposition_plot"]
 
 
 class Tabular(Protocol):
@@ -286,4 +286,19 @@ def order_lanes_plot(table: Tabular | pd.DataFrame, ax: Axes | None = None) -> A
     ax.set(xlabel="|ε| = |Elo_LLM − Elo_Human| (Hard-Elo, one order)",
            title=f"|MAE_A − MAE_B| = {abs(a.mean() - b.mean()):.1f} Elo")
     ax.legend(frameon=False, fontsize=7, loc="upper right")
+    return ax
+
+
+def agreement_plot(table: pd.DataFrame, ax: Axes | None = None, *, r: float | None = None,
+                   ) -> Axes:
+    """Judge–human agreement on decisive battles by |s| bin, ± 1 binomial SE
+    (seed 000, Fig. 3a / 7a). ``table`` has ``abs_s_mean, agreement, se`` per bin
+    (``Temperature.agreement``); ``r`` is the Pearson r(|s|, agreement), for the title.
+    """
+    ax = _axes(ax, (4.2, 3.4))
+    ax.errorbar(table["abs_s_mean"], table["agreement"], yerr=table["se"], fmt="o-",
+                color="#1f5fa8", ms=4, capsize=2)
+    ax.axhline(0.5, color="k", lw=0.8, ls="--")
+    ax.set(xlabel="|s| (bin mean)", ylabel="P(judge's side = human's side)",
+           title="agreement by |s|" + ("" if r is None else f", r = {r:.2f}"))
     return ax

@@ -14,12 +14,14 @@ Modules: :mod:`~judgebayes.softelo.scores` (judge scores into battles and target
 :mod:`~judgebayes.softelo.intervals` (split-conformal and jackknife+ comparison, calibration
 pool),
 :mod:`~judgebayes.softelo.pipeline` (:func:`run_softelo`),
+:mod:`~judgebayes.softelo.by_judge` (:func:`softelo_by_judge`: the cross-judge tables),
 :mod:`~judgebayes.softelo.diagnostics` (judge probes on battles),
 :mod:`~judgebayes.softelo.probes` (same-family effects, single-order Elo) and
 :mod:`~judgebayes.softelo.posterior` (the β-posterior, JAX).
 """
 
 from judgebayes._lazy import lazy_exports
+from judgebayes.softelo.by_judge import SoftEloByJudge, softelo_by_judge
 from judgebayes.softelo.diagnostics import (
     cohen_kappa,
     position_bias,
@@ -38,7 +40,12 @@ from judgebayes.softelo.probes import (
     single_order_elo,
 )
 from judgebayes.softelo.scores import combine_orders, soft_targets
-from judgebayes.softelo.temperature import LowSignalWarning, Temperature, fit_temperature
+from judgebayes.softelo.temperature import (
+    LowSignalWarning,
+    Temperature,
+    agreement_by_abs_s,
+    fit_temperature,
+)
 
 # Bayesian names load JAX: imported on first use.
 _LAZY = {
@@ -53,8 +60,10 @@ __all__ = [
     "LowSignalWarning",
     "SameFamilyExcess",
     "SingleOrderElo",
+    "SoftEloByJudge",
     "SoftEloResult",
     "Temperature",
+    "agreement_by_abs_s",
     "budget_curve",
     "cohen_kappa",
     "combine_orders",
@@ -69,6 +78,7 @@ __all__ = [
     "single_order_elo",
     "soft_elo_posterior",
     "soft_targets",
+    "softelo_by_judge",
     "temperature_model",
     "verbosity_bias",
     "verdict_disagreement",

@@ -26,7 +26,8 @@ from judgebayes.softelo.diagnostics import reliability
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-__all__ = ["LowSignalWarning", "Temperature", "beta_mle", "fit_temperature"]
+__all__ = ["LowSignalWarning", "Temperature", "agreement_by_abs_s", "beta_mle",
+           "fit_temperature"]
 
 
 class LowSignalWarning(JudgeBayesWarning):
@@ -71,6 +72,10 @@ class Temperature(ResultDisplay):
     low_signal
         True when β* < 0.2 and agreement_r < 0.5: the score difference is not a
         trustworthy confidence signal and Soft-Elo may over-compress the scale.
+    agreement
+        The table behind ``agreement_r`` (Fig. 3a / 7a): per equal-mass |s| bin of
+        decisive battles ``abs_s_lo, abs_s_hi, abs_s_mean``, ``agreement``
+        (P(judge's side = human's side)), its binomial ``se`` and ``n``.
     """
 
     beta: float
@@ -82,6 +87,7 @@ class Temperature(ResultDisplay):
     reliability: pd.DataFrame
     agreement_r: float
     low_signal: bool
+    agreement: pd.DataFrame | None = None
 
     @property
     def message(self) -> str:
@@ -113,11 +119,46 @@ class Temperature(ResultDisplay):
                 f"ECE = {self.ece:.3f}, r(|s|, agreement) = {self.agreement_r:.2f}")
         return text + (f"\nwarning: {self.message}" if self.low_signal else "")
 
-    def plot(self, ax: Axes | None = None) -> Axes:
-        """Reliability diagram (see :func:`judgebayes.plots.reliability_plot`)."""
-        from judgebayes.plots import reliability_plot
+    def plot(self, ax: Axes | None = None, *, kind: str = "reliability") -> Axes:
+        """``kind="reliability"``: reliability diagram of σ(β|s|) (Fig. 3b,
+        :func:`judgebayes.plots.reliability_plot`); ``kind="agreement"``: agreement
+        rate by |s| bin with ± 1 binomial SE (Fig. 3a / 7a,
+        :func:`judgebayes.plots.agreement_plot`)."""
+        from judgebayes.plots import agreement_plot, reliability_plot
 
+        if kind == "agreement":
+            return agreement_plot(self.agreement, ax=ax, r=self.agreement_r)
+        if kind != "reliability":
+            raise ValueError(f"kind must be 'reliability' or 'agreement', got {kind!r}")
         return reliability_plot(self.reliability, ax=ax, beta=self.beta, ece=self.ece)
+
+
+def agreement_by_abs_s(abs_s: np.ndarray, agree: np.ndarray, n_bins: int = 10,
+                       ) -> tuple[pd.DataFrame, float]:
+    """Judge–human agreement by equal-mass |s| bins and its Pearson r with mean |s|.
+
+    Seed 000, Fig. 3a / Appendix D.2 (Fig. 7): on decisive battles, agreement
+    rises with |s| when the score difference carries confidence; r(|s|, agreement)
+    near 0 with a small β* is the low-signal warning.
+
+    Returns
+    -------
+    (table, r)
+        ``table``: ``abs_s_lo, abs_s_hi, abs_s_mean, agreement, se, n`` per bin
+        (``se`` = √(p(1 − p)/n)); ``r``: Pearson r of ``abs_s_mean`` with
+        ``agreement`` (0 when either is constant).
+    """
+    abs_s, agree = np.asarray(abs_s, float), np.asarray(agree, float)
+    bins = np.array_split(np.argsort(abs_s, kind="stable"), n_bins)
+    table = pd.DataFrame({"abs_s_lo": [abs_s[b].min() for b in bins],
+                          "abs_s_hi": [abs_s[b].max() for b in bins],
+                          "abs_s_mean": [abs_s[b].mean() for b in bins],
+                          "agreement": [agree[b].mean() for b in bins],
+                          "n": [len(b) for b in bins]})
+    table.insert(4, "se", np.sqrt(table["agreement"] * (1 - table["agreement"]) / table["n"]))
+    x, y = table["abs_s_mean"].to_numpy(), table["agreement"].to_numpy()
+    r = float(pearsonr(x, y).statistic) if np.ptp(y) > 0 and np.ptp(x) > 0 else 0.0
+    return table, r
 
 
 def fit_temperature(battles: Battles, *, score: str = "score_diff",
@@ -171,14 +212,10 @@ def fit_temperature(battles: Battles, *, score: str = "score_diff",
     decisive = np.isin(jl, [0.0, 1.0]) & np.isin(y, [0.0, 1.0]) & (s != 0)
     agree = (jl[decisive] == y[decisive]).astype(float)
     table, ece = reliability(expit(beta * np.abs(s[decisive])), agree)
-    order = np.argsort(np.abs(s[decisive]), kind="stable")
-    bins = np.array_split(order, 10)
-    abs_s = np.array([np.abs(s[decisive])[b].mean() for b in bins])
-    rate = np.array([agree[b].mean() for b in bins])
-    r = float(pearsonr(abs_s, rate).statistic) if np.ptp(rate) > 0 and np.ptp(abs_s) > 0 else 0.0
+    by_s, r = agreement_by_abs_s(np.abs(s[decisive]), agree)
     result = Temperature(beta=beta, ci=(float(ci[0]), float(ci[1])), alpha=alpha, ties=ties,
                          n=int(use.sum()), ece=ece, reliability=table, agreement_r=r,
-                         low_signal=bool(beta < 0.2 and r < 0.5))
+                         low_signal=bool(beta < 0.2 and r < 0.5), agreement=by_s)
     if warn and result.low_signal:
         warnings.warn(result.message, LowSignalWarning, stacklevel=2)
     return result
