@@ -53,3 +53,32 @@ def test_bad_files_exit_nonzero_with_one_line(tmp_path: Path,
     assert "row 1" in err and "judge_label" in err
     assert main(["elo", str(tmp_path / "missing.json"), "--format", "arena"]) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+SOFTELO_CSV = Path(__file__).resolve().parents[2] / "shared/data/softelo/sample_annotations.csv"
+
+
+def test_softelo_on_real_battles_split_is_unbounded_jackknife_is_not(
+        tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """14 real models: 7 calibration models cannot give a 90% split quantile (rank 8 of 7),
+    so split conformal is unbounded and says so; jackknife+ calibrates each model on the 13
+    others (rank ⌈0.9·14⌉ = 13 of 13), finite, and covers 13/14 models by construction."""
+    widths = {}
+    for design in ("split", "jackknife+"):
+        out = tmp_path / design
+        assert main(["softelo", str(SOFTELO_CSV), "--format", "softelo", "--no-progress",
+                     "--conformal", design, "--out", str(out)]) == 0
+        printed = capsys.readouterr().out
+        text = (out / "summary.json").read_text()
+        assert "Infinity" not in text and "NaN" not in text
+        info = json.loads(text)
+        assert info["conformal"] == design
+        assert info["temperature"]["beta"] == pytest.approx(0.652, abs=0.001)
+        widths[design] = {r["method"]: r["median_width"] for r in info["summary"]}
+        if design == "split":
+            assert "unbounded" in printed and info["conformal_note"]
+        else:
+            assert info["conformal_note"] is None
+            assert [r["coverage"] for r in info["summary"]] == pytest.approx([13 / 14] * 2)
+    assert widths["split"] == {"hard": None, "soft": None}
+    assert 0 < widths["jackknife+"]["soft"] < widths["jackknife+"]["hard"]

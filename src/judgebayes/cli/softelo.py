@@ -32,7 +32,7 @@ def _softelo(args: argparse.Namespace) -> int:
     methods = ("hard", "soft", *(f"smooth_{c:g}" for c in args.smoothing))
     result = run_softelo(battles, methods=methods, lam=args.lam, n_boot=args.n_boot,
                          alpha=args.alpha, n_splits=args.splits, seed=args.seed,
-                         progress=not args.no_progress)
+                         conformal=args.conformal, progress=not args.no_progress)
     temperature, held = result.temperature, result.held
     lo, hi = temperature.ci
     print(f"beta* = {temperature.beta:.3f} (95% CI {lo:.3f}-{hi:.3f}), ECE = "
@@ -40,15 +40,18 @@ def _softelo(args: argparse.Namespace) -> int:
     if temperature.low_signal:
         print(f"warning: {temperature.message}")
     summary = result.summary()
-    print("\nheld-out Elo and split-conformal intervals "
-          f"({100 * (1 - args.alpha):g}% nominal, {args.splits} random model splits):")
+    print(f"\nheld-out Elo and {100 * (1 - args.alpha):g}% conformal intervals "
+          f"({result.conformal.design}):")
     print(summary.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    if result.conformal.note is not None:
+        print(f"note: {result.conformal.note}")
     if args.out is not None:
         args.out.mkdir(parents=True, exist_ok=True)
         held.table.to_csv(args.out / "held_out.csv", index=False)
         summary.to_csv(args.out / "summary.csv", index=False)
         info = {"file": str(args.file), "judge": args.judge, "alpha": args.alpha,
                 "n_boot": args.n_boot, "splits": args.splits, "seed": args.seed,
+                "conformal": args.conformal, "conformal_note": result.conformal.note,
                 "temperature": temperature.to_frame().iloc[0].to_dict(), "kappa": held.kappa,
                 "mean_abs_s": held.mean_abs_s, "rows": battles.report.to_dict(),
                 "summary": summary.to_dict(orient="records")}
@@ -72,6 +75,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                       help="within-model bootstrap resamples for SE (seed 000: 20)")
     soft.add_argument("--alpha", type=probability, default=0.1)
     soft.add_argument("--splits", type=positive_int, default=5)
+    soft.add_argument("--conformal", choices=("split", "jackknife+"), default="split",
+                      help="split: random model splits (seed 000); jackknife+: each model "
+                           "calibrated on all others (finite with few models)")
     soft.add_argument("--smoothing", type=probability, nargs="*", default=[],
                       help="label-smoothing constants c to compare (Appendix H)")
     soft.add_argument("--seed", type=non_negative_int, default=0)
