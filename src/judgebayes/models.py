@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-import jax.numpy as jnp
 import numpy as np
 import pandas as pd
 from scipy.special import expit
@@ -38,8 +37,7 @@ from judgebayes.consistency.model import (
 )
 from judgebayes.core.battles import Battles
 from judgebayes.core.pairs import PairStats
-from judgebayes.errors import DataError
-from judgebayes.softelo.posterior import temperature_model
+from judgebayes.softelo.posterior import temperature_data, temperature_model
 
 __all__ = ["ModelSpec", "bt", "calibration", "davidson", "judge_discrimination",
            "matchup_dirichlet", "multi_judge", "soft_bt", "temperature"]
@@ -108,14 +106,7 @@ def davidson(data: Battles | PairStats, target: str | None = "human_label", *,
 def temperature(battles: Battles, *, score: str = "score_diff", human: str = "human_label",
                 prior_scale: float = 2.0) -> ModelSpec:
     """The temperature β of seed 000 (Eq. 5–6): y* ~ Bernoulli(σ(β s)) on human non-ties."""
-    s = np.asarray(battles.column(score), dtype=float)
-    y = np.asarray(battles.column(human), dtype=float)
-    decisive = np.isin(y, [0.0, 1.0])
-    if decisive.sum() < 2:
-        raise DataError("need human non-tie labels to fit the temperature β (seed 000, Eq. 6)",
-                        column=human)
-    data = {"s": jnp.asarray(s[decisive]), "prior_scale": float(prior_scale),
-            "y": jnp.asarray(y[decisive])}
+    data = temperature_data(battles, score=score, human=human, prior_scale=prior_scale)
     return ModelSpec(temperature_model, data, {}, {})
 
 

@@ -35,7 +35,7 @@ from judgebayes.core.bootstrap import solve_batched
 from judgebayes.core.bt import bt_objective, fit_bt, theta_to_elo
 from judgebayes.errors import DataError
 
-__all__ = ["soft_elo_posterior", "temperature_model"]
+__all__ = ["soft_elo_posterior", "temperature_data", "temperature_model"]
 
 
 def temperature_model(s: jnp.ndarray, prior_scale: float = 2.0,
@@ -54,6 +54,19 @@ def temperature_model(s: jnp.ndarray, prior_scale: float = 2.0,
     beta = numpyro.sample("beta", dist.HalfNormal(prior_scale))
     with numpyro.plate("battle", len(s)):
         numpyro.sample("y", dist.Bernoulli(logits=beta * s), obs=y)
+
+
+def temperature_data(battles: Battles, *, score: str = "score_diff", human: str = "human_label",
+                     prior_scale: float = 2.0) -> dict:
+    """Keyword arguments of :func:`temperature_model`: s and y* on the human non-ties."""
+    s = np.asarray(battles.column(score), dtype=float)
+    y = np.asarray(battles.column(human), dtype=float)
+    decisive = np.isin(y, [0.0, 1.0])
+    if decisive.sum() < 2:
+        raise DataError("need human non-tie labels to fit the temperature β (seed 000, Eq. 6)",
+                        column=human)
+    return {"s": jnp.asarray(s[decisive]), "prior_scale": float(prior_scale),
+            "y": jnp.asarray(y[decisive])}
 
 
 def soft_elo_posterior(battles: Battles, *, score: str = "score_diff",
@@ -91,13 +104,8 @@ def soft_elo_posterior(battles: Battles, *, score: str = "score_diff",
     if beta not in ("posterior", "fixed"):
         raise ValueError("beta must be 'posterior' or 'fixed'")
     s = np.asarray(battles.column(score), dtype=float)
-    y_h = np.asarray(battles.column(human), dtype=float)
-    decisive = np.isin(y_h, [0.0, 1.0])
-    if decisive.sum() < 2:
-        raise DataError("need human non-tie labels to fit the temperature β (seed 000, Eq. 6)",
-                        column=human)
     draws_per_chain = max(1000, -(-n_draws // chains))
-    post = fit(temperature_model, {"s": jnp.asarray(s[decisive]), "y": jnp.asarray(y_h[decisive])},
+    post = fit(temperature_model, temperature_data(battles, score=score, human=human),
                chains=chains, draws=draws_per_chain, warmup=1000, seed=seed, progress=progress)
     every = post.posterior["beta"].values.reshape(-1)
     betas = every[np.linspace(0, len(every) - 1, n_draws).astype(int)]  # thinned
