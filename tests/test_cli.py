@@ -24,6 +24,23 @@ def test_demo_writes_leaderboard_summary_and_plot(tmp_path: Path,
     summary = json.loads((out / "summary.json").read_text())
     assert summary["n_boot"] == 100 and summary["target"] == "judge_label"
     assert (out / "forest.png").stat().st_size > 10_000
+    # the calibrated Soft-Elo board beside it, with both boards' coverage of the truth
+    assert "soft_covers" in printed and "coverage of the true Elo" in printed
+    soft = pd.read_csv(out / "leaderboard_soft.csv")
+    assert list(soft.columns) == list(board.columns) and len(soft) == 12
+    assert soft[["elo_lo", "elo_hi"]].notna().all().all()
+    assert (soft["elo_lo"] < soft["elo"]).all() and (soft["elo"] < soft["elo_hi"]).all()
+    coverage = summary["coverage_of_truth"]
+    assert set(coverage) == {"hard", "soft"} and coverage["soft"] > coverage["hard"]
+    assert summary["soft"]["conformal"] == "jackknife+" and summary["human_labels"] == 2500
+    assert 0.3 < summary["soft"]["beta"] < 0.8
+    assert summary["mean_abs_error"]["soft"] < summary["mean_abs_error"]["hard"]
+
+
+def test_demo_refuses_more_human_labels_than_battles(capsys: pytest.CaptureFixture) -> None:
+    assert main(["demo", "--battles", "100", "--human-labels", "200", "--out", "-"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--human-labels" in err
 
 
 def test_elo_on_consistency_data_needs_a_judge(consistency_dir: Path, tmp_path: Path,

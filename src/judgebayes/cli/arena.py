@@ -1,13 +1,21 @@
-"""`judgebayes demo` and `judgebayes elo`: Bradley–Terry leaderboards with bootstrap intervals.
+"""`judgebayes demo` and `judgebayes elo`: Bradley–Terry leaderboards with intervals.
 
 Seed 000, Eq. 1 on per-pair statistics (:func:`judgebayes.fit_bt`, :func:`judgebayes.bootstrap_bt`).
+``demo`` simulates an arena with a few human labels and sets the judge-only Hard-Elo board
+(bootstrap intervals) beside the calibrated Soft-Elo board (β from the human labels, the
+held-out protocol, jackknife+ conformal intervals: :func:`judgebayes.run_softelo`), each
+with its coverage of the simulated truth.
 """
 
 from __future__ import annotations
 
 import argparse
+import textwrap
 import time
 from pathlib import Path
+
+import numpy as np
+import pandas as pd
 
 from judgebayes.cli.common import (
     TARGETS,
@@ -19,38 +27,153 @@ from judgebayes.cli.common import (
     non_negative_int,
     one_judge,
     positive_int,
-    print_board,
     probability,
     write_board,
 )
+from judgebayes.core.battles import Battles
 from judgebayes.core.bootstrap import bootstrap_bt
 from judgebayes.core.loaders import FORMATS
+from judgebayes.errors import DataError
+from judgebayes.plots import forest
 from judgebayes.simulate import simulate_arena
+from judgebayes.softelo.pipeline import SoftEloResult, run_softelo
+
+
+def _wrap(text: str) -> str:
+    """Wrap each line of ``text`` at 100 characters."""
+    return "\n".join(textwrap.fill(line, 100) if line else line for line in text.split("\n"))
+
+
+def _hide_human_labels(battles: Battles, n_labelled: int, seed: int) -> Battles:
+    """Keep ``human_label`` on ``n_labelled`` battles drawn at random, NaN on the rest."""
+    if n_labelled > len(battles):
+        raise DataError(f"--human-labels {n_labelled} is more than the {len(battles)} battles; "
+                        "pass at most --battles")
+    frame = battles.frame.copy()
+    keep = np.zeros(len(frame), dtype=bool)
+    keep[np.random.default_rng(seed).choice(len(frame), n_labelled, replace=False)] = True
+    frame.loc[~keep, "human_label"] = np.nan
+    return Battles(frame)
+
+
+def _soft_board(result: SoftEloResult) -> pd.DataFrame:
+    """The Soft-Elo leaderboard: held-out Soft-Elo with its jackknife+ conformal interval."""
+    table = result.held.table
+    intervals = result.conformal.evaluations["soft"].intervals
+    return pd.DataFrame({
+        "model": table["model"], "elo": table["elo_soft"], "elo_lo": intervals.lower,
+        "elo_hi": intervals.upper, "se": table["se_soft"], "n_battles": table["n_battles"],
+    }).sort_values("elo", ascending=False, ignore_index=True)
+
+
+def _covers(board: pd.DataFrame, truth: pd.Series) -> pd.Series:
+    true = board["model"].map(truth)
+    return (board["elo_lo"] <= true) & (true <= board["elo_hi"])
+
+
+def _side_by_side(hard: pd.DataFrame, soft: pd.DataFrame, truth: pd.Series) -> pd.DataFrame:
+    """Both boards on one row per model, sorted by the true Elo."""
+    def part(board: pd.DataFrame, name: str) -> pd.DataFrame:
+        covered = np.where(_covers(board, truth), "yes", "NO")
+        return pd.DataFrame({"model": board["model"], name: board["elo"],
+                             f"{name}_lo": board["elo_lo"], f"{name}_hi": board["elo_hi"],
+                             f"{name}_covers": covered})
+
+    frame = truth.rename("true_elo").rename_axis("model").reset_index()
+    frame = frame.merge(part(hard, "hard"), on="model").merge(part(soft, "soft"), on="model")
+    return frame.sort_values("true_elo", ascending=False, ignore_index=True)
+
+
+def _demo_figure(path: Path, hard: pd.DataFrame, soft: pd.DataFrame, truth: pd.Series,
+                 titles: tuple[str, str], alpha: float) -> Path:
+    """Two forest panels, the same models in the same rows (by true Elo), shared Elo axis."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    order = truth.sort_values(ascending=False).index
+    fig, axes = plt.subplots(1, 2, sharex=True, sharey=True,
+                             figsize=(11, 0.16 * len(order) + 1.6))
+    labels = (f"Hard-Elo, {100 * (1 - alpha):g}% bootstrap interval",
+              f"Soft-Elo, {100 * (1 - alpha):g}% conformal interval")
+    for ax, board, title, label in zip(axes, (hard, soft), titles, labels, strict=True):
+        frame = board.set_index("model").loc[order].reset_index()
+        forest(frame, ax=ax, alpha=alpha, truth=truth.to_dict(), max_models=len(frame))
+        handles, names = ax.get_legend_handles_labels()
+        ax.legend(handles, [label if name.startswith("Elo") else "true Elo" for name in names],
+                  loc="lower right", fontsize=7, frameon=False)
+        ax.set_title(title, fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=130)
+    plt.close(fig)
+    return path
 
 
 def _demo(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     sim = simulate_arena(args.models, args.battles, seed=args.seed)
-    board = bootstrap_bt(sim.battles, target="judge_label", n_boot=args.n_boot,
-                         seed=args.seed, progress=not args.no_progress)
+    battles = _hide_human_labels(sim.battles, args.human_labels, args.seed)
+    level = f"{100 * (1 - args.alpha):g}%"
+    hard = bootstrap_bt(battles, target="judge_label", n_boot=args.n_boot, alpha=args.alpha,
+                        seed=args.seed, progress=not args.no_progress)
+    soft = run_softelo(battles, n_boot=args.held_out_boot, alpha=args.alpha, seed=args.seed,
+                       conformal="jackknife+", progress=not args.no_progress)
     elapsed = time.perf_counter() - start
-    truth = sim.elo.to_dict()
-    print(f"Simulated arena: {args.models} models, {args.battles} battles judged by an LLM "
-          f"(seed {args.seed}). Hard-Elo from the judge's labels, "
-          f"{100 * (1 - board.alpha):g}% bootstrap intervals ({args.n_boot} replicates):")
-    print_board(board, {"true_elo": truth})
-    frame = board.to_frame()
-    covered = ((frame["elo_lo"] <= frame["model"].map(truth))
-               & (frame["model"].map(truth) <= frame["elo_hi"])).mean()
-    print(f"\n{elapsed:.1f} s. The judge's hard labels stretch the Elo axis: the true ratings "
-          f"span {min(truth.values()):.0f}-{max(truth.values()):.0f}, the judge's "
-          f"{frame['elo'].min():.0f}-{frame['elo'].max():.0f}, and only {covered:.0%} of the "
-          f"intervals cover the human-scale truth. Soft-Elo (seed 000) corrects the scale.")
-    written = write_board(args.out, board, board_summary(board, simulated=True, seconds=elapsed),
-                     plot=True, truth=truth)
+    truth = sim.elo
+    hard_board, soft_board = hard.to_frame(), _soft_board(soft)
+    n = len(truth)
+    cover = {"hard": int(_covers(hard_board, truth).sum()),
+             "soft": int(_covers(soft_board, truth).sum())}
+    width = {"hard": float((hard_board["elo_hi"] - hard_board["elo_lo"]).median()),
+             "soft": float((soft_board["elo_hi"] - soft_board["elo_lo"]).median())}
+    error = {name: float((b["elo"] - b["model"].map(truth)).abs().mean())
+             for name, b in (("hard", hard_board), ("soft", soft_board))}
+    temp = soft.temperature
+    print(_wrap(f"Simulated arena: {args.models} models, {args.battles:,} battles judged by an "
+          f"LLM, human labels on {args.human_labels:,} of them (seed {args.seed}).\n"
+          f"hard: Hard-Elo from the judge's labels alone, {level} bootstrap intervals "
+          f"({args.n_boot} replicates).\n"
+          f"soft: Soft-Elo, BT on σ(β·s) with β = {temp.beta:.2f} fitted on {temp.n:,} decisive "
+          f"human labels, held out per model (Algorithm 1 of seed 000), {level} jackknife+ "
+          f"conformal intervals on the human Elo axis.\n"))
+    table = _side_by_side(hard_board, soft_board, truth)
+    print(table.to_string(index=False, float_format=lambda v: f"{v:.0f}"))
+    human = soft.conformal.evaluations["soft"]
+    print("\n" + _wrap(f"coverage of the true Elo at nominal {level}: Hard-Elo {cover['hard']}/{n} "
+          f"({cover['hard'] / n:.0%}), Soft-Elo {cover['soft']}/{n} ({cover['soft'] / n:.0%}).\n"
+          f"median interval width {width['hard']:.0f} → {width['soft']:.0f} Elo; mean |error| "
+          f"{error['hard']:.0f} → {error['soft']:.0f} Elo.\n"
+          f"The judge's hard labels stretch the Elo axis (true span "
+          f"{truth.min():.0f}–{truth.max():.0f}, Hard-Elo {hard_board['elo'].min():.0f}–"
+          f"{hard_board['elo'].max():.0f}), and its bootstrap intervals measure only sampling "
+          f"noise, so they miss. Soft-Elo puts the judge on the human scale; its conformal "
+          f"intervals are calibrated against the held-out human-label Elo (which they cover for "
+          f"{human.coverage:.0%} of the models, ⌈(1−α)n⌉/n by construction) and are wide "
+          f"because {args.human_labels:,} human labels make that reference noisy. (The same "
+          f"conformal step around the held-out Hard-Elo would cover too, at a median width of "
+          f"{float(np.median(soft.conformal.evaluations['hard'].intervals.width)):.0f} Elo: the "
+          f"soft targets, not the conformal step, make the intervals narrow.)\n"
+          f"{elapsed:.1f} s."))
+    summary = board_summary(
+        hard, simulated=True, seconds=elapsed, human_labels=args.human_labels,
+        coverage_of_truth={"hard": cover["hard"] / n, "soft": cover["soft"] / n},
+        median_width=width, mean_abs_error=error,
+        soft={"beta": temp.beta, "n_beta_labels": temp.n, "n_boot": args.held_out_boot,
+              "conformal": "jackknife+", "coverage_of_human_elo": human.coverage,
+              "methods": soft.summary().to_dict("records")})
+    written = write_board(args.out, hard, summary, plot=False)
     if written:
+        written.append(args.out / "leaderboard_soft.csv")
+        soft_board.to_csv(written[-1], index=False)
+        titles = (f"Hard-Elo, judge only: covers {cover['hard']}/{n} true Elo",
+                  f"Soft-Elo, β from {args.human_labels:,} human labels: covers "
+                  f"{cover['soft']}/{n}")
+        written.append(_demo_figure(args.out / "forest.png", hard_board, soft_board, truth,
+                                    titles, args.alpha))
         print("wrote " + ", ".join(str(p) for p in written))
     return 0
+
 
 def _elo(args: argparse.Namespace) -> int:
     battles = one_judge(args, may_pool=True)
@@ -67,14 +190,21 @@ def _elo(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the verb's parser."""
-    demo = sub.add_parser("demo", help="simulate a judged arena and fit Hard-Elo with "
-                                       "bootstrap intervals")
+    demo = sub.add_parser("demo", help="simulate a judged arena with a few human labels; "
+                                       "judge-only Hard-Elo beside calibrated Soft-Elo")
     demo.add_argument("--models", type=count, default=55)
     demo.add_argument("--battles", type=positive_int, default=25_000)
-    demo.add_argument("--n-boot", type=count, default=1000)
+    demo.add_argument("--human-labels", type=positive_int, default=2_500,
+                      help="battles that keep their human label (the rest: judge only)")
+    demo.add_argument("--n-boot", type=count, default=1000,
+                      help="bootstrap replicates of the Hard-Elo board")
+    demo.add_argument("--held-out-boot", type=count, default=20,
+                      help="within-model bootstrap replicates of the held-out SEs")
+    demo.add_argument("--alpha", type=probability, default=0.1)
     demo.add_argument("--seed", type=non_negative_int, default=0)
     demo.add_argument("--out", type=Path, default=Path("judgebayes-demo"),
-                      help="folder for leaderboard.csv, summary.json, forest.png")
+                      help="folder for leaderboard.csv (Hard-Elo), leaderboard_soft.csv, "
+                           "summary.json, forest.png (both boards)")
     demo.add_argument("--no-progress", action="store_true")
     demo.set_defaults(run=_demo)
     elo = sub.add_parser("elo", help="Bradley–Terry Elo leaderboard with bootstrap intervals")
