@@ -1,7 +1,12 @@
-"""Shared fixtures: paths to the public data beside the repository."""
+"""Shared fixtures: paths to the public data beside the repository.
+
+``JUDGEBAYES_DATA`` points :mod:`judgebayes.datasets` at that copy for the whole session
+(and the notebooks, whose kernels inherit this environment), so no test downloads.
+"""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -9,6 +14,7 @@ import pytest
 import judgebayes as jb
 
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+os.environ.setdefault("JUDGEBAYES_DATA", str(SHARED_DATA))
 CONSISTENCY_DIR = SHARED_DATA / "llm_consistency"
 
 

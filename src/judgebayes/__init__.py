@@ -55,6 +55,7 @@ __version__ = "0.1.0"
 # The Bayesian side: imported on first use, so `import judgebayes` does not load JAX.
 _LAZY = {
     "bayes": "",
+    "datasets": "",
     "models": "",
     "ModelSpec": "judgebayes.bayes",
     "SBCResult": "judgebayes.bayes",

@@ -1,0 +1,355 @@
+"""The public data the package is shown on: downloaded once, cached, hash-checked.
+
+Each ``load_*`` function returns the package's own types (:class:`~judgebayes.Battles`
+through the package's loaders, data frames for Elo tables):
+
+==============================  =========================================================
+:func:`load_consistency`        seed 002: 24 LLM judges × 2,796 contests (Ramaswamy et al.)
+:func:`load_judge_elo`          the 24 judges' Chatbot Arena Elo (the paper's Table 1)
+:func:`load_contestant_elo`     the 35 contestants' Chatbot Arena Elo (Table 2)
+:func:`load_softelo_sample`     seed 000: 1,000 LMArena battles with human and judge labels
+:func:`load_uda_elo`            seed 003: per-judge Elo tables of the UDA paper (shipped)
+==============================  =========================================================
+
+Where the files come from:
+
+* ``JUDGEBAYES_DATA`` set: a local folder laid out like the project's shared data
+  (``llm_consistency/contests/<judge>_contest_data.json``,
+  ``llm_consistency/judge_arena_elo.csv``, ``llm_consistency/contestant_arena_elo.csv``,
+  ``softelo/sample_annotations.csv``); nothing is downloaded.
+* otherwise: the upstream repositories' raw files at pinned commits, fetched with
+  :mod:`pooch` on first use into a cache folder (pooch's OS cache,
+  ``~/.cache/judgebayes`` on Linux; ``JUDGEBAYES_CACHE`` overrides it) and checked
+  against pinned SHA-256 hashes (:func:`registry`). A failed download or a hash
+  mismatch raises a one-line :class:`~judgebayes.DataError`.
+
+The two Elo tables are not files upstream: the paper's code holds the same ratings,
+unrounded, as dict literals (``judge_elos`` in ``calculate_consistency.py``,
+``chatbot_elos`` in ``calculate_elo_diffs.py``). The download path reads those literals
+(parsed with :func:`ast.literal_eval`, never executed) and rounds them to the integers the
+paper prints, so both paths return the same table. The UDA tables were transcribed from
+the paper's appendix (no upstream file exists) and ship inside the package.
+
+Sources and licences: github.com/ashwinsrama/LLM_Consistency (Apache-2.0) at commit
+``e98cca2``; github.com/kargibora/SoftElo at commit ``6a916b3`` (no licence file: the
+package downloads it for you and does not redistribute it).
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Literal
+from urllib.parse import quote
+
+import pandas as pd
+
+from judgebayes.core.battles import Battles
+from judgebayes.core.loaders import read_consistency, read_softelo
+from judgebayes.errors import DataError
+
+__all__ = [
+    "CACHE_ENV",
+    "DATA_ENV",
+    "JUDGES",
+    "cache_dir",
+    "fetch",
+    "load_consistency",
+    "load_contestant_elo",
+    "load_judge_elo",
+    "load_softelo_sample",
+    "load_uda_elo",
+    "registry",
+]
+
+DATA_ENV = "JUDGEBAYES_DATA"
+CACHE_ENV = "JUDGEBAYES_CACHE"
+RETRIES = 2  # extra download attempts after a failed one (pooch waits 1 s, then 2 s)
+
+_CONSISTENCY = ("https://raw.githubusercontent.com/ashwinsrama/LLM_Consistency/"
+                "e98cca297b9c77bcc55f7addee51c158c884f90d/")
+_SOFTELO = ("https://raw.githubusercontent.com/kargibora/SoftElo/"
+            "6a916b30947629904f030bde41c68d0e7eca6a96/")
+
+# judge -> SHA-256 of ``Preference Data/<judge>_contest_data.json`` at the pinned commit
+_CONTEST_HASHES = {
+    "chatgpt-4o-latest": "114e83f4b077b9c74ecf23ff32bd01f773017c1bd0ac4143b4a772f42c20f918",
+    "claude-3-haiku-20240307": "a7d5b74e4ff7ae2831e641afdc3257ad59ea9b3759146e723e8772e26db2de3a",
+    "claude-3-opus-20240229": "6f0281e0fc77a520e6b707e0c323cbee067cd5c8d39f3d69839323b6ad28f151",
+    "claude-3.5-sonnet-20240620":
+        "b58db7763903c36f8479188f2c1c97dbc62bfd9919dc8b9b23fa054e1dec74b1",
+    "command-r-plus": "02c9a4caeb86e1322b6a3873800e237b7d6dd602ab3fcd1794f025bec3abee16",
+    "command-r": "4aa3045992b20b25bfbe2f0d0395d4a38802488bce408a9c242aaf663df764b5",
+    "gemini-1.5-flash-002": "b35a826c5e8ca33c9587f45da7c9cea18e24215d60fc997f53eb4642deabd1bd",
+    "gemini-1.5-pro-002": "5c6c34fddb0592ac638d21b877a6d7af05df94ae5cb7d0935ada741a5311745d",
+    "gemma-7b-it": "b33c42d528a040d5aa9dc6e9f2814b01539d4aa85778c41d7d1b9e1f7701aedc",
+    "gpt-4o-mini-2024-07-18": "a9ba2b042db0b5a1cc5104740f5dac0bd4a910b32306ac017a978571b0b1e910",
+    "llama-3-70b-instruct": "3c4e7bfbbf406619c1ad90796971bb35e4fee46165b8407df656a592742e179f",
+    "llama-3-8b-instruct": "d8812e38313f441739c57c37273e3645b912e2351c30d8de5d9708efa9e02d87",
+    "llama-3.1-405b-instruct": "c66d2e36b0deea07adb778e7c30a51a9945e29a1a1caaf74fdcb2f38943123c8",
+    "llama-3.1-70b-instruct": "140a494e6b36134feb023bf0c8c6d2996370fb58699911d5f4dcf48fe4fae43c",
+    "llama-3.1-8b-instruct": "ca77b83bf18e7cfa7c68eb004c09d5a4f2940bd568ebbf70e1b7a7f2603ace0e",
+    "mistral-7b-instruct": "bad3f7c85105f2f50c2aa4729b7bb7a6349e31c08da0b842589fb739db99baae",
+    "mistral-large-2407": "7722d94d52d6c3839a0b2fc9fdb865ea7a5a1182bcbd1405bc90f60603fecebd",
+    "mixtral-8x7b-instruct-v0.1":
+        "d846f305ab6e27d18fa326860f51c870fe280f5e2cd9a6291116963c43b0bc62",
+    "openchat-3.5-0106": "31fd611b4d39bf17ef8512b5e50de57c77ecb0a7662839a70f7fdcf87042d8b6",
+    "phi-3-medium-4k-instruct": "4fef3b2bd3cdb44b35ff50dabdbee9181d79a95fd5261f629cfece3b9ff1ab65",
+    "qwen1.5-14b-chat": "75c260d8e58887f4b971355cf9d5e6c4490bfe8ddfecaa379740502578a407c1",
+    "starling-lm-7b-alpha": "c2d64f854d21aeac6784d32e3ef553df43cddfc03daa88d24390a0b061eb2f71",
+    "vicuna-13b": "302a1e01e0a8954bb2a87445a32f2083b7c3e939ae5146f21b2f72999ebfb508",
+    "zephyr-7b-beta": "84d5b942535487d2cfc0e8191e032029cad068192f23e7bf9bcd83a162a5246c",
+}
+
+JUDGES: tuple[str, ...] = tuple(sorted(_CONTEST_HASHES))
+"""The 24 judge LLMs of seed 002, as named in the contest files."""
+
+_ENTRIES: dict[str, tuple[str, str]] = {  # cache path -> (upstream URL, SHA-256)
+    **{f"llm_consistency/contests/{judge}_contest_data.json":
+       (_CONSISTENCY + quote(f"Preference Data/{judge}_contest_data.json"), sha)
+       for judge, sha in _CONTEST_HASHES.items()},
+    "llm_consistency/upstream/calculate_consistency.py": (
+        _CONSISTENCY + "calculate_consistency.py",
+        "59b8160b2531629da8c604b0af37f8fca212ff4bc892c317366c56e76071dcf3"),
+    "llm_consistency/upstream/calculate_elo_diffs.py": (
+        _CONSISTENCY + "calculate_elo_diffs.py",
+        "95e9a38352fc3bb863414a67c14259c46e2d96e2f51ffd02b7e3cafa46a1d3a0"),
+    "softelo/sample_annotations.csv": (
+        _SOFTELO + "data/sample_annotations.csv",
+        "3da08b17ab2a48ff5861094f9fe53fe23abd9f0f2a63ac4cf0b922e990bb7308"),
+}
+
+# Elo table -> (file under JUDGEBAYES_DATA, upstream script, dict literal, name column)
+_ELO_TABLES = {
+    "judge": ("llm_consistency/judge_arena_elo.csv",
+              "llm_consistency/upstream/calculate_consistency.py", "judge_elos", "judge"),
+    "contestant": ("llm_consistency/contestant_arena_elo.csv",
+                   "llm_consistency/upstream/calculate_elo_diffs.py", "chatbot_elos", "model"),
+}
+
+_UDA_FILES = {"arenahard": "arenahard_elo_by_judge.csv",
+              "transfer": "transfer_set_elo_by_judge.csv"}
+
+
+def registry() -> pd.DataFrame:
+    """Every downloadable file: where it is cached, its upstream URL and pinned SHA-256.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``name`` (path under the cache folder, and under ``JUDGEBAYES_DATA`` for the
+        files that have a local twin), ``url``, ``sha256``.
+    """
+    return pd.DataFrame([{"name": name, "url": url, "sha256": sha}
+                         for name, (url, sha) in _ENTRIES.items()])
+
+
+def cache_dir() -> Path:
+    """The download cache: ``JUDGEBAYES_CACHE`` if set, else pooch's OS cache folder."""
+    import pooch
+
+    override = os.environ.get(CACHE_ENV)
+    return Path(override) if override else Path(pooch.os_cache("judgebayes"))
+
+
+def _local_root() -> Path | None:
+    value = os.environ.get(DATA_ENV)
+    return Path(value).expanduser() if value else None
+
+
+def _local(name: str) -> Path:
+    """``name`` under ``JUDGEBAYES_DATA``; a one-line error when the copy lacks it."""
+    root = _local_root() or Path()
+    path = root / name
+    if not path.is_file():
+        raise DataError(f"{DATA_ENV}={root} has no {name}: point it at a folder laid out like "
+                        f"the package's data (llm_consistency/, softelo/) or unset it to "
+                        f"download from upstream")
+    return path
+
+
+def fetch(name: str) -> Path:
+    """The local path of a registry file, downloading and hash-checking it on first use.
+
+    With ``JUDGEBAYES_DATA`` set, the file of the same name in that folder (nothing is
+    downloaded); otherwise the cached download (:func:`cache_dir`). The paper's scripts
+    (``llm_consistency/upstream/*.py``, the source of the Elo tables when downloading)
+    have no twin in a local copy and are always fetched.
+
+    Parameters
+    ----------
+    name
+        A ``name`` of :func:`registry`, e.g. ``"softelo/sample_annotations.csv"``.
+
+    Returns
+    -------
+    pathlib.Path
+        The file.
+
+    Raises
+    ------
+    DataError
+        Unknown name; the local copy lacks the file; the download failed (offline, or
+        the server refused); or the downloaded bytes do not match the pinned SHA-256.
+    """
+    if name not in _ENTRIES:
+        raise DataError(f"no data file {name!r}", expected="a name listed by registry()")
+    if _local_root() is not None and not name.startswith("llm_consistency/upstream/"):
+        return _local(name)
+    return _download(name)
+
+
+def _download(name: str) -> Path:
+    import pooch
+
+    url, sha = _ENTRIES[name]
+    store = pooch.create(path=cache_dir(), base_url="", registry={name: f"sha256:{sha}"},
+                         urls={name: url}, retry_if_failed=RETRIES)
+    try:
+        return Path(store.fetch(name))
+    except ValueError as err:  # pooch: the downloaded bytes have another hash
+        got = re.search(r"but got (\w+)", str(err))
+        detail = f"got {got.group(1)[:16]}…" if got else " ".join(str(err).split())
+        raise DataError(f"{name}: the file downloaded from {url} does not match its pinned "
+                        f"SHA-256 (expected {sha[:16]}…, {detail}): the upstream file changed "
+                        f"or the transfer was corrupted; nothing was cached: retry, or set "
+                        f"{DATA_ENV} to a local copy") from None
+    except Exception as err:  # offline, DNS, HTTP status, a full disk: all one line
+        reason = " ".join(str(err).split())
+        reason = (reason[:160] + "…" if len(reason) > 160 else reason) or type(err).__name__
+        raise DataError(f"could not download {name} from {url} ({type(err).__name__}: "
+                        f"{reason}); check the network connection, or set {DATA_ENV} to a "
+                        f"folder that holds a copy") from None
+
+
+def load_consistency(judges: Sequence[str] | None = None) -> Battles:
+    """The contests of seed 002: each of 24 judge LLMs judged the same 2,796 contests.
+
+    35 contestant models in 7 groups of 5 that never meet across groups (70 unordered
+    pairs, both presentation orders); ``winner`` strings become ``judge_label`` (1 = the
+    answer shown first wins, ``position = "a"``), ``"Tie"`` becomes 0.5
+    (:func:`~judgebayes.read_consistency`). Upstream:
+    github.com/ashwinsrama/LLM_Consistency, ``Preference Data/`` (Apache-2.0).
+
+    Parameters
+    ----------
+    judges
+        Load only these judges (names as in :data:`JUDGES`); all 24 when ``None``.
+
+    Returns
+    -------
+    Battles
+        One row per (judge, contest); the ``judge`` column names the judge.
+    """
+    chosen = JUDGES if judges is None else tuple(judges)
+    unknown = [j for j in chosen if j not in _CONTEST_HASHES]
+    if unknown:
+        raise DataError(f"no contest data for judge {unknown[0]!r}",
+                        expected=f"one of {', '.join(JUDGES)}")
+    if not chosen:
+        raise DataError("judges is empty", expected="at least one judge name")
+    files = [fetch(f"llm_consistency/contests/{j}_contest_data.json") for j in chosen]
+    if len(chosen) == len(JUDGES):
+        return read_consistency(files[0].parent)
+    if len(files) == 1:
+        return read_consistency(files[0])
+    return Battles(pd.concat([read_consistency(f).frame for f in files], ignore_index=True))
+
+
+def _elo_from_script(text: str, variable: str, key: str) -> pd.DataFrame:
+    """The dict literal ``variable = {name: elo, ...}`` of a Python source, as a table."""
+    for node in ast.parse(text).body:
+        if (isinstance(node, ast.Assign) and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name) and node.targets[0].id == variable):
+            values = ast.literal_eval(node.value)
+            return pd.DataFrame({key: list(values), "arena_elo": [
+                round(float(v)) for v in values.values()]})
+    raise DataError(f"the upstream script has no {variable} = {{...}} literal",
+                    expected="the pinned file of registry()")
+
+
+def _elo_table(which: str) -> pd.DataFrame:
+    csv, script, variable, key = _ELO_TABLES[which]
+    if _local_root() is not None:
+        frame = pd.read_csv(_local(csv))
+        missing = {key, "arena_elo"} - set(frame.columns)
+        if missing:
+            raise DataError(f"{_local(csv)} lacks column {sorted(missing)[0]!r}",
+                            expected=f"columns {key},arena_elo")
+        frame = frame[[key, "arena_elo"]].astype({key: str, "arena_elo": int})
+    else:
+        frame = _elo_from_script(fetch(script).read_text(encoding="utf-8"), variable, key)
+    return frame.sort_values(["arena_elo", key], ascending=[False, True], ignore_index=True)
+
+
+def load_judge_elo() -> pd.DataFrame:
+    """The 24 judges' Chatbot Arena Elo, as integers (seed 002, Table 1).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``judge, arena_elo``, strongest first. ``frame.set_index("judge")["arena_elo"]``
+        is the Series :func:`judgebayes.compare_elo` takes.
+    """
+    return _elo_table("judge")
+
+
+def load_contestant_elo() -> pd.DataFrame:
+    """The 35 contestant models' Chatbot Arena Elo, as integers (seed 002, Table 2).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``model, arena_elo``, strongest first.
+    """
+    return _elo_table("contestant")
+
+
+def load_softelo_sample() -> Battles:
+    """Seed 000's sample of 1,000 real LMArena battles between 14 models.
+
+    Human preferences, one LLM judge's preference and its six rubric scores per answer
+    (:func:`~judgebayes.read_softelo`: 0 = A wins upstream becomes ``judge_label`` /
+    ``human_label`` = 1). The Soft-Elo authors' code gives β = 0.652 and held-out MAE
+    57.63 (Hard) / 19.54 (Soft) on it. Upstream: github.com/kargibora/SoftElo,
+    ``data/sample_annotations.csv`` (no licence file upstream: downloaded, not shipped).
+
+    Returns
+    -------
+    Battles
+        1,000 battles with ``judge_label``, ``human_label``, ``score_a``, ``score_b``,
+        ``score_diff`` and the per-criterion scores.
+    """
+    return read_softelo(fetch("softelo/sample_annotations.csv"))
+
+
+def load_uda_elo(table: Literal["arenahard", "transfer"] = "arenahard") -> pd.DataFrame:
+    """Per-judge Elo of 10 models from the UDA paper's appendix (seed 003), shipped.
+
+    Ten judges ``J1`` … ``J10``, each with Elo from its own verdicts with K = 32
+    (``method = "baseline_elo"``) and after the paper's debiasing (``"uda"``);
+    ``"transfer"`` also has the human Elo (``judge = method = "human"``). The column
+    names follow the model order stated in the paper's appendix; its Table 1 prints the
+    same figures under another header order, so treat the names as uncertain and the
+    column order as consistent across rows.
+
+    Parameters
+    ----------
+    table
+        ``"arenahard"`` (the paper's Table 5) or ``"transfer"`` (Table 6).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``judge, method`` and one Elo column per model.
+    """
+    if table not in _UDA_FILES:
+        raise DataError(f"no UDA table {table!r}", expected="'arenahard' or 'transfer'")
+    source = resources.files("judgebayes") / "data" / _UDA_FILES[table]
+    with resources.as_file(source) as path:
+        frame = pd.read_csv(path)
+    return frame.rename(columns={"row": "judge"})
