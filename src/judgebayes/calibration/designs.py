@@ -221,6 +221,7 @@ DESIGNS: Mapping[str, Callable[..., None]] = {
     "model_specific": specific_calibration_model,
     "hierarchical": hierarchical_calibration_model,
 }
+"""The Bayesian calibration designs by name: ``shared``, ``model_specific``, ``hierarchical``."""
 
 
 # ----------------------------------------------------------------------- data

@@ -50,6 +50,7 @@ __all__ = [
 ]
 
 ESTIMATORS: tuple[str, ...] = ("naive", "rg", "rg_2x", "ppi_1x", "ppi_2x")
+"""The estimator names of :func:`~judgebayes.calibration.analysis.calibrate`, in table order."""
 _LABELS = {"naive": "naive", "rg": "RG (shared)", "rg_2x": "RG 2×", "ppi_1x": "PPI++ 1×",
            "ppi_2x": "PPI++ 2×"}
 

@@ -62,8 +62,8 @@ from judgebayes.errors import JudgeBayesWarning
 
 __all__ = ["MIN_CONTESTS_PER_MATCHUP", "LowEvidenceWarning", "consistency_se"]
 
-#: Mean contests per matchup below which a judge's score is flagged (bias ≤ 1/n̄ = 0.2).
 MIN_CONTESTS_PER_MATCHUP = 5.0
+"""Mean contests per matchup below which a judge's score is flagged (bias ≤ 1/n̄ = 0.2)."""
 
 _SCORES = np.array([1.0, 0.5, 0.0])  # first wins, tie, second wins (Eq. 3)
 

@@ -56,7 +56,9 @@ SCHEMA: dict[str, str] = {
     "len_b": "response length of B",
     "weight": "battle weight > 0",
 }
+"""The columns a :class:`Battles` table may hold, with what each means."""
 LABEL_COLUMNS = ("judge_label", "human_label")
+"""The verdict columns: P(A beats B) in {1, 0.5, 0}, or missing."""
 _SCORE_COLUMNS = ("score_a", "score_b", "score_diff")
 _LENGTH_COLUMNS = ("len_a", "len_b")
 _LABEL_VALUES = np.array([0.0, 0.5, 1.0])

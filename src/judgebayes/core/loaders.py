@@ -37,6 +37,7 @@ __all__ = ["FORMATS", "read_arena", "read_battles", "read_consistency", "read_so
            "read_table"]
 
 FORMATS = ("arena", "softelo", "consistency", "csv")
+"""The ``format`` values of :func:`read_battles` (the CLI's ``--format``)."""
 
 _ARENA_WINNER = {"model_a": 1.0, "model_b": 0.0, "tie": 0.5, "tie (bothbad)": 0.5}
 

@@ -51,6 +51,8 @@ class PairStats(ResultDisplay):
     report
         Rows received and rows not used (e.g. missing target).
 
+    Notes
+    -----
     Cells are sorted by pair index and every pair has at least one cell (invariants
     :meth:`pair_sums` relies on).
     """
