@@ -1,0 +1,75 @@
+"""Multi-judge consensus (seed 003, UDA): per-judge Elo, inter-judge dispersion, the UDA
+adapter trained toward the judges' consensus, and its Bayesian counterpart.
+
+Modules: :mod:`~judgebayes.consensus.ratings` (judge × model rating tables, the paper's
+printed matrices), :mod:`~judgebayes.consensus.metrics` (inter-judge SD, correlation with a
+reference, self-preference deviations: Tables 1–3, Figures 2, 4, 5),
+:mod:`~judgebayes.consensus.elo` (the baseline online Elo of Eq. 1, with an explicit battle
+order, and per-judge Bradley–Terry), :mod:`~judgebayes.consensus.features` (Algorithm 1),
+:mod:`~judgebayes.consensus.simulate` (judges that favour answers resembling their own,
+with known truth); JAX-based, imported on first use of their names:
+:mod:`~judgebayes.consensus.recursion` (Algorithm 2 as a differentiable ``lax.scan``),
+:mod:`~judgebayes.consensus.adapter` (the MLP f_θ of Eq. 2, save/load),
+:mod:`~judgebayes.consensus.train` (the consensus loss of Eq. 3, AdamW training) and
+:mod:`~judgebayes.consensus.bayes` (the hierarchical multi-judge Bradley–Terry as the
+principled consensus: consensus Elo with intervals, self-preference η, judge quality ψ).
+"""
+
+from judgebayes._lazy import lazy_exports
+from judgebayes.consensus.elo import battle_order, bt_by_judge, elo_loop, online_elo
+from judgebayes.consensus.features import feature_dim, uda_features
+from judgebayes.consensus.metrics import (
+    ConsensusComparison,
+    compare_judges,
+    reference_correlation,
+    self_preference_deviation,
+)
+from judgebayes.consensus.ratings import (
+    PAPER_TABLES,
+    EloTable,
+    JudgeRatings,
+    paper_table,
+    read_elo_table,
+)
+from judgebayes.consensus.simulate import SimulatedConsensus, simulate_consensus
+
+# JAX-based names: imported on first use.
+_LAZY = {
+    "BayesConsensus": "judgebayes.consensus.bayes",
+    "UDAAdapter": "judgebayes.consensus.adapter",
+    "consensus_loss": "judgebayes.consensus.train",
+    "elo_scan": "judgebayes.consensus.recursion",
+    "elo_scan_judges": "judgebayes.consensus.recursion",
+    "fit_consensus": "judgebayes.consensus.bayes",
+    "fit_uda": "judgebayes.consensus.train",
+    "load_adapter": "judgebayes.consensus.adapter",
+}
+
+__all__ = [
+    "PAPER_TABLES",
+    "BayesConsensus",
+    "ConsensusComparison",
+    "EloTable",
+    "JudgeRatings",
+    "SimulatedConsensus",
+    "UDAAdapter",
+    "battle_order",
+    "bt_by_judge",
+    "compare_judges",
+    "consensus_loss",
+    "elo_loop",
+    "elo_scan",
+    "elo_scan_judges",
+    "feature_dim",
+    "fit_consensus",
+    "fit_uda",
+    "load_adapter",
+    "online_elo",
+    "paper_table",
+    "read_elo_table",
+    "reference_correlation",
+    "self_preference_deviation",
+    "simulate_consensus",
+    "uda_features",
+]
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, __all__)
