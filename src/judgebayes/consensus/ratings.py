@@ -29,7 +29,8 @@ from judgebayes.plots import _axes
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-__all__ = ["PAPER_TABLES", "EloTable", "JudgeRatings", "paper_table", "read_elo_table"]
+__all__ = ["PAPER_TABLES", "EloTable", "JudgeRatings", "elo_table_from_frame", "paper_table",
+           "read_elo_table"]
 
 #: The matrices printed in seed 003, by name: ``arenahard`` (Table 5: baseline and UDA),
 #: ``transfer`` (Table 6: baseline, UDA and the human row), ``transfer_table7`` (Table 7:
@@ -187,7 +188,7 @@ class EloTable(ResultDisplay):
                 f"{len(first.models)} models; mean inter-judge SD {sds}{ref}")
 
 
-def _parse_table(frame: pd.DataFrame, source: str) -> EloTable:
+def elo_table_from_frame(frame: pd.DataFrame, source: str) -> EloTable:
     """An :class:`EloTable` from a frame ``row, method, <models…>`` (errors name the row)."""
     frame = frame.reset_index(drop=True)
     if frame.shape[1] < 4 or list(frame.columns[:2]) != ["row", "method"]:
@@ -252,7 +253,7 @@ def read_elo_table(path: str | Path) -> EloTable:
     path = Path(path)
     frame = read_frame(path, text_columns=("row", "method"), default="csv")
     with reading(path):
-        return _parse_table(frame, str(path))
+        return elo_table_from_frame(frame, str(path))
 
 
 def paper_table(name: str = "transfer") -> EloTable:
@@ -278,4 +279,4 @@ def paper_table(name: str = "transfer") -> EloTable:
                            frame[(frame["table"] == "transfer") & (frame["method"] == "human")]])
     else:
         frame = frame[frame["table"] == name]
-    return _parse_table(frame.drop(columns="table"), f"seed 003, {name}")
+    return elo_table_from_frame(frame.drop(columns="table"), f"seed 003, {name}")
