@@ -22,7 +22,8 @@ from judgebayes.errors import DataError, JudgeBayesWarning
 
 __all__ = ["build_parser", "main"]
 
-VERBS = (arena, softelo, consistency, calibrate)
+VERBS = (arena, softelo, consistency, calibrate,
+         __import__("judgebayes.cli.consensus", fromlist=["register"]))
 
 
 def build_parser() -> argparse.ArgumentParser:
