@@ -39,7 +39,8 @@ SUBPACKAGES = {
         "ELO_BASE", "ELO_SCALE", "FORMATS", "LABEL_COLUMNS", "SCHEMA", "Battles",
         "BootstrapElo", "DropReport", "EloFit", "GraphCheck", "PairStats", "bootstrap_bt",
         "bt_objective", "check_graph", "elo_to_theta", "fit_bt", "read_arena", "read_battles",
-        "read_consistency", "read_softelo", "read_table", "theta_to_elo",
+        "read_consistency", "read_softelo", "read_table", "theta_to_elo", "PairScan",
+        "scan_pairs", "stream_pair_stats",
     },
     "bayes": {
         "CompiledModel", "ModelSpec", "SBCResult", "SamplerWarning", "SoftBinomial", "bt_data",

@@ -176,12 +176,30 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _elo(args: argparse.Namespace) -> int:
-    battles = one_judge(args, may_pool=True)
     target = TARGETS.get(args.target, args.target) if args.target else None
-    board = bootstrap_bt(battles, target=target, lam=args.lam, n_boot=args.n_boot,
+    streamed = args.format == "parquet" or (
+        args.format in ("csv", "arena") and (args.file.is_dir() or args.file.suffix.lower()
+                                             in (".parquet", ".pq")))
+    if streamed:  # pair statistics batch by batch: memory grows with pairs, not battles
+        from judgebayes.core.stream import scan_pairs
+
+        scan = scan_pairs(args.file, target=target,
+                          format="arena" if args.format == "arena" else "table",
+                          columns=dict(args.map or ()), labels=dict(args.label or ()),
+                          on_invalid="drop" if args.drop_invalid else "raise",
+                          progress=not args.no_progress)
+        if args.judge is None and len(scan.judges) > 1 and not args.pool_judges:
+            raise DataError(f"{args.file} holds verdicts of {len(scan.judges)} judges; pick one "
+                            f"with --judge NAME (e.g. --judge {scan.judges[0]}) or pass "
+                            "--pool-judges")
+        data, target = scan.pair_stats(args.judge), scan.target
+    else:
+        data = one_judge(args, may_pool=True)
+    board = bootstrap_bt(data, target=target, lam=args.lam, n_boot=args.n_boot,
                          alpha=args.alpha, seed=args.seed, progress=not args.no_progress)
     print(board)
-    summary = board_summary(board, file=str(args.file), format=args.format, judge=args.judge)
+    summary = board_summary(board, file=str(args.file), format=args.format, judge=args.judge,
+                            streamed=streamed)
     written = write_board(args.out, board, summary, plot=args.out is not None)
     if written:
         print("wrote " + ", ".join(str(p) for p in written))
@@ -208,8 +226,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     demo.add_argument("--no-progress", action="store_true")
     demo.set_defaults(run=_demo)
     elo = sub.add_parser("elo", help="Bradley–Terry Elo leaderboard with bootstrap intervals")
-    elo.add_argument("file", type=Path)
-    elo.add_argument("--format", choices=FORMATS, required=True)
+    elo.add_argument("file", type=Path,
+                     help="battles file; Parquet (a file or a folder of them) is streamed")
+    elo.add_argument("--format", choices=(*FORMATS, "parquet"), required=True,
+                     help="parquet: a Parquet table in the Battles schema (as csv); csv and "
+                          "arena read .parquet files and folders by streaming too")
     elo.add_argument("--target", default=None,
                      help="judge, human, or a column name (default: judge if present)")
     elo.add_argument("--judge", default=None, help="use this judge's verdicts only")

@@ -6,7 +6,8 @@ Data flow: a loader (:mod:`~judgebayes.core.loaders`) validates a file into
 :meth:`Battles.pair_stats` aggregates any target into
 :class:`~judgebayes.core.pairs.PairStats` (per-pair counts and target sums), on which
 :func:`~judgebayes.core.bt.fit_bt` and :func:`~judgebayes.core.bootstrap.bootstrap_bt`
-cost O(pairs). No JAX here.
+cost O(pairs). Parquet arenas larger than memory are aggregated batch by batch into the
+same statistics (:func:`~judgebayes.core.stream.scan_pairs`). No JAX here.
 """
 
 from judgebayes.core.battles import LABEL_COLUMNS, SCHEMA, Battles
@@ -31,6 +32,7 @@ from judgebayes.core.loaders import (
 )
 from judgebayes.core.pairs import PairStats
 from judgebayes.core.report import DropReport
+from judgebayes.core.stream import PairScan, scan_pairs, stream_pair_stats
 
 __all__ = [
     "ELO_BASE",
@@ -43,6 +45,7 @@ __all__ = [
     "DropReport",
     "EloFit",
     "GraphCheck",
+    "PairScan",
     "PairStats",
     "bootstrap_bt",
     "bt_objective",
@@ -54,5 +57,7 @@ __all__ = [
     "read_consistency",
     "read_softelo",
     "read_table",
+    "scan_pairs",
+    "stream_pair_stats",
     "theta_to_elo",
 ]
