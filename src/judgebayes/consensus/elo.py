@@ -37,7 +37,7 @@ __all__ = ["battle_order", "bt_by_judge", "elo_loop", "judge_sequences", "online
 
 Order = Literal["given", "shuffle"] | Sequence[int] | np.ndarray | None
 
-#: seed 003's baseline: K = 32; its Table 7 "UDA (Full)" rows each average 1200.00, the
+#: seed 003's baseline: K = 32; the rows of its Tables 5–7 average 1200.00 (to rounding), the
 #: initial rating Algorithm 2's zero-sum updates preserve.
 DEFAULT_K, DEFAULT_SCALE, DEFAULT_INITIAL = 32.0, 400.0, 1200.0
 
