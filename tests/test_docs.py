@@ -146,12 +146,27 @@ def test_benchmarks_page_shows_each_script_and_the_recorded_runs(
 
 
 def test_pages_name_only_existing_api() -> None:
-    """Every ``jb.<name>`` (and ``jb.<module>.<name>``) in the hand-written pages exists."""
+    """Every name the hand-written pages use from judgebayes exists.
+
+    Checked: ``jb.<name>`` and ``jb.<module>.<name>``, ``<alias>.<name>`` after
+    ``from judgebayes import <module> as <alias>``, and ``from judgebayes.<module> import
+    <names>``.
+    """
     missing = set()
-    for page in (ROOT / "docs").rglob("*.md"):
-        for first, second in re.findall(r"\bjb\.(\w+)(?:\.(\w+))?", page.read_text("utf-8")):
-            obj = getattr(judgebayes, first, None)
-            if obj is None or (second and isinstance(obj, type(judgebayes))
-                               and not hasattr(obj, second)):
-                missing.add(f"{page.relative_to(ROOT)}: jb.{first}{'.' + second if second else ''}")
+    for page in sorted((ROOT / "docs").rglob("*.md")):
+        text = page.read_text(encoding="utf-8")
+        where = page.relative_to(ROOT)
+        aliases = {"jb": judgebayes}
+        for module, alias in re.findall(r"from judgebayes import (\w+) as (\w+)", text):
+            aliases[alias] = importlib.import_module(f"judgebayes.{module}")
+        for module, names in re.findall(r"from judgebayes\.([\w.]+) import ([\w, ]+)", text):
+            mod = importlib.import_module(f"judgebayes.{module}")
+            missing |= {f"{where}: judgebayes.{module}.{n.strip()}" for n in names.split(",")
+                        if n.strip() and not hasattr(mod, n.strip())}
+        for alias, mod in aliases.items():
+            for first, second in re.findall(rf"\b{alias}\.(\w+)(?:\.(\w+))?", text):
+                obj = getattr(mod, first, None)
+                if obj is None or (second and isinstance(obj, type(judgebayes))
+                                   and not hasattr(obj, second)):
+                    missing.add(f"{where}: {alias}.{first}{'.' + second if second else ''}")
     assert not missing, sorted(missing)
