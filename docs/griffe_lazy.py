@@ -152,7 +152,11 @@ def rst_tables(text: str) -> str:
 def _rewrite(text: str, collection: griffe.ModulesCollection, scope: griffe.Object) -> str:
     def link(match: re.Match[str]) -> str:
         raw = match["target"].strip()
-        title = raw.lstrip("~.").rsplit(".", 1)[-1] if raw.startswith("~") else raw.lstrip(".")
+        explicit = re.fullmatch(r"(.+?)\s*<([^<>]+)>", raw)  # :func:`title <target>`
+        if explicit:
+            title, raw = explicit[1], explicit[2].strip()
+        else:
+            title = raw.lstrip("~.").rsplit(".", 1)[-1] if raw.startswith("~") else raw.lstrip(".")
         if "(" not in title and match.group(0).startswith((":func:", ":meth:", ":py:func:",
                                                            ":py:meth:")):
             title += "()"
