@@ -15,6 +15,8 @@ from judgebayes.cli import main
 from judgebayes.core.bootstrap import _PoissonCounts
 from judgebayes.core.stream import scan_pairs, stream_pair_stats
 
+pytest.importorskip("pyarrow")  # the optional extra judgebayes[parquet]
+
 FIELDS = ("i", "j", "n", "y", "cell_pair", "cell_target", "cell_weight", "cell_count")
 
 

@@ -26,13 +26,10 @@ import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.dataset as ds
 from tqdm.auto import tqdm
 
 from judgebayes.core.battles import LABEL_COLUMNS, OnInvalid
@@ -42,6 +39,10 @@ from judgebayes.core.pairs import _SNAP, PairStats
 from judgebayes.core.report import DropReport
 from judgebayes.core.results import ResultDisplay
 from judgebayes.errors import DataError
+
+if TYPE_CHECKING:  # pyarrow is the optional extra judgebayes[parquet], imported on use
+    import pyarrow as pa
+    import pyarrow.dataset as ds
 
 __all__ = ["PairScan", "scan_pairs", "stream_pair_stats"]
 
@@ -54,6 +55,9 @@ _DENSE_LIMIT = 1 << 23  # entries of the dense hard-label counter (64 MiB)
 # --------------------------------------------------------------------- columns
 def _encoded(arr: pa.Array) -> tuple[np.ndarray, list[Any]]:
     """Dictionary indices (−1 where null) and the dictionary's values of a column."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     if not pa.types.is_dictionary(arr.type):
         arr = pc.dictionary_encode(arr)
     idx = arr.indices
@@ -64,6 +68,9 @@ def _encoded(arr: pa.Array) -> tuple[np.ndarray, list[Any]]:
 
 def _floats(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """A column as floats (NaN where null) and the mask of values that are not numbers."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     if pa.types.is_dictionary(arr.type):
         arr = arr.dictionary_decode()
     t = arr.type
@@ -375,6 +382,13 @@ def _plan(names: list[str], target: str | None, format: str,
 
 
 def _dataset(source: Path, dictionary: set[str] | None = None) -> ds.Dataset:
+    """The Parquet dataset of a file or folder (``dictionary``: columns read as such)."""
+    try:
+        import pyarrow as pa
+        import pyarrow.dataset as ds
+    except ImportError:
+        raise _in_file(DataError('reading Parquet needs pyarrow, an optional extra: pip '
+                                 'install "judgebayes[parquet]"'), source.name, source) from None
     fmt = ds.ParquetFileFormat(read_options=ds.ParquetReadOptions(
         dictionary_columns=dictionary or set()))
     try:
@@ -389,6 +403,9 @@ def _dataset(source: Path, dictionary: set[str] | None = None) -> ds.Dataset:
 def _batches(source: Path, plan: _Plan, batch_size: int, progress: bool,
              ) -> Iterator[tuple[dict[str, pa.Array], str, Path, int]]:
     """Record batches of the needed columns, with the file (name, path) and first row."""
+    import pyarrow as pa
+    import pyarrow.dataset as ds
+
     schema = _dataset(source).schema
     wanted = [c for c in (plan.model_a, plan.model_b, plan.source, plan.judge, plan.weight)
               if c is not None]
