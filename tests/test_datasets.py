@@ -48,6 +48,18 @@ def test_consistency_contests_of_24_judges() -> None:
     assert len(two) == per_judge[["vicuna-13b", "gemma-7b-it"]].sum()
 
 
+def test_extra_files_in_a_local_copy_are_not_read(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    contests = tmp_path / "llm_consistency" / "contests"
+    contests.mkdir(parents=True)
+    for judge in datasets.JUDGES:
+        name = f"{judge}_contest_data.json"
+        (contests / name).symlink_to(SHARED / "llm_consistency" / "contests" / name)
+    (contests / "my-judge_contest_data.json").write_text("[]")
+    monkeypatch.setenv(datasets.DATA_ENV, str(tmp_path))
+    assert set(datasets.load_consistency().judges) == set(datasets.JUDGES)
+
+
 def test_unknown_judge_names_the_choices() -> None:
     with pytest.raises(DataError, match=r"no contest data for judge 'gpt-5'.*chatgpt-4o-latest"):
         datasets.load_consistency(["gpt-5"])

@@ -253,8 +253,9 @@ def load_consistency(judges: Sequence[str] | None = None) -> Battles:
     if not chosen:
         raise DataError("judges is empty", expected="at least one judge name")
     files = [fetch(f"llm_consistency/contests/{j}_contest_data.json") for j in chosen]
-    if len(chosen) == len(JUDGES):
-        return read_consistency(files[0].parent)
+    folder = files[0].parent
+    if {f.name for f in folder.glob("*.json*")} == {f.name for f in files}:
+        return read_consistency(folder)  # the folder holds exactly these files: one read
     if len(files) == 1:
         return read_consistency(files[0])
     return Battles(pd.concat([read_consistency(f).frame for f in files], ignore_index=True))
