@@ -37,9 +37,11 @@ def test_posterior_self_preference_covers_the_simulated_eta(sim, posterior) -> N
     """The 95% intervals of η cover the simulated η = γ(1 − c̄) (simulate module docstring).
 
     Monte Carlo basis of the tolerance: on 40 data sets of this design (seeds 0–39, the same
-    2 chains × 300 draws), 193 of the 200 intervals covered (96.5%; binomial SE 1.3%). For a
-    calibrated 95% interval, P(at least 4 of 5 covered) = 0.977, which is what is asserted
-    (seed 0 happens to cover all five)."""
+    2 chains × 300 draws), 191 of the 200 intervals covered (95.5%), and 39 of the 40 data
+    sets had at least 4 of 5 covered, which is what is asserted (seed 0 covers all five).
+    Coverage is not uniform: 34/40 (85%) for the judge with γ = 4, whose η the posterior
+    underestimates by 0.27 on average — γ(1 − c̄) is a first-order summary, and resemblance
+    that varies from prompt to prompt attenuates the marginal log-odds of a strong bias."""
     coverage = posterior.eta_coverage(sim.judges["eta"])
     assert coverage["covered"].sum() >= 4
     strongest = coverage.set_index("judge").loc["judge-4"]
