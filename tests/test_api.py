@@ -85,6 +85,14 @@ SUBPACKAGES = {
     },
     "simulate": {"SimulatedArena", "davidson_probs", "simulate_arena", "simulate_bt",
                  "simulate_judges"},
+    "consensus": {
+        "PAPER_TABLES", "BayesConsensus", "ConsensusComparison", "EloTable", "JudgeRatings",
+        "SimulatedConsensus", "UDAAdapter", "battle_order", "bt_by_judge", "compare_judges",
+        "consensus_loss", "elo_loop", "elo_scan", "elo_scan_judges", "feature_dim",
+        "fit_consensus", "fit_uda", "load_adapter", "online_elo", "paper_table",
+        "read_elo_table", "reference_correlation", "self_preference_deviation",
+        "simulate_consensus", "uda_features",
+    },
 }
 
 
