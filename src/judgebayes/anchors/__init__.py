@@ -1,0 +1,132 @@
+"""Anchor-based evaluation (seed 004): anchor rankings, informativeness, power analysis,
+robustness, the decision framework, and an ordered-logistic model of five-point verdicts.
+
+Modules: ``verdicts`` (the verdict table, position-debiasing, the verdict tensor),
+``simulate`` (the quadratic verdict tensor with a known truth), ``rankings`` (win-rate,
+Bradley–Terry and quadratic rankings, Kendall τ; Eq. 1, Figure 1), ``informativeness``
+(I(p, A), Figures 2–3), ``power`` (Table 2, the exact sign test, N_total, the Wilcoxon
+simulation of Appendix C), ``robustness`` (Figure 4, Appendix E, Section 5.3),
+``recommend`` (Figure 5: :func:`recommend_anchor`; :func:`analyze_anchors`); JAX-based:
+``model`` (the ordered-logistic verdict model and its ``ModelSpec`` builder),
+``comparison`` (ordinal vs BT vs win-rate at equal budget), ``design`` (anchor-free
+adaptive design).
+"""
+
+from judgebayes._lazy import lazy_exports
+from judgebayes.anchors.informativeness import (
+    AnchorInformativeness,
+    TauInformativeness,
+    WinHistogram,
+    discordance,
+    informativeness,
+    tau_vs_informativeness,
+    win_histogram,
+)
+from judgebayes.anchors.power import (
+    PowerTable,
+    WilcoxonPower,
+    n_total,
+    power_table,
+    sign_test_n,
+    verdict_differences,
+    wilcoxon_power,
+)
+from judgebayes.anchors.rankings import (
+    AnchorRankings,
+    anchor_bt_scores,
+    anchor_rankings,
+    bt_scores,
+    kendall,
+    quadratic_scores,
+    win_rate_scores,
+)
+from judgebayes.anchors.recommend import (
+    AnchorAnalysis,
+    AnchorRecommendation,
+    analyze_anchors,
+    recommend_anchor,
+)
+from judgebayes.anchors.robustness import (
+    AnchorCountCurve,
+    PilotAccuracy,
+    SizeCurve,
+    anchor_count_curve,
+    pilot_informativeness,
+    tau_vs_size,
+)
+from judgebayes.anchors.simulate import SimulatedVerdicts, simulate_verdicts
+from judgebayes.anchors.verdicts import (
+    SCALES,
+    VERDICT_STRINGS,
+    VerdictTable,
+    read_verdicts,
+    verdict_table,
+)
+
+# Bayesian names load JAX: imported on first use.
+_LAZY = {
+    "AdaptiveDesign": "judgebayes.anchors.design",
+    "RankerComparison": "judgebayes.anchors.comparison",
+    "StableOrderedLogistic": "judgebayes.anchors.model",
+    "adaptive_design": "judgebayes.anchors.design",
+    "compare_rankers": "judgebayes.anchors.comparison",
+    "expected_information": "judgebayes.anchors.design",
+    "ordered_logistic_data": "judgebayes.anchors.model",
+    "ordered_logistic_model": "judgebayes.anchors.model",
+    "ordered_logistic_spec": "judgebayes.anchors.model",
+    "theta_gaps": "judgebayes.anchors.model",
+    "theta_means": "judgebayes.anchors.model",
+}
+
+__all__ = [
+    "SCALES",
+    "VERDICT_STRINGS",
+    "AdaptiveDesign",
+    "AnchorAnalysis",
+    "AnchorCountCurve",
+    "AnchorInformativeness",
+    "AnchorRankings",
+    "AnchorRecommendation",
+    "PilotAccuracy",
+    "PowerTable",
+    "RankerComparison",
+    "SimulatedVerdicts",
+    "SizeCurve",
+    "StableOrderedLogistic",
+    "TauInformativeness",
+    "VerdictTable",
+    "WilcoxonPower",
+    "WinHistogram",
+    "adaptive_design",
+    "analyze_anchors",
+    "anchor_bt_scores",
+    "anchor_count_curve",
+    "anchor_rankings",
+    "bt_scores",
+    "compare_rankers",
+    "discordance",
+    "expected_information",
+    "informativeness",
+    "kendall",
+    "n_total",
+    "ordered_logistic_data",
+    "ordered_logistic_model",
+    "ordered_logistic_spec",
+    "pilot_informativeness",
+    "power_table",
+    "quadratic_scores",
+    "read_verdicts",
+    "recommend_anchor",
+    "sign_test_n",
+    "simulate_verdicts",
+    "tau_vs_informativeness",
+    "tau_vs_size",
+    "theta_gaps",
+    "theta_means",
+    "verdict_differences",
+    "verdict_table",
+    "wilcoxon_power",
+    "win_histogram",
+    "win_rate_scores",
+]
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, __all__)

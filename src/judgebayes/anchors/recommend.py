@@ -1,0 +1,240 @@
+"""Choosing and reporting an anchor (seed 004, Section 6, Figure 5).
+
+:func:`recommend_anchor` turns a pilot (a quadratic verdict table on a few prompts,
+Section 5.3) into the decision of Figure 5: compare all pairs when there are at most
+three models, use a natural baseline when there is one, and otherwise the most
+informative anchor, reported with its estimated I(p, A), a bootstrap interval over
+the pilot's prompts, the chance that it is the most informative, and the
+N_total = N / I (Section 4.3) it implies for the chosen effect.
+
+:func:`analyze_anchors` is the report the ``judgebayes anchors FILE`` command prints:
+per anchor the informativeness, Kendall τ with π_quad (and the human ranking) and
+N_total at +5 %.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from judgebayes.anchors.informativeness import AnchorInformativeness, informativeness
+from judgebayes.anchors.power import n_total, sign_test_n
+from judgebayes.anchors.rankings import AnchorRankings, anchor_rankings
+from judgebayes.anchors.verdicts import VerdictTable
+from judgebayes.core.results import ResultDisplay
+from judgebayes.errors import DataError
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+__all__ = ["AnchorAnalysis", "AnchorRecommendation", "analyze_anchors", "recommend_anchor"]
+
+
+def _totals(base: int, info: np.ndarray) -> np.ndarray:
+    """N_total per anchor as floats (NaN where I is 0 or unknown)."""
+    ok = np.isfinite(info) & (info > 0)
+    out = np.full(info.shape, np.nan)
+    out[ok] = n_total(base, np.minimum(info[ok], 1.0))
+    return out
+
+
+@dataclass(frozen=True, repr=False)
+class AnchorRecommendation(ResultDisplay):
+    """Figure 5's decision on a pilot, with the informativeness behind it.
+
+    Attributes
+    ----------
+    best
+        The recommended anchor (``None`` when the advice is to compare all pairs).
+    info
+        I(p, A) of every candidate with bootstrap intervals over the pilot's prompts.
+    p_best
+        Per candidate, the share of bootstrap replicates in which it is the most
+        informative.
+    n_base
+        Discordant pairs the sign test needs for ``effect`` (Table 2, "Base").
+    n_total, n_total_range
+        Prompts needed with the best anchor, N / I, and at the ends of its interval.
+    effect, alpha, power
+        The effect (edge over ½ among discordant pairs), level and power.
+    advice
+        The steps of Figure 5 that apply, in words.
+    """
+
+    best: str | None
+    info: AnchorInformativeness
+    p_best: np.ndarray
+    n_base: int
+    n_total: float
+    n_total_range: tuple[float, float]
+    effect: float
+    alpha: float
+    power: float
+    advice: tuple[str, ...]
+
+    def to_frame(self) -> pd.DataFrame:
+        """``anchor, informativeness, lo, hi, p_best, n_total``, most informative first."""
+        frame = pd.DataFrame({"anchor": self.info.anchors,
+                              "informativeness": self.info.informativeness,
+                              "lo": self.info.lo, "hi": self.info.hi, "p_best": self.p_best,
+                              "n_total": _totals(self.n_base, self.info.informativeness)})
+        return frame.sort_values("informativeness", ascending=False, kind="stable",
+                                 ignore_index=True)
+
+    def _headline(self) -> str:
+        if self.best is None:
+            return self.advice[0]
+        i = self.info[self.best]
+        k = self.info.anchors.index(self.best)
+        return (f"anchor {self.best}: I = {i:.3f} [{self.info.lo[k]:.3f}, {self.info.hi[k]:.3f}] "
+                f"from {self.info.n_prompts} pilot prompts (most informative in "
+                f"{self.p_best[k]:.0%} of resamples); N_total ≈ {self.n_total:,.0f} prompts for "
+                f"+{self.effect:.0%}")
+
+    def __str__(self) -> str:
+        steps = "\n".join(f"- {a}" for a in self.advice)
+        table = self.to_frame().to_string(index=False, float_format=lambda v: f"{v:.3f}")
+        return f"{self._headline()}\n{steps}\n{table}"
+
+    def plot(self, ax: Axes | None = None) -> Axes:
+        """The candidates' informativeness with intervals (:meth:`AnchorInformativeness.plot`)."""
+        return self.info.plot(ax)
+
+
+def recommend_anchor(pilot: VerdictTable, *, effect: float = 0.05, alpha: float = 0.05,
+                     power: float = 0.8, candidates: Sequence[str] | None = None,
+                     natural_anchor: str | None = None, benchmark_size: int | None = None,
+                     scale: str = "five", n_boot: int = 2000, level: float = 0.9,
+                     judge: str | None = None, seed: int = 0) -> AnchorRecommendation:
+    """Seed 004's decision framework (Figure 5) on a pilot sample.
+
+    Parameters
+    ----------
+    pilot
+        A quadratic verdict table of one judge on a few prompts (Section 5.3 uses 10).
+    effect
+        The edge to detect among discordant pairs (0.05: a 55 % win rate).
+    alpha, power
+        One-sided level and power of the sign test (Table 2).
+    candidates
+        Anchors to consider (default every usable model).
+    natural_anchor
+        A model every other one should be compared with (a baseline): Figure 5 then
+        says to use it and to draw no conclusion about other pairs.
+    benchmark_size
+        Prompts available; the advice says when N_total exceeds it.
+    scale
+        Verdict scale of I(p, A): ``"five"`` or ``"three"``.
+    n_boot, level, seed
+        Bootstrap over the pilot's prompts for the interval and ``p_best``.
+    """
+    pilot = pilot.one_judge(judge)
+    info = informativeness(pilot, anchors=candidates, scale=scale, n_boot=n_boot, level=level,
+                           seed=seed)
+    reps = info.replicates
+    winner = np.nanargmax(np.where(np.isfinite(reps), reps, -np.inf), axis=1)
+    p_best = np.bincount(winner, minlength=len(info.anchors)) / max(len(reps), 1)
+    base = int(sign_test_n(0.5 + effect, alpha=alpha, power=power)[0])
+    m = len(pilot.models)
+    advice: list[str] = []
+    best: str | None
+    if m <= 3:
+        best = None
+        advice.append(f"{m} models: compare all pairs (quadratic) — {m}·N judgments, no more "
+                      f"than with an external anchor, and no anchor to choose")
+    elif natural_anchor is not None:
+        if natural_anchor not in pilot.models:
+            raise DataError(f"no model {natural_anchor!r} in the pilot", column="model_a",
+                            expected=f"one of {list(pilot.models)}")
+        best = natural_anchor
+        advice.append(f"a natural baseline exists: compare every model with {best} and draw "
+                      f"no conclusion about other pairs")
+    else:
+        best = info.anchors[int(np.nanargmax(info.informativeness))]
+        advice.append("no natural baseline and a full ranking is needed: use the most "
+                      "informative anchor, avoid the strongest and weakest models")
+    total, span = np.nan, (np.nan, np.nan)
+    if best in info.anchors:
+        k = info.anchors.index(best)
+        total = float(_totals(base, info.informativeness[k:k + 1])[0])
+        span = tuple(float(x) for x in _totals(base, np.array([info.hi[k], info.lo[k]])))
+    if best is not None:
+        advice.append("report the anchor's informativeness with the results"
+                      + (f": I = {info[best]:.3f}" if best in info.anchors else ""))
+        if benchmark_size is not None and np.isfinite(total) and total > benchmark_size:
+            advice.append(f"+{effect:.0%} needs about {total:,.0f} prompts with this anchor, more "
+                          f"than the {benchmark_size:,} available: the benchmark cannot "
+                          f"separate models that close (Section 4.3)")
+    return AnchorRecommendation(best=best, info=info, p_best=p_best, n_base=base,
+                                n_total=total, n_total_range=span,  # type: ignore[arg-type]
+                                effect=effect, alpha=alpha, power=power, advice=tuple(advice))
+
+
+@dataclass(frozen=True, repr=False)
+class AnchorAnalysis(ResultDisplay):
+    """Per anchor: informativeness, τ with π_quad (and humans), N_total at the effect.
+
+    Attributes
+    ----------
+    rankings
+        :class:`~judgebayes.anchors.rankings.AnchorRankings` of every usable anchor.
+    info
+        :class:`~judgebayes.anchors.informativeness.AnchorInformativeness` of the same.
+    n_base, effect
+        The sign test's discordant pairs for the effect, and the effect.
+    n_debiased
+        (prompt, pair)s judged in both orders whose verdicts were averaged.
+    """
+
+    rankings: AnchorRankings
+    info: AnchorInformativeness
+    n_base: int
+    effect: float
+    n_debiased: int
+
+    def to_frame(self) -> pd.DataFrame:
+        """``anchor, informativeness, tau_quadratic, n_total_5pct`` (+ ``tau_human``), by anchor.
+
+        The N_total column is named for the default +5 % effect; it holds the N_total of
+        :attr:`effect`.
+        """
+        info = self.info.informativeness
+        frame = pd.DataFrame({"anchor": self.info.anchors, "informativeness": info,
+                              "tau_quadratic": self.rankings.tau_quadratic,
+                              "n_total_5pct": _totals(self.n_base, info)})
+        if self.rankings.human is not None:
+            frame["tau_human"] = self.rankings.tau_human
+        return frame
+
+    def _headline(self) -> str:
+        i = self.info.informativeness
+        best, worst = int(np.nanargmax(i)), int(np.nanargmin(i))
+        return (f"{len(self.info.anchors)} anchors, {self.info.n_prompts:,} prompts; most "
+                f"informative {self.info.anchors[best]} (I = {i[best]:.3f}, τ_quad "
+                f"{self.rankings.tau_quadratic[best]:.3f}); least {self.info.anchors[worst]} "
+                f"(I = {i[worst]:.3f})")
+
+    def __str__(self) -> str:
+        frame = self.to_frame()
+        fmt = {"informativeness": "{:.3f}".format, "tau_quadratic": "{:.3f}".format,
+               "tau_human": "{:.3f}".format,
+               "n_total_5pct": lambda v: "n/a" if not np.isfinite(v) else f"{v:,.0f}"}
+        return (f"{self._headline()}\nN_total at +{self.effect:.0%}: {self.n_base} discordant "
+                f"pairs / I (seed 004, Section 4.3); {self.n_debiased:,} (prompt, pair)s judged "
+                f"in both orders were averaged\n" + frame.to_string(index=False, formatters=fmt))
+
+
+def analyze_anchors(table: VerdictTable, *, human: Mapping[str, float] | None = None,
+                    judge: str | None = None, scale: str = "five", effect: float = 0.05,
+                    alpha: float = 0.05, power: float = 0.8) -> AnchorAnalysis:
+    """Informativeness, τ with π_quad (Eq. 1) and N_total for every usable anchor."""
+    table = table.one_judge(judge)
+    rankings = anchor_rankings(table, human=human)
+    info = informativeness(table, anchors=rankings.anchors, scale=scale)
+    base = int(sign_test_n(0.5 + effect, alpha=alpha, power=power)[0])
+    return AnchorAnalysis(rankings=rankings, info=info, n_base=base, effect=effect,
+                          n_debiased=table.n_debiased)
