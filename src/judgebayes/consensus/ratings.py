@@ -23,6 +23,7 @@ import pandas as pd
 
 from judgebayes.core.io import read_frame, reading
 from judgebayes.core.results import ResultDisplay
+from judgebayes.datasets import load_uda_elo
 from judgebayes.errors import DataError
 from judgebayes.plots import _axes
 
@@ -262,21 +263,20 @@ def paper_table(name: str = "transfer") -> EloTable:
     Parameters
     ----------
     name
-        ``"arenahard"`` (Table 5), ``"transfer"`` (Table 6, with the human row) or
-        ``"transfer_table7"`` (Table 7's "UDA (Full)" and "UDA (Ablated)" blocks, with
-        Table 6's baseline and human rows). Rows ``J1``…``J10`` are judges; in Table 4
-        they are named after the models, in column order, so judge ``Jk`` is model *k*.
+        ``"arenahard"`` (Table 5), ``"transfer"`` (Table 6, with the human row; both from
+        :func:`judgebayes.datasets.load_uda_elo`) or ``"transfer_table7"`` (Table 7's
+        "UDA (Full)" and "UDA (Ablated)" blocks, with Table 6's baseline and human rows).
+        Rows ``J1``…``J10`` are judges; Table 4 names them after the models, in column
+        order, so judge ``Jk`` is model *k*.
     """
     if name not in PAPER_TABLES:
         raise ValueError(f"name must be one of {PAPER_TABLES}, got {name!r}")
-    text = resources.files("judgebayes.consensus").joinpath("data/uda_paper_tables.csv")
-    with resources.as_file(text) as path:
-        frame = pd.read_csv(path, comment="#", dtype={"row": str, "method": str})
+    frame = load_uda_elo("transfer" if name == "transfer_table7" else name).rename(
+        columns={"judge": "row"})
     if name == "transfer_table7":
-        frame = pd.concat([frame[(frame["table"] == "transfer")
-                                 & (frame["method"] == "baseline_elo")],
-                           frame[frame["table"] == name],
-                           frame[(frame["table"] == "transfer") & (frame["method"] == "human")]])
-    else:
-        frame = frame[frame["table"] == name]
-    return elo_table_from_frame(frame.drop(columns="table"), f"seed 003, {name}")
+        text = resources.files("judgebayes.consensus").joinpath("data/uda_table7.csv")
+        with resources.as_file(text) as path:
+            table7 = pd.read_csv(path, comment="#", dtype={"row": str, "method": str})
+        frame = pd.concat([frame[frame["method"] == "baseline_elo"], table7,
+                           frame[frame["method"] == "human"]], ignore_index=True)
+    return elo_table_from_frame(frame, f"seed 003, {name}")
