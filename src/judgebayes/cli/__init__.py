@@ -23,7 +23,8 @@ from judgebayes.errors import DataError, JudgeBayesWarning
 __all__ = ["build_parser", "main"]
 
 VERBS = (arena, softelo, consistency, calibrate,
-         __import__("judgebayes.cli.consensus", fromlist=["register"]))
+         __import__("judgebayes.cli.consensus", fromlist=["register"]),
+         __import__("judgebayes.cli.anchors", fromlist=["register"]))
 
 
 def build_parser() -> argparse.ArgumentParser:
