@@ -99,16 +99,17 @@ def sign_test_n(win_rate: float | Sequence[float], *, alpha: float = 0.05, power
     return out
 
 
-def n_total(n: int | np.ndarray, informativeness: float | np.ndarray) -> np.ndarray:
+def n_total(n: int | np.ndarray, informativeness: float | np.ndarray) -> int | np.ndarray:
     """Prompts needed when only a share I of them is informative: ⌈N / I⌉ (Section 4.3).
 
     The ratio is rounded to 9 decimals before the ceiling, so 153 / (1 − 0.55) is 340,
-    not the 341 of Table 2 (see the module docstring).
+    not the 341 of Table 2 (see the module docstring). Scalars give an ``int``.
     """
     info = np.asarray(informativeness, dtype=float)
     if np.any(info <= 0) or np.any(info > 1):
         raise ValueError("informativeness must lie in (0, 1]")
-    return np.ceil(np.round(np.asarray(n, dtype=float) / info, 9)).astype(int)
+    out = np.ceil(np.round(np.asarray(n, dtype=float) / info, 9)).astype(int)
+    return int(out) if out.ndim == 0 else out
 
 
 @dataclass(frozen=True, repr=False)
@@ -349,8 +350,8 @@ def wilcoxon_power(table: VerdictTable, *, effect: float = 0.05, width: float = 
     return WilcoxonPower(
         effect=effect, n_wilcoxon=_first_reaching(s, grid, rates[:, 0], power, alpha, 0),
         n_sign=_first_reaching(s, grid, rates[:, 1], power, alpha, 1),
-        n_sign_formula=int(n_total(sign_test_n(0.5 + effect, alpha=alpha, power=power),
-                                   mean_info)[0]),
+        n_sign_formula=n_total(int(sign_test_n(0.5 + effect, alpha=alpha, power=power)[0]),
+                               mean_info),
         n_pool=int(pool.size), n_candidates=int(d.shape[0]), informativeness=mean_info,
         grid=grid, power_wilcoxon=rates[:, 0], power_sign=rates[:, 1], n_sim=n_sim,
         alpha=alpha, power=power, seed=seed)
