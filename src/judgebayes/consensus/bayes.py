@@ -134,6 +134,8 @@ class BayesConsensus(ResultDisplay):
         if kind == "elo":
             ax = forest(self.elo, ax, alpha=self.alpha, truth=truth)
             ax.set_xlabel(f"consensus Elo ({level} posterior interval)")
+            for text in ax.get_legend().get_texts():  # forest() names bootstrap intervals
+                text.set_text(text.get_text().replace("bootstrap", "posterior"))
             return ax
         if kind == "eta":
             ax = interval_bars(self.eta["judge"], self.eta["eta"], self.eta["eta_lo"],
