@@ -22,8 +22,10 @@ in ``tests/test_pymc_twins.py``):
     Davidson ties: per pair the counts of (i wins, tie, j wins) ~ Multinomial(n_p, π)
     with π ∝ (e^{θ_i}, ν·e^{(θ_i+θ_j)/2}, e^{θ_j}), log ν ~ Normal(0, 2).
 
-Both carry the deterministic ``elo`` = 1500 + (400 / ln 10)·θ. PyMC is imported
-inside the functions (its import takes seconds), so ``import judgebayes`` stays fast.
+Both carry the deterministic ``elo`` = 1500 + (400 / ln 10)·θ. PyMC is an optional
+extra, ``pip install "judgebayes[pymc]"``: it is imported inside the functions (its
+import takes seconds), so ``import judgebayes`` stays fast and works without it, and
+a twin called without PyMC raises :class:`ModuleNotFoundError` saying what to install.
 """
 
 from __future__ import annotations
@@ -44,6 +46,23 @@ if TYPE_CHECKING:
 __all__ = ["bt_model_pymc", "davidson_model_pymc", "sample_pymc"]
 
 DAVIDSON_OUTCOMES = ("i wins", "tie", "j wins")
+PYMC_MISSING = ('the PyMC twins need PyMC, an optional extra: pip install "judgebayes[pymc]"')
+
+
+def _pymc() -> tuple[Any, Any]:
+    """``pymc`` and ``pytensor.tensor``, imported on first use.
+
+    Raises
+    ------
+    ModuleNotFoundError
+        PyMC (or PyTensor) is not installed; the message says to install the extra.
+    """
+    try:
+        import pymc
+        import pytensor.tensor
+    except ImportError as err:
+        raise ModuleNotFoundError(f"{PYMC_MISSING} ({err})", name="pymc") from err
+    return pymc, pytensor.tensor
 
 
 def _coords(data: Mapping[str, Any], coords: Mapping[str, Sequence] | None,
@@ -69,8 +88,7 @@ def _soft_binomial_logp(value: Any, n: Any, d: Any) -> Any:
     The same algebra as ``SoftBinomial.log_prob``: log σ(d) = d − softplus(d), so one
     softplus per pair instead of two, on either backend.
     """
-    import pytensor.tensor as pt
-
+    _, pt = _pymc()
     return value * d - n * pt.softplus(d)
 
 
@@ -101,9 +119,13 @@ def bt_model_pymc(data: Mapping[str, Any], coords: Mapping[str, Sequence] | None
     pymc.Model
         Free variable ``theta`` (dims ``model``), deterministic ``elo`` and the
         observed ``y`` (dims ``pair``) whose log density is seed 000, Eq. 1, per pair.
+
+    Raises
+    ------
+    ModuleNotFoundError
+        PyMC is not installed: ``pip install "judgebayes[pymc]"``.
     """
-    import pymc as pm
-    import pytensor.tensor as pt
+    pm, pt = _pymc()
 
     i = np.asarray(data["i"], dtype=np.int64)
     j = np.asarray(data["j"], dtype=np.int64)
@@ -138,9 +160,13 @@ def davidson_model_pymc(data: Mapping[str, Any], coords: Mapping[str, Sequence] 
     pymc.Model
         Free ``theta`` (dims ``model``) and ``log_nu``; deterministics ``elo`` and
         ``nu``; observed ``counts`` (dims ``pair``, ``outcome``).
+
+    Raises
+    ------
+    ModuleNotFoundError
+        PyMC is not installed: ``pip install "judgebayes[pymc]"``.
     """
-    import pymc as pm
-    import pytensor.tensor as pt
+    pm, pt = _pymc()
 
     i = np.asarray(data["i"], dtype=np.int64)
     j = np.asarray(data["j"], dtype=np.int64)
@@ -191,9 +217,15 @@ def sample_pymc(model: pm.Model, *, chains: int = 4, draws: int = 1000, tune: in
     -------
     arviz.InferenceData
         ``posterior``, ``sample_stats``, ``log_likelihood`` and ``observed_data``.
+
+    Raises
+    ------
+    ModuleNotFoundError
+        PyMC is not installed: ``pip install "judgebayes[pymc]"``.
     """
     import jax
-    import pymc as pm
+
+    pm, _ = _pymc()
 
     kwargs: dict[str, Any] = {}
     if nuts_sampler == "numpyro":

@@ -325,13 +325,23 @@ def _as_name(value: Any, row: int, column: str) -> str | None:
 
 
 def _parquet(path: Path, text_columns: Iterable[str] | bool) -> pd.DataFrame:
+    """Read a (possibly compressed) Parquet file with pandas' engine.
+
+    The engine, pyarrow, is the optional extra ``judgebayes[parquet]``; without it (and
+    without fastparquet) a one-line :class:`DataError` says what to install.
+    """
     with path.open("rb") as file:
         plain = file.read(4) == b"PAR1"
     data = b"" if plain else _read_bytes(path)  # compressed: unpack in memory
     if not plain and not data.startswith(b"PAR1"):
         raise _located(f"{path.name} is not a Parquet file", path,
                        expected="a Parquet file, or the suffix of its real format")
-    frame = pd.read_parquet(path if plain else io.BytesIO(data))
+    try:
+        frame = pd.read_parquet(path if plain else io.BytesIO(data))
+    except ImportError:  # pandas found no Parquet engine
+        raise _located(f'{path.name}: reading Parquet needs pyarrow, an optional extra: '
+                       'pip install "judgebayes[parquet]" (or save the table as CSV)',
+                       path) from None
     for col in _present(frame, text_columns):
         if frame[col].dtype.kind in "biuf":
             frame[col] = [_as_name(v.item() if hasattr(v, "item") else v, k, col)
