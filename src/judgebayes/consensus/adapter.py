@@ -225,7 +225,8 @@ class UDAAdapter(ResultDisplay):
         ``hidden, self_features, verdict_input, k, scale, initial, weights, dim`` and the
         training settings.
     history
-        One row per epoch: ``epoch, learning_rate, train_loss, val_loss``.
+        One row per epoch: ``epoch, learning_rate, train_loss, val_loss`` and ``elapsed_s``
+        (wall time since training began; epoch 0 includes compiling the training step).
     best_epoch
         The epoch whose weights were kept (lowest validation loss).
     """

@@ -19,6 +19,7 @@ loss are kept (the paper's "select the best model based on validation loss").
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -175,16 +176,18 @@ def fit_uda(battles: Battles, answers: Embeddings, judge_answers: Embeddings, *,
         updates, state = optimiser.update(grads, state, params)
         return optax.apply_updates(params, updates), state, loss, loss_fn(params, data[1])
 
-    rows, best, best_loss = [], params, np.inf
+    rows, best, best_loss, start = [], params, np.inf, time.perf_counter()
     for epoch in tqdm(range(epochs), desc=f"UDA ({'full' if self_features else 'ablated'})",
                       disable=not progress, unit="epoch"):
         new, state, train_loss, val_loss = step(params, state)
         val = float(val_loss)  # of the weights *before* this step
         if val < best_loss:
             best, best_loss, best_epoch = params, val, epoch
-        rows.append((epoch, float(rates[epoch]), float(train_loss), val))
+        rows.append((epoch, float(rates[epoch]), float(train_loss), val,
+                     time.perf_counter() - start))
         params = new
-    history = pd.DataFrame(rows, columns=["epoch", "learning_rate", "train_loss", "val_loss"])
+    history = pd.DataFrame(rows, columns=["epoch", "learning_rate", "train_loss", "val_loss",
+                                          "elapsed_s"])
     kept = {name: np.asarray(v) for name, v in best.items()}
     kept.update(mean=np.asarray(mean), std=np.asarray(std))
     return UDAAdapter(kept, config, history, int(best_epoch))
