@@ -134,6 +134,22 @@ def test_table3_ablation_matches_table7s_full_block_not_its_ablated_block() -> N
                 np.testing.assert_allclose(means, 1200.0, atol=0.005)
 
 
+def test_plots_return_axes(transfer) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    axes = transfer.plot()
+    assert isinstance(axes, np.ndarray) and axes.shape == (2,)
+    assert len(axes[0].get_yticklabels()) == 11  # ten judges and the human row
+    ax = transfer.plot("correlation")
+    assert len(ax.lines) == 4  # judges' r and the consensus line, per method
+    _, own = plt.subplots()
+    assert transfer.ratings["uda"].plot(ax=own) is own
+    plt.close("all")
+
+
 def test_elo_table_errors_name_row_and_column(tmp_path: Path) -> None:
     bad = tmp_path / "bad.csv"
     bad.write_text("row,method,a,b,c\nJ1,baseline,1,2,x\n")

@@ -60,6 +60,20 @@ def test_judge_views_are_less_dispersed_than_the_baseline(sim, posterior) -> Non
     assert posterior.psi["psi"].between(0.7, 1.4).all()
 
 
+def test_posterior_plots(sim, posterior) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 3)
+    for ax, kind in zip(axes, ("elo", "eta", "psi"), strict=True):
+        assert posterior.plot(kind, ax, truth=sim.judges["eta"].to_dict()
+                              if kind == "eta" else None) is ax
+    assert "posterior" in axes[0].get_legend().get_texts()[0].get_text()
+    plt.close(fig)
+
+
 def _strict(text: str) -> dict:
     def bad(token: str) -> None:
         raise ValueError(f"non-strict JSON token {token}")
