@@ -23,8 +23,8 @@ from numpyro.infer.util import log_density, log_likelihood
 
 import judgebayes as jb
 from judgebayes.bayes.bt_models import bt_data, bt_model, davidson_data, davidson_model
-from judgebayes.bayes.pymc_twins import bt_model_pymc, davidson_model_pymc, sample_pymc
 from judgebayes.bayes.inference import fit
+from judgebayes.bayes.pymc_twins import bt_model_pymc, davidson_model_pymc, sample_pymc
 
 LAM = 0.01
 DIMS = {"theta": ["model"], "elo": ["model"], "y": ["pair"]}
