@@ -68,7 +68,8 @@ __all__ = ["BootstrapElo", "bootstrap_bt"]
 
 Scheme = Literal["poisson", "multinomial"]
 _TABLE_MAX = 1000  # Poisson means drawn by table inversion (larger: NumPy's sampler)
-_TABLE_BINS = 4096  # guide-table bins per mean
+_TABLE_BITS = 12  # guide-table bins per mean: 2**12, indexed by a draw's top random bits
+_TABLE_BINS = 1 << _TABLE_BITS
 # Chord steps stop below 1e-6 (θ): the chord contracts ~20× per step at 10^6 battles, so
 # a replicate is then within ~1e-7 of its exact MAP (2e-5 Elo), two steps fewer than 1e-8.
 _TOL = 1e-6
@@ -203,23 +204,32 @@ class _PoissonCounts:
         self.guide_base = self.group * _TABLE_BINS
 
     def draw(self, rng: np.random.Generator, size: int) -> np.ndarray:
-        """Counts of shape ``(n, size)`` (one column per replicate)."""
+        """Counts of shape ``(n, size)`` (one column per replicate).
+
+        The uniform of a draw is u = (b >> 11)·2⁻⁵³ of 64 random bits b (NumPy's
+        ``random()``), so its bin ⌊uK⌋ is the top 12 bits, b >> 52; u itself is formed
+        only for the few draws that need the search.
+        """
         out = np.empty((self.n, size))
         if len(self.table):
-            u = rng.random((len(self.table), size))
-            k = (u * _TABLE_BINS).astype(np.intp)
+            bits = rng.bit_generator.random_raw((len(self.table), size))
+            k = (bits >> np.uint64(64 - _TABLE_BITS)).view(np.int64)
             k += self.guide_base[:, None]
             x = self.guide[k].ravel()
             search = np.flatnonzero(x < 0)
             if len(search):
                 start = self.group[search // size] * self.width
-                xs, us = -x[search].astype(np.intp) - 1, u.ravel()[search]
+                xs = -x[search].astype(np.intp) - 1
+                us = (bits.ravel()[search] >> np.uint64(11)) * 2.0**-53
                 step = np.flatnonzero(self.cdf[start + xs] <= us)
                 while len(step):
                     xs[step] += 1
                     step = step[self.cdf[start[step] + xs[step]] <= us[step]]
                 x[search] = xs
-            out[self.table] = x.reshape(-1, size)
+            if len(self.table) == self.n:
+                out[...] = x.reshape(-1, size)
+            else:
+                out[self.table] = x.reshape(-1, size)
         if len(self.other):
             out[self.other] = rng.poisson(self.lam_other[:, None], size=(len(self.other), size))
         return out
@@ -253,12 +263,16 @@ def _solve_columns(stats: PairStats, lam: float, theta_hat: np.ndarray, free: np
     theta = np.tile(np.asarray(theta_hat, dtype=float)[:, None], (1, n.shape[1]))
     n_act, y_act = n, y
     active = np.arange(n.shape[1])
-    for _ in range(chord_iter):
+    p_hat = expit(theta_hat[stats.i] - theta_hat[stats.j])[:, None]
+    inc_t = inc.T.tocsr()
+    for it in range(chord_iter):
         th = theta[:, active]
-        p = th[stats.i]
-        p -= th[stats.j]
-        expit(p, out=p)
-        p *= n_act
+        if it == 0:  # every replicate starts at theta_hat: one p for all of them
+            p = n_act * p_hat
+        else:
+            p = inc_t @ th  # θ_i − θ_j of every pair (a sparse product beats two gathers)
+            expit(p, out=p)
+            p *= n_act
         resid = np.subtract(y_act, p, out=p)
         grad = inc @ resid - 2.0 * lam * th  # gradient of the log posterior
         step = cho_solve(chol, grad[free])
@@ -350,8 +364,7 @@ def bootstrap_bt(data: Battles | PairStats, *, target: str | np.ndarray | None =
     sizes = [min(chunk_size, n_boot - s) for s in range(0, n_boot, chunk_size)]
     rngs = np.random.default_rng(seed).spawn(len(sizes))
     sampler = _PoissonCounts(lam_cells) if scheme == "poisson" else None
-    shared = {"chol": _chord_factor(stats, lam, fit.theta, free), "inc": _incidence(stats),
-              "tol": _TOL, "chord_iter": 40}
+    shared = {"inc": _incidence(stats), "tol": _TOL, "chord_iter": 40}
     # cells -> pairs: n = Σ count·weight and y = Σ count·weight·target per pair
     cells = np.arange(len(base))
     to_n = csr_matrix((stats.cell_weight, (stats.cell_pair, cells)),
@@ -380,6 +393,7 @@ def bootstrap_bt(data: Battles | PairStats, *, target: str | np.ndarray | None =
     results: list[tuple[np.ndarray, int]] = []
     with tqdm(total=n_boot, desc="bootstrap", unit="rep", disable=not progress) as bar, \
             _one_blas_thread(), ThreadPoolExecutor(max_workers=workers) as pool:
+        shared["chol"] = _chord_factor(stats, lam, fit.theta, free)
         for out in pool.map(run, range(len(sizes))):
             results.append(out)
             bar.update(len(out[0]))

@@ -389,8 +389,9 @@ def _dataset(source: Path, dictionary: set[str] | None = None) -> ds.Dataset:
     except ImportError:
         raise _in_file(DataError('reading Parquet needs pyarrow, an optional extra: pip '
                                  'install "judgebayes[parquet]"'), source.name, source) from None
-    fmt = ds.ParquetFileFormat(read_options=ds.ParquetReadOptions(
-        dictionary_columns=dictionary or set()))
+    fmt = ds.ParquetFileFormat(  # no pre-buffering: it holds column chunks ahead of use
+        read_options=ds.ParquetReadOptions(dictionary_columns=dictionary or set()),
+        default_fragment_scan_options=ds.ParquetFragmentScanOptions(pre_buffer=False))
     try:
         return ds.dataset(source, format=fmt, partitioning="hive" if source.is_dir() else None)
     except (pa.ArrowException, OSError) as err:
@@ -424,8 +425,8 @@ def _batches(source: Path, plan: _Plan, batch_size: int, progress: bool,
             first = 0
             try:
                 for batch in fragment.to_batches(schema=data.schema, columns=read,
-                                                 batch_size=batch_size, batch_readahead=2,
-                                                 fragment_readahead=1):
+                                                 batch_size=batch_size, batch_readahead=0,
+                                                 fragment_readahead=0, use_threads=False):
                     n = batch.num_rows
                     cols = {c: batch.column(c) for c in read}
                     for c in wanted:
