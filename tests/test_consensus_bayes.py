@@ -10,21 +10,15 @@ import json
 import math
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 
+import test_consensus_uda
 from conftest import SHARED_DATA
 from judgebayes.cli import main
-from judgebayes.consensus import compare_judges, fit_consensus, online_elo, simulate_consensus
+from judgebayes.consensus import compare_judges, fit_consensus, online_elo
 
-GAMMA = np.r_[[0.0, 1.0, 2.0, 3.0, 4.0], np.full(19, 1.0)]
-
-
-@pytest.fixture(scope="module")
-def sim():
-    return simulate_consensus(n_models=5, n_judges=24, n_prompts=40, seed=0,
-                              self_preference=GAMMA)
+sim = test_consensus_uda.sim  # the same simulation, as a fixture
 
 
 @pytest.fixture(scope="module")
