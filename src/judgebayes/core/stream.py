@@ -120,19 +120,24 @@ class _Names:
 
 
 # --------------------------------------------------------------------- counting
+def _runs(*keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Order sorting by ``keys`` (the last one first) and where each run of equal keys starts."""
+    order = np.lexsort(keys)
+    new = np.zeros(len(order), dtype=bool)
+    new[0] = True
+    for key in keys:
+        sorted_key = key[order]
+        new[1:] |= sorted_key[1:] != sorted_key[:-1]
+    return order, np.flatnonzero(new)
+
+
 def _reduce(cells: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
     """Merge equal (judge, a, b, target, weight) rows of ``cells``, summing their counts."""
     j, a, b, t, w, n = cells
     if len(j) == 0:
         return cells
-    key = (j * _CAP + a) * _CAP + b
-    order = np.lexsort((w, t, key))
-    key, t, w = key[order], t[order], w[order]
-    new = np.ones(len(key), dtype=bool)
-    new[1:] = (key[1:] != key[:-1]) | (t[1:] != t[:-1]) | (w[1:] != w[:-1])
-    starts = np.flatnonzero(new)
-    return (j[order][starts], a[order][starts], b[order][starts], t[starts], w[starts],
-            np.add.reduceat(n[order], starts))
+    order, starts = _runs(w, t, (j * _CAP + a) * _CAP + b)
+    return (*(x[order][starts] for x in (j, a, b, t, w)), np.add.reduceat(n[order], starts))
 
 
 class _Counter:
@@ -290,13 +295,9 @@ def _pair_stats(a: np.ndarray, b: np.ndarray, t: np.ndarray, w: np.ndarray, n: n
     lo, hi = np.where(swap, b, a), np.where(swap, a, b)
     t = np.round(np.where(swap, 1.0 - t, t) * _SNAP) / _SNAP
     pair_keys, pair_of = np.unique(lo * m + hi, return_inverse=True)
-    order = np.lexsort((w, t, pair_of))
-    p, t, w, n = pair_of[order], t[order], w[order], n[order]
-    new = np.ones(len(p), dtype=bool)
-    new[1:] = (p[1:] != p[:-1]) | (t[1:] != t[:-1]) | (w[1:] != w[:-1])
-    starts = np.flatnonzero(new)
-    cell_pair, cell_target, cell_weight = p[starts], t[starts], w[starts]
-    cell_count = np.add.reduceat(n, starts).astype(float)
+    order, starts = _runs(w, t, pair_of)
+    cell_pair, cell_target, cell_weight = (x[order][starts] for x in (pair_of, t, w))
+    cell_count = np.add.reduceat(n[order], starts).astype(float)
     n_pairs = len(pair_keys)
     return PairStats(
         models=models, i=pair_keys // m, j=pair_keys % m,
