@@ -151,3 +151,19 @@ def test_adapter_save_load_round_trip(sim, adapters, tmp_path: Path) -> None:
     assert len(out) == len(sim.battles) and (out["k"] > 0).all()
     assert out["s_a"].between(0, 1).all()
     assert "best epoch" in repr(loaded) and "→3" in repr(loaded)
+
+
+def test_literal_eq2_ignores_the_verdicts() -> None:
+    """With ``verdict_input=False`` f_θ sees φ alone (Eq. 2 as printed), so Algorithm 2's
+    ratings do not change when every verdict is flipped."""
+    small = simulate_consensus(n_models=4, n_judges=3, n_prompts=8, dim=4, seed=1)
+    adapter = fit_uda(small.battles, small.answers, small.judge_answers, verdict_input=False,
+                      epochs=3, hidden=(8,), progress=False)
+    assert adapter.config["dim_in"] == feature_dim(4) == 33
+    frame = small.battles.frame
+    frame["judge_label"] = 1.0 - frame["judge_label"]
+    flipped = type(small.battles)(frame)
+    a = adapter.ratings(small.battles, small.answers, small.judge_answers).ratings
+    b = adapter.ratings(flipped, small.answers, small.judge_answers).ratings
+    np.testing.assert_allclose(a, b)
+    assert np.abs(a - 1200).max() > 0  # the ratings do move
