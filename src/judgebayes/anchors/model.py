@@ -149,6 +149,9 @@ def _auto(flag: bool | str, default: bool, name: str) -> bool:
     return flag
 
 
+ordered_logistic_model.target_accept = 0.9  # type: ignore[attr-defined]  # hierarchical effects
+
+
 def ordered_logistic_data(table: VerdictTable, *, levels: int = 5,
                           answer_effects: bool | str = "auto", difficulty: bool = True,
                           position_bias: bool | str = "auto", theta_sd: float = 2.0,
