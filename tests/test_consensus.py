@@ -237,6 +237,21 @@ def test_cli_on_the_transfer_table(tmp_path: Path, capsys) -> None:
     assert summary["mean_sd"]["uda"] == pytest.approx(70.973, abs=1e-3)
 
 
+def test_cli_on_the_contest_folder_without_the_bayesian_model(consistency_dir, tmp_path: Path,
+                                                              capsys) -> None:
+    reference = SHARED_DATA / "llm_consistency" / "contestant_arena_elo.csv"
+    assert main(["consensus", str(consistency_dir), "--format", "consistency", "--no-bayes",
+                 "--reference", str(reference), "--own", "vicuna-13b=vicuna-13b",
+                 "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "7 disconnected components" in out and "66,995 verdicts of 24 judges" in out
+    sd = pd.read_csv(tmp_path / "inter_judge_sd.csv")
+    assert list(sd.columns) == ["model", "sd_baseline", "sd_bt"] and len(sd) == 35
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["components"] == 7 and "bayes" not in summary
+    assert summary["consensus_r"]["baseline"] > 0.9  # within components
+
+
 @pytest.mark.parametrize("content", ["a,b\n1,2\n", "row,method,x,y,z\nJ1,m,1,2,oops\n",
                                      "model_a,model_b,judge_label\nm1,m2,1\nm2,m3,0\n"])
 def test_cli_bad_input_exits_2_with_one_line(tmp_path: Path, capsys, content: str) -> None:
