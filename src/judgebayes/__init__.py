@@ -55,7 +55,10 @@ __version__ = "0.1.0"
 # The Bayesian side: imported on first use, so `import judgebayes` does not load JAX.
 _LAZY = {
     "bayes": "",
+    "anchors": "",
+    "consensus": "",
     "datasets": "",
+    "parallel": "",
     "models": "",
     "ModelSpec": "judgebayes.bayes",
     "SBCResult": "judgebayes.bayes",

@@ -16,15 +16,13 @@ import sys
 import warnings
 from collections.abc import Sequence
 
-from judgebayes.cli import arena, calibrate, consistency, softelo
+from judgebayes.cli import anchors, arena, calibrate, consensus, consistency, softelo
 from judgebayes.core.io import in_file
 from judgebayes.errors import DataError, JudgeBayesWarning
 
 __all__ = ["build_parser", "main"]
 
-VERBS = (arena, softelo, consistency, calibrate,
-         __import__("judgebayes.cli.consensus", fromlist=["register"]),
-         __import__("judgebayes.cli.anchors", fromlist=["register"]))
+VERBS = (arena, softelo, consistency, calibrate, consensus, anchors)
 
 
 def build_parser() -> argparse.ArgumentParser:
