@@ -39,7 +39,7 @@ import sys
 import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -97,15 +97,17 @@ class _Failed:
 
 
 def _call(unit: Unit, config: Mapping[str, Any], seed: int, shared: Mapping[str, Any],
-          client_pid: int) -> Any:
-    """Run one unit; an exception becomes a :class:`_Failed` record, not a crash."""
+          client_pid: int) -> tuple[Any, float]:
+    """Run one unit: its value (an exception becomes a :class:`_Failed`) and wall time."""
     if os.getpid() != client_pid and "jax" not in sys.modules:
         for key, value in WORKER_ENV.items():  # a worker process started without them
             os.environ.setdefault(key, value)
+    start = time.perf_counter()
     try:
-        return unit(dict(config), int(seed), **shared)
+        value = unit(dict(config), int(seed), **shared)
     except Exception as err:  # reported with the unit's config
-        return _Failed(f"{type(err).__name__}: {err}", traceback.format_exc())
+        value = _Failed(f"{type(err).__name__}: {err}", traceback.format_exc())
+    return value, time.perf_counter() - start
 
 
 @dataclass(frozen=True, repr=False)
@@ -129,6 +131,9 @@ class RunResult(ResultDisplay):
         Where it ran (``"serial"`` or the scheduler's address).
     seconds
         Wall time, cluster start-up included.
+    unit_seconds
+        Each unit's own wall time (NaN where its worker died); their sum over
+        :attr:`seconds` is how many units ran at once, on average.
     """
 
     frame: pd.DataFrame
@@ -138,7 +143,7 @@ class RunResult(ResultDisplay):
     seeds: np.ndarray
     scheduler: str
     seconds: float
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    unit_seconds: np.ndarray
 
     @property
     def ok(self) -> bool:
@@ -268,11 +273,13 @@ def run_units(unit: Unit, grid: Grid, *, seed: int = 0, scheduler: Any = None,
     shared = dict(shared or {})
     start = time.perf_counter()
     values: list[Any] = [None] * len(configs)
+    unit_seconds = np.full(len(configs), np.nan)
     bar = tqdm(total=len(configs), desc="units", unit="unit", disable=not progress)
     if scheduler == "serial":
         where = "serial"
         for k, config in enumerate(configs):
-            values[k] = _call(unit, config, int(seeds[k]), shared, os.getpid())
+            values[k], unit_seconds[k] = _call(unit, config, int(seeds[k]), shared,
+                                               os.getpid())
             bar.update(1)
     else:
         client, owned = _client(scheduler, n_workers)
@@ -284,7 +291,7 @@ def run_units(unit: Unit, grid: Grid, *, seed: int = 0, scheduler: Any = None,
             for future in _dask().as_completed(futures):
                 k = futures[future]
                 try:
-                    values[k] = future.result()
+                    values[k], unit_seconds[k] = future.result()
                 except Exception as err:  # the worker died: say so
                     values[k] = _Failed(f"{type(err).__name__}: {err}", "")
                 bar.update(1)
@@ -295,7 +302,8 @@ def run_units(unit: Unit, grid: Grid, *, seed: int = 0, scheduler: Any = None,
     frame, failures = _tidy(values, configs, seeds, tidy)
     values = [None if isinstance(v, _Failed) else v for v in values]
     return RunResult(frame=frame, values=values, failures=failures, configs=configs,
-                     seeds=seeds, scheduler=where, seconds=time.perf_counter() - start)
+                     seeds=seeds, scheduler=where, seconds=time.perf_counter() - start,
+                     unit_seconds=unit_seconds)
 
 
 # ------------------------------------------------------------------ recipes
