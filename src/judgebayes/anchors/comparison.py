@@ -13,10 +13,16 @@ the same tensor, and three rankers see exactly the same N·(M − 1) verdicts:
 
 Each ranking's Kendall τ with the true θ (all M models, the anchor included) is
 recorded; :meth:`RankerComparison.differences` gives the paired ordinal − BT gain per
-anchor position with its standard error over replications. By default the ordinal
-model is fitted without answer effects and prompt difficulty (``model_options``):
-those make its MAP take thousands of L-BFGS iterations, and on the simulations we
-ran they changed τ by less than its Monte Carlo error.
+anchor position with its standard error over replications.
+
+By default the ordinal model is fitted without answer effects and prompt difficulty
+(``model_options``): with them its MAP takes thousands of L-BFGS iterations and ranked
+no better. On 20 replications of 12 models × 100 prompts (seeds 100–119) the gain in τ
+over BT was, plain / full model: strongest anchor +0.059 ± 0.014 / +0.059 ± 0.016,
+weakest +0.031 ± 0.017 / +0.049 ± 0.021, median +0.008 ± 0.005 / −0.018 ± 0.010. The
+margin helps where the paper's anchors fail — an extreme anchor, whose {−1, 0, 1}
+verdicts saturate while "slightly" vs "clearly" still separates the targets — and not
+with a median anchor.
 """
 
 from __future__ import annotations
