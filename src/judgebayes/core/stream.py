@@ -393,6 +393,10 @@ def _dataset(source: Path, dictionary: set[str] | None = None) -> ds.Dataset:
     fmt = ds.ParquetFileFormat(  # no pre-buffering: it holds column chunks ahead of use
         read_options=ds.ParquetReadOptions(dictionary_columns=dictionary or set()),
         default_fragment_scan_options=ds.ParquetFragmentScanOptions(pre_buffer=False))
+    if source.is_dir() and not any(p.is_file() for p in source.rglob("*")):
+        raise _in_file(DataError(f"{source} is a folder with no files",
+                                 expected="a Parquet file or a folder of Parquet files"),
+                       source.name, source)
     try:
         return ds.dataset(source, format=fmt, partitioning="hive" if source.is_dir() else None)
     except (pa.ArrowException, OSError) as err:
