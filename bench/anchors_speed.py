@@ -19,18 +19,20 @@ routes, each against a plain reference route run in the same process:
    tests (one ``scipy.stats.wilcoxon(axis=1)`` call per N) against Listing 1's loop, one
    ``scipy.stats.wilcoxon`` call per simulated experiment, timed for the same 300
    experiments at N = 900 (p-values checked equal).
-4. **ordered-logistic NUTS** on the anchor-based table of the median model (15,750
-   verdicts; θ, 750 prompt difficulties, 750 anchor-answer effects, cut-points, position
-   bias): ``jb.fit`` (judgebayes' compiled NUTS driver) against NumPyro's own
-   ``MCMC(NUTS(model))`` with the same model function, data, chains, warm-up and draws
+4. **ordered-logistic NUTS** on the anchor-based table of the median model, 22 models ×
+   200 prompts by default (4,200 verdicts; θ, 200 prompt difficulties, 200 anchor-answer
+   effects, cut-points, position bias; ``--prompts 750`` for the paper's size, 15,750
+   verdicts, about 4 ms per gradient and ~4 minutes per call on 2 cores): ``jb.fit``
+   (judgebayes' compiled NUTS driver) against NumPyro's own ``MCMC(NUTS(model))`` with
+   the same model function, data, chains, warm-up and draws
    (``chain_method="sequential"``; NumPyro's parallel chains need one JAX device per
    chain). Each is called twice: the first call compiles, the second shows what a refit
    of the same shapes costs. Wall time and the minimum bulk ESS of θ are printed.
 
 How to run
 ----------
-``python bench/anchors_speed.py`` (a few minutes on 2 cores); ``--chains``, ``--warmup``,
-``--draws`` change the NUTS run, ``--skip-nuts`` leaves it out.
+``python bench/anchors_speed.py`` (about 5 minutes on 2 cores); ``--prompts``, ``--chains``,
+``--warmup``, ``--draws`` change the NUTS run, ``--skip-nuts`` leaves it out.
 """
 
 from __future__ import annotations
@@ -119,8 +121,8 @@ def min_ess(idata: az.InferenceData) -> float:
     return float(az.ess(idata, var_names=["theta"], method="bulk")["theta"].min())
 
 
-def bench_nuts(chains: int, warmup: int, draws: int) -> None:
-    sim = anchors.simulate_verdicts(22, 750, seed=0)
+def bench_nuts(prompts: int, chains: int, warmup: int, draws: int) -> None:
+    sim = anchors.simulate_verdicts(22, prompts, seed=0)
     table = sim.table(anchor=sim.anchor_at("median"))
     spec = anchors.ordered_logistic_spec(table)
     print(f"\nordered-logistic NUTS, {len(table):,} verdicts, {chains} chains × {draws} draws "
@@ -143,14 +145,15 @@ def bench_nuts(chains: int, warmup: int, draws: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--prompts", type=int, default=200)
     parser.add_argument("--chains", type=int, default=2)
-    parser.add_argument("--warmup", type=int, default=500)
-    parser.add_argument("--draws", type=int, default=500)
+    parser.add_argument("--warmup", type=int, default=300)
+    parser.add_argument("--draws", type=int, default=300)
     parser.add_argument("--skip-nuts", action="store_true")
     args = parser.parse_args()
     bench_analysis()
     if not args.skip_nuts:
-        bench_nuts(args.chains, args.warmup, args.draws)
+        bench_nuts(args.prompts, args.chains, args.warmup, args.draws)
 
 
 if __name__ == "__main__":

@@ -52,6 +52,13 @@ METHODS = ("win_rate", "bt", "ordinal")
 _PLAIN = {"answer_effects": False, "difficulty": False}
 
 
+def _mean_se(grouped: pd.core.groupby.SeriesGroupBy) -> pd.DataFrame:
+    """Mean and standard error (sd / √n) per group, the groups as columns."""
+    out = grouped.agg(["mean", "std", "count"]).reset_index()
+    out["se"] = out.pop("std") / np.sqrt(out.pop("count"))
+    return out
+
+
 @dataclass(frozen=True, repr=False)
 class RankerComparison(ResultDisplay):
     """τ with the truth of three rankers on the same anchor-based verdicts.
@@ -78,9 +85,7 @@ class RankerComparison(ResultDisplay):
     def to_frame(self) -> pd.DataFrame:
         """Mean τ and its standard error per anchor position and method."""
         g = self.taus.groupby(["position", "method"], sort=False)["tau"]
-        out = g.agg(["mean", "std", "count"]).reset_index()
-        out["se"] = out.pop("std") / np.sqrt(out.pop("count"))
-        return out.rename(columns={"mean": "mean_tau"})
+        return _mean_se(g).rename(columns={"mean": "mean_tau"})
 
     def differences(self, baseline: str = "bt") -> pd.DataFrame:
         """Paired τ(ordinal) − τ(baseline) per anchor position: mean, se, share of wins."""
@@ -88,8 +93,7 @@ class RankerComparison(ResultDisplay):
                                      values="tau").reset_index()
         wide["gain"] = wide["ordinal"] - wide[baseline]
         g = wide.groupby("position", sort=False)["gain"]
-        out = g.agg(["mean", "std", "count"]).reset_index()
-        out["se"] = out.pop("std") / np.sqrt(out.pop("count"))
+        out = _mean_se(g)
         out["ordinal_better"] = g.apply(lambda x: float((x > 0).mean())).to_numpy()
         out["ties"] = g.apply(lambda x: float((x == 0).mean())).to_numpy()
         return out.rename(columns={"mean": f"gain_vs_{baseline}"})

@@ -152,6 +152,19 @@ class PowerTable(ResultDisplay):
                 + " / ".join(f"{t:,}" for t in self.totals[0])
                 + " at " + " / ".join(f"{x:.0%}" for x in self.ties) + " ties")
 
+    def plot(self, ax: Axes | None = None) -> Axes:
+        """Prompts needed against the discordant win rate: base N and each tie rate's total."""
+        ax = _axes(ax, (6, 4))
+        ax.plot(self.win_rate, self.n_normal, "o-", label="discordant pairs (no ties)")
+        for k, t in enumerate(self.ties):
+            ax.plot(self.win_rate, self.totals[:, k], "s--", label=f"total, {t:.0%} ties")
+        ax.set_yscale("log")
+        ax.set_xlabel("win rate among discordant pairs")
+        ax.set_ylabel("prompts needed")
+        ax.legend(frameon=False)
+        ax.grid(alpha=0.3, which="both")
+        return ax
+
     def __str__(self) -> str:
         head = (f"{'win rate':>9} {'edge':>6} {'base N':>8} {'exact N':>8}"
                 + "".join(f" {'total (' + format(t, '.0%') + ' ties)':>18}" for t in self.ties))

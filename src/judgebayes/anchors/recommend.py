@@ -21,7 +21,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from judgebayes.anchors.informativeness import AnchorInformativeness, informativeness
+from judgebayes.anchors.informativeness import (
+    AnchorInformativeness,
+    informativeness,
+    tau_vs_informativeness,
+)
 from judgebayes.anchors.power import n_total, sign_test_n
 from judgebayes.anchors.rankings import AnchorRankings, anchor_rankings
 from judgebayes.anchors.verdicts import VerdictTable
@@ -217,6 +221,10 @@ class AnchorAnalysis(ResultDisplay):
                 f"informative {self.info.anchors[best]} (I = {i[best]:.3f}, τ_quad "
                 f"{self.rankings.tau_quadratic[best]:.3f}); least {self.info.anchors[worst]} "
                 f"(I = {i[worst]:.3f})")
+
+    def plot(self, ax: Axes | None = None) -> Axes:
+        """τ with π_quad against informativeness (Figure 3, :func:`tau_vs_informativeness`)."""
+        return tau_vs_informativeness(self.rankings, self.info).plot(ax)
 
     def __str__(self) -> str:
         frame = self.to_frame()
