@@ -39,7 +39,7 @@ from judgebayes.anchors.model import ordered_logistic_spec, theta_means
 from judgebayes.anchors.rankings import anchor_bt_scores, kendall, win_rate_scores
 from judgebayes.anchors.simulate import SimulatedVerdicts, simulate_verdicts
 from judgebayes.bayes.inference import fit
-from judgebayes.core.bootstrap import _one_blas_thread
+from judgebayes.core.bootstrap import one_blas_thread
 from judgebayes.core.results import ResultDisplay
 from judgebayes.plots import _axes
 
@@ -157,7 +157,7 @@ def compare_rankers(*, n_models: int = 12, n_prompts: int = 100,
     rows = []
     # BLAS on one thread: SciPy's L-BFGS beside JAX's threads ran 28x slower on 2 cores
     with tqdm(total=replications * len(positions), desc="rankers",
-              disable=not progress) as bar, _one_blas_thread():
+              disable=not progress) as bar, one_blas_thread():
         for r in range(replications):
             sim = simulate_verdicts(n_models, n_prompts, seed=seed + r,
                                     **dict(sim_options or {}))

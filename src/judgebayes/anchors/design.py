@@ -45,7 +45,7 @@ from judgebayes.anchors.rankings import kendall
 from judgebayes.anchors.simulate import SimulatedVerdicts
 from judgebayes.anchors.verdicts import verdict_table
 from judgebayes.bayes.inference import fit
-from judgebayes.core.bootstrap import _one_blas_thread
+from judgebayes.core.bootstrap import one_blas_thread
 from judgebayes.core.results import ResultDisplay
 from judgebayes.plots import _axes
 
@@ -176,7 +176,7 @@ def adaptive_design(sim: SimulatedVerdicts, *, budget: int = 600, batch: int = 5
     rows = []
     total = len(designs) * -(-budget // batch)
     # BLAS on one thread: SciPy's L-BFGS beside JAX's threads ran 28x slower on 2 cores
-    with tqdm(total=total, desc="designs", disable=not progress) as bar, _one_blas_thread():
+    with tqdm(total=total, desc="designs", disable=not progress) as bar, one_blas_thread():
         for d, design in enumerate(designs):
             if design not in DESIGNS:
                 raise ValueError(f"unknown design {design!r}; expected one of {DESIGNS}")

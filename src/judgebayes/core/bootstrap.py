@@ -290,7 +290,7 @@ def _solve_columns(stats: PairStats, lam: float, theta_hat: np.ndarray, free: np
     return theta, len(active)
 
 
-def _one_blas_thread() -> AbstractContextManager:
+def one_blas_thread() -> AbstractContextManager:
     """BLAS on one thread while the replicates run on one thread per core.
 
     A multithreaded BLAS inside each worker thread oversubscribes the cores: the small
@@ -392,7 +392,7 @@ def bootstrap_bt(data: Battles | PairStats, *, target: str | np.ndarray | None =
     workers = n_threads or min(os.cpu_count() or 1, len(sizes))
     results: list[tuple[np.ndarray, int]] = []
     with tqdm(total=n_boot, desc="bootstrap", unit="rep", disable=not progress) as bar, \
-            _one_blas_thread(), ThreadPoolExecutor(max_workers=workers) as pool:
+            one_blas_thread(), ThreadPoolExecutor(max_workers=workers) as pool:
         shared["chol"] = _chord_factor(stats, lam, fit.theta, free)
         for out in pool.map(run, range(len(sizes))):
             results.append(out)
