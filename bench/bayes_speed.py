@@ -74,9 +74,9 @@ from scipy.special import expit
 
 import judgebayes as jb
 from judgebayes.bayes.bt_models import bt_data, bt_model
-from judgebayes.bayes.pymc_twins import bt_model_pymc, sample_pymc
 from judgebayes.bayes.compiled import CompiledModel
 from judgebayes.bayes.inference import fit, use_cpu_cores
+from judgebayes.bayes.pymc_twins import bt_model_pymc, sample_pymc
 
 LAM = 0.01
 BETA = 0.5

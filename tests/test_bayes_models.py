@@ -8,10 +8,10 @@ import pytest
 from scipy.stats import spearmanr
 
 import judgebayes as jb
-from judgebayes.bayes.multi_judge import multi_judge_data, multi_judge_model
-from judgebayes.softelo.posterior import soft_elo_posterior
 from judgebayes.bayes.inference import fit
+from judgebayes.bayes.multi_judge import multi_judge_data, multi_judge_model
 from judgebayes.simulate import simulate_judges
+from judgebayes.softelo.posterior import soft_elo_posterior
 
 
 @pytest.fixture(scope="module")

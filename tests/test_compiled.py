@@ -131,8 +131,8 @@ def test_closing_step_size_window_realises_the_target_acceptance() -> None:
 
 
 def test_a_model_can_ask_for_its_own_target_acceptance() -> None:
-    from judgebayes.bayes.multi_judge import multi_judge_model
     from judgebayes.bayes.compiled import target_accept_for
+    from judgebayes.bayes.multi_judge import multi_judge_model
 
     assert target_accept_for(multi_judge_model, None) == 0.95
     assert target_accept_for(multi_judge_model, 0.7) == 0.7

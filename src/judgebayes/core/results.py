@@ -22,7 +22,7 @@ __all__ = ["ResultDisplay"]
 
 
 class ResultDisplay:
-    """Mixin: a concise ``__repr__`` and a ``_repr_html_`` from ``_headline()`` and ``to_frame()``."""
+    """Mixin: a one-line ``__repr__`` and a ``_repr_html_`` from ``_headline()``, ``to_frame()``."""
 
     __slots__ = ()
 
