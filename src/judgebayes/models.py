@@ -36,6 +36,7 @@ from judgebayes.consistency.model import (
     matchup_dirichlet_model,
 )
 from judgebayes.core.battles import Battles
+from judgebayes.core.bt import as_pair_stats
 from judgebayes.core.pairs import PairStats
 from judgebayes.softelo.posterior import temperature_data, temperature_model
 
@@ -43,14 +44,6 @@ __all__ = ["ModelSpec", "bt", "calibration", "davidson", "judge_discrimination",
            "matchup_dirichlet", "multi_judge", "soft_bt", "temperature"]
 
 _BT_DIMS = {"theta": ["model"], "elo": ["model"]}
-
-
-def _stats(data: Battles | PairStats, target: str | np.ndarray | None) -> PairStats:
-    if isinstance(data, PairStats):
-        return data
-    if isinstance(data, Battles):
-        return data.pair_stats(target)
-    raise TypeError(f"expected Battles or PairStats, got {type(data).__name__}")
 
 
 def bt(data: Battles | PairStats, target: str | np.ndarray | None = "judge_label", *,
@@ -66,7 +59,7 @@ def bt(data: Battles | PairStats, target: str | np.ndarray | None = "judge_label
     lam
         L2 penalty λ of Eq. 1, as the prior σ = 1/√(2λ) of the zero-sum Normal on θ.
     """
-    stats = _stats(data, target)
+    stats = as_pair_stats(data, target, None)[0]
     return ModelSpec(bt_model, bt_data(stats, lam), {"model": list(stats.models)}, _BT_DIMS)
 
 
@@ -98,7 +91,7 @@ def soft_bt(battles: Battles, beta: float | None = None, *, score: str = "score_
 def davidson(data: Battles | PairStats, target: str | None = "human_label", *,
              lam: float = 0.01) -> ModelSpec:
     """Davidson's tie model on (win, tie, loss) counts per pair; ``nu`` is the tie propensity."""
-    stats = _stats(data, target)
+    stats = as_pair_stats(data, target, None)[0]
     return ModelSpec(davidson_model, davidson_data(stats, lam), {"model": list(stats.models)},
                      _BT_DIMS)
 
