@@ -72,9 +72,27 @@ def _trace(model: Callable, data: Mapping[str, Any]) -> dict[str, dict]:
     return numpyro.handlers.trace(numpyro.handlers.seed(model, 0)).get_trace(**data)
 
 
+def _is_data_site(site: Mapping[str, Any]) -> bool:
+    """An observed sample site that holds data, not a ``numpyro.factor`` term.
+
+    ``numpyro.factor`` records an observed sample site too (a ``Unit`` distribution,
+    marked ``is_auxiliary``, possibly wrapped by ``mask``/``expand``): it adds to the
+    log density but has no data to replicate, compare or score pointwise.
+    """
+    if site["type"] != "sample" or not site.get("is_observed"):
+        return False
+    if (site.get("infer") or {}).get("is_auxiliary"):
+        return False
+    fn = site["fn"]
+    while hasattr(fn, "base_dist"):
+        fn = fn.base_dist
+    return not isinstance(fn, numpyro.distributions.Unit)
+
+
 def _observed(model: Callable, data: Mapping[str, Any]) -> dict[str, np.ndarray]:
+    """Values of the model's data sites (observed sample sites, ``numpyro.factor`` excluded)."""
     return {k: np.asarray(s["value"]) for k, s in _trace(model, data).items()
-            if s["type"] == "sample" and s.get("is_observed")}
+            if _is_data_site(s)}
 
 
 def _to_idata(model: Callable, data: Mapping[str, Any], draws: dict[str, np.ndarray],
