@@ -64,7 +64,7 @@ from judgebayes.errors import DataError
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-__all__ = ["BootstrapElo", "bootstrap_bt"]
+__all__ = ["BootstrapElo", "CellResampler", "bootstrap_bt"]
 
 Scheme = Literal["poisson", "multinomial"]
 _TABLE_MAX = 1000  # Poisson means drawn by table inversion (larger: NumPy's sampler)
@@ -172,6 +172,37 @@ def _chord_factor(stats: PairStats, lam: float, theta_hat: np.ndarray, free: np.
     return cho_factor(bt_objective(theta_hat, stats, lam)[2][np.ix_(free, free)])
 
 
+def _table_width(c: int) -> int:
+    """Support 0..W−1 of the Poisson(c) table: beyond it the CDF is 1.0 in float64."""
+    return int(c + 13 * np.sqrt(c) + 40)
+
+
+_POISSON_ROWS: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _poisson_rows(values: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    """CDF row (on 0..W_c−1, the last entry set to 1) and guide row of each integer mean.
+
+    Kept between calls (at most ``_TABLE_MAX`` + 1 rows, ≈ 20 MB in all): the held-out
+    protocol builds a sampler for every model and method, each with its own few dozen
+    means, and ``scipy.stats.poisson.cdf`` costs more than the draws. A row computed at
+    its own width W_c equals the row of a wider table (the CDF is exactly 1.0 in float64
+    from W_c − 2 on, for every mean up to ``_TABLE_MAX``), so the draws are unchanged.
+    """
+    missing = sorted({int(c) for c in values} - _POISSON_ROWS.keys())
+    if missing:
+        means = np.asarray(missing, dtype=float)
+        cdf = poisson.cdf(np.arange(_table_width(missing[-1]))[None, :], means[:, None])
+        grid = np.arange(_TABLE_BINS + 1) / _TABLE_BINS
+        for c, full in zip(missing, cdf, strict=True):
+            row = full[:_table_width(c)].copy()
+            row[-1] = 1.0
+            guide = np.searchsorted(row, grid, side="right")
+            guide = np.where(guide[:-1] == guide[1:], guide[:-1], -guide[:-1] - 1)
+            _POISSON_ROWS[c] = (row, guide.astype(np.int16))
+    return [_POISSON_ROWS[int(c)] for c in values]
+
+
 class _PoissonCounts:
     """Independent Poisson(c_k) draws for integer means c_k, by guide-table inversion.
 
@@ -192,13 +223,13 @@ class _PoissonCounts:
         if len(self.table) == 0:
             return
         values, group = np.unique(lam[self.table], return_inverse=True)
-        width = int(values.max() + 13 * np.sqrt(values.max()) + 40)
-        cdf = poisson.cdf(np.arange(width)[None, :], values[:, None])
-        cdf[:, -1] = 1.0
-        grid = np.arange(_TABLE_BINS + 1) / _TABLE_BINS
-        guide = np.stack([np.searchsorted(row, grid, side="right") for row in cdf])
-        guide = np.where(guide[:, :-1] == guide[:, 1:], guide[:, :-1], -guide[:, :-1] - 1)
-        self.cdf, self.guide = cdf.ravel(), guide.astype(np.int16).ravel()
+        rows = _poisson_rows(values.astype(np.int64))
+        width = _table_width(int(values.max()))
+        cdf = np.ones((len(values), width))  # each row is exactly 1.0 beyond its own width
+        for row, (f, _) in zip(cdf, rows, strict=True):
+            row[:len(f)] = f
+        self.cdf = cdf.ravel()
+        self.guide = np.concatenate([g for _, g in rows])
         self.width = width
         self.group = group.astype(np.intp)
         self.guide_base = self.group * _TABLE_BINS
@@ -290,6 +321,71 @@ def _solve_columns(stats: PairStats, lam: float, theta_hat: np.ndarray, free: np
     return theta, len(active)
 
 
+class CellResampler:
+    """Bootstrap pair statistics, chunk by chunk: the draws of :func:`bootstrap_bt`.
+
+    The ``n_boot`` replicates are cut into chunks of ``chunk_size``; chunk ``k`` draws
+    its cell counts from its own stream (``default_rng(seed).spawn(n_chunks)[k]``), so
+    the replicates do not depend on the order in which chunks are solved. Cells
+    outside ``mask`` keep their counts (``within=model`` resamples that model's cells
+    only). Every route that needs these replicates draws them here, so the fast
+    held-out protocol (:func:`judgebayes.softelo.held_out.held_out_elo`) resamples
+    exactly what ``bootstrap_bt(..., within=model)`` does.
+
+    Parameters
+    ----------
+    stats
+        The pair statistics to resample.
+    mask
+        Cells to resample (boolean over cells).
+    n_boot, seed, scheme, chunk_size
+        As for :func:`bootstrap_bt`.
+    """
+
+    def __init__(self, stats: PairStats, mask: np.ndarray, *, n_boot: int, seed: int,
+                 scheme: Scheme = "poisson", chunk_size: int = 50) -> None:
+        self.base = stats.cell_count
+        self.mask = np.asarray(mask, dtype=bool)
+        self.lam_cells = self.base[self.mask]
+        self.total = round(float(self.lam_cells.sum()))
+        self.sizes = [min(chunk_size, n_boot - s) for s in range(0, n_boot, chunk_size)]
+        self.rngs = np.random.default_rng(seed).spawn(len(self.sizes))
+        self.sampler = _PoissonCounts(self.lam_cells) if scheme == "poisson" else None
+        # cells -> pairs: n = Σ count·weight and y = Σ count·weight·target per pair. Cells
+        # are sorted by pair, so the CSR arrays are written directly (no COO sort).
+        cells = np.arange(len(self.base))
+        indptr = np.searchsorted(stats.cell_pair, np.arange(stats.n_pairs + 1))
+        shape = (stats.n_pairs, len(self.base))
+        self.to_n = csr_matrix((stats.cell_weight, cells, indptr), shape=shape)
+        self.to_y = csr_matrix((stats.cell_weight * stats.cell_target, cells, indptr),
+                               shape=shape)
+
+    def counts(self, k: int) -> np.ndarray:
+        """Cell counts of chunk ``k``, shape ``(n_cells, sizes[k])``."""
+        rng, r = self.rngs[k], self.sizes[k]
+        if self.sampler is not None:
+            drawn = self.sampler.draw(rng, r)
+        else:
+            drawn = rng.multinomial(self.total, self.lam_cells / self.lam_cells.sum(),
+                                    size=r).T
+        if self.mask.all():
+            return drawn
+        counts = np.repeat(self.base[:, None], r, axis=1)
+        counts[self.mask] = drawn
+        return counts
+
+    def pair_sums(self, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(n, y)`` of chunk ``k``'s replicates, each of shape ``(n_pairs, sizes[k])``."""
+        counts = self.counts(k)
+        return self.to_n @ counts, self.to_y @ counts
+
+    def all_pair_sums(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(n, y)`` of all ``n_boot`` replicates, shape ``(n_pairs, n_boot)``."""
+        parts = [self.pair_sums(k) for k in range(len(self.sizes))]
+        return (np.concatenate([p[0] for p in parts], axis=1),
+                np.concatenate([p[1] for p in parts], axis=1))
+
+
 def one_blas_thread() -> AbstractContextManager:
     """BLAS on one thread while the replicates run on one thread per core.
 
@@ -357,34 +453,14 @@ def bootstrap_bt(data: Battles | PairStats, *, target: str | np.ndarray | None =
         mask = stats.involving(stats.models.index(within))
     else:
         mask = np.ones(len(stats.cell_count), dtype=bool)
-    base = stats.cell_count
-    lam_cells = base[mask]
-    total = round(float(lam_cells.sum()))
-
-    sizes = [min(chunk_size, n_boot - s) for s in range(0, n_boot, chunk_size)]
-    rngs = np.random.default_rng(seed).spawn(len(sizes))
-    sampler = _PoissonCounts(lam_cells) if scheme == "poisson" else None
+    resampler = CellResampler(stats, mask, n_boot=n_boot, seed=seed, scheme=scheme,
+                              chunk_size=chunk_size)
+    sizes = resampler.sizes
     shared = {"inc": _incidence(stats), "tol": _TOL, "chord_iter": 40}
-    # cells -> pairs: n = Σ count·weight and y = Σ count·weight·target per pair
-    cells = np.arange(len(base))
-    to_n = csr_matrix((stats.cell_weight, (stats.cell_pair, cells)),
-                      shape=(stats.n_pairs, len(base)))
-    to_y = csr_matrix((stats.cell_weight * stats.cell_target, (stats.cell_pair, cells)),
-                      shape=(stats.n_pairs, len(base)))
 
     def run(k: int) -> tuple[np.ndarray, int]:
-        rng, r = rngs[k], sizes[k]
-        if sampler is not None:
-            drawn = sampler.draw(rng, r)
-        else:
-            drawn = rng.multinomial(total, lam_cells / lam_cells.sum(), size=r).T
-        if mask.all():
-            counts = drawn
-        else:
-            counts = np.repeat(base[:, None], r, axis=1)
-            counts[mask] = drawn
-        theta, n_exact = _solve_columns(stats, lam, fit.theta, free, to_n @ counts,
-                                        to_y @ counts, **shared)
+        n, y = resampler.pair_sums(k)
+        theta, n_exact = _solve_columns(stats, lam, fit.theta, free, n, y, **shared)
         if lam == 0 and not fixed_theta:
             theta -= theta.mean(axis=1, keepdims=True)
         return np.asarray(theta_to_elo(theta)), n_exact

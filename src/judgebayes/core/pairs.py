@@ -22,13 +22,27 @@ import pandas as pd
 from judgebayes.core.report import DropReport
 from judgebayes.core.results import ResultDisplay
 
-__all__ = ["PairStats"]
+__all__ = ["PairStats", "oriented_target"]
 
 _SNAP = 1e9  # grid of the oriented targets (see from_battles)
 
 # Dense pair-key tables (bincount over n_models**2 bins) up to this size;
 # beyond it keys are compressed with np.unique.
 _DENSE_KEYS = 1 << 22
+
+
+def oriented_target(a: np.ndarray, b: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """Targets P(a beats b) turned into P(i beats j) of the pair (i, j) = (min, max), snapped.
+
+    Snapped to a 1e-9 grid: a battle and its A/B swap (target 1 − t, equal to t only up
+    to rounding in the last bits, e.g. σ(−βs) vs 1 − σ(βs)) fall into the same cell, so
+    everything that draws per cell (the bootstraps) gives the same numbers whatever the
+    row order or orientation. The snap moves an Elo by < 1e-6. Every route that sums
+    targets per pair uses this, so they all see the same numbers.
+    """
+    target = np.asarray(target, dtype=float)
+    return np.round(np.where(np.asarray(a) > np.asarray(b), 1.0 - target, target)
+                    * _SNAP) / _SNAP
 
 
 @dataclass(frozen=True, repr=False)
@@ -144,11 +158,7 @@ class PairStats(ResultDisplay):
         swap = a > b
         lo = np.where(swap, b, a)
         hi = np.where(swap, a, b)
-        # Snapped to a 1e-9 grid: a battle and its A/B swap (target 1 − t, equal to t only
-        # up to rounding in the last bits, e.g. σ(−βs) vs 1 − σ(βs)) fall into the same
-        # cell, so everything that draws per cell (the bootstraps) gives the same numbers
-        # whatever the row order or orientation. The snap moves an Elo by < 1e-6.
-        t = np.round(np.where(swap, 1.0 - target, target) * _SNAP) / _SNAP
+        t = oriented_target(a, b, target)
         key = lo * m + hi
         if m * m <= _DENSE_KEYS:
             used = np.bincount(key, minlength=m * m) > 0

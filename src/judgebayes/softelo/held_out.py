@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -19,18 +20,22 @@ from scipy.stats import pearsonr, spearmanr
 from tqdm.auto import tqdm
 
 from judgebayes.core.battles import Battles
-from judgebayes.core.bootstrap import bootstrap_bt
-from judgebayes.core.bt import solve_map, theta_to_elo
-from judgebayes.core.pairs import PairStats
+from judgebayes.core.bootstrap import CellResampler, bootstrap_bt, one_blas_thread
+from judgebayes.core.bt import newton_map, solve_map, solve_one, theta_to_elo
+from judgebayes.core.pairs import PairStats, oriented_target
 from judgebayes.core.results import ResultDisplay
 from judgebayes.softelo.diagnostics import cohen_kappa, residual_by_quartile
 from judgebayes.softelo.scores import method_target
-from judgebayes.softelo.temperature import beta_mle
+from judgebayes.softelo.temperature import (
+    beta_mle,
+    beta_mle_counts,
+    score_counts,
+)
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-__all__ = ["HeldOutElo", "budget_curve", "held_out_elo"]
+__all__ = ["HeldOutElo", "budget_curve", "held_out_elo", "held_out_elo_reference"]
 
 
 @dataclass(frozen=True, repr=False)
@@ -163,6 +168,31 @@ def held_out_elo(battles: Battles, *, methods: Sequence[str] = ("hard", "soft"),
     progress
         Show a progress bar over models.
     """
+    return _held_out(battles, methods=methods, lam=lam, n_boot=n_boot, score=score,
+                     judge=judge, human=human, models=models, beta=beta, beta_ties=beta_ties,
+                     seed=seed, progress=progress, fast=lam > 0)
+
+
+def held_out_elo_reference(battles: Battles, **kwargs: object) -> HeldOutElo:
+    """:func:`held_out_elo` by the route it replaced (kept as the reference).
+
+    Per held-out model and method: pair statistics rebuilt from the battles, the
+    anchors and the held-out model fitted with :func:`~judgebayes.core.bt.solve_map`
+    (SciPy's Newton-CG), the within-model SE by
+    :func:`~judgebayes.core.bootstrap.bootstrap_bt`, and β_m* by
+    :func:`~judgebayes.softelo.temperature.beta_mle` on the battles one by one. Same
+    arguments and, within the optimisers' tolerances, the same numbers
+    (``bench/softelo_speed.py`` times the two routes; the tests compare them).
+    """
+    return _held_out(battles, **kwargs, fast=False)  # type: ignore[arg-type]
+
+
+def _held_out(battles: Battles, *, methods: Sequence[str] = ("hard", "soft"),
+              lam: float = 0.01, n_boot: int = 20, score: str = "score_diff",
+              judge: str = "judge_label", human: str = "human_label",
+              models: Sequence[str] | None = None, beta: str | float = "per_fold",
+              beta_ties: str = "exclude", seed: int = 0, progress: bool = True,
+              fast: bool = True) -> HeldOutElo:
     names = battles.models
     a, b = battles.codes()
     yj = np.asarray(battles.column(judge), float)
@@ -177,42 +207,25 @@ def held_out_elo(battles: Battles, *, methods: Sequence[str] = ("hard", "soft"),
     usable = np.isin(yh, [0.0, 1.0]) if beta_ties == "exclude" else np.isin(yh, [0, 0.5, 1])
     if isinstance(beta, str) and beta not in ("per_fold", "pooled"):
         raise ValueError(f"beta must be 'per_fold', 'pooled' or a number, got {beta!r}")
+    if n_boot == 1:
+        raise ValueError("n_boot must be at least 2 (or 0: no SE)")
     mode = beta if isinstance(beta, str) else "fixed"
     fixed_beta = (float(beta) if mode == "fixed" else beta_mle(s[usable], yh[usable])
                   if mode == "pooled" and "soft" in methods else np.nan)
     chosen = list(names) if models is None else list(models)
-    rng = np.random.default_rng(seed)
+    data = _Folds(names, a, b, yj, yh, s, usable, tuple(methods), lam,
+                  per_fold_beta=mode == "per_fold" and "soft" in methods, beta=fixed_beta)
     rows = []
-    for name in tqdm(chosen, desc="held-out Elo", disable=not progress):
-        k = names.index(name)
-        mine = (a == k) | (b == k)
-        rest = ~mine
-        labelled = rest & usable
-        beta_m = (beta_mle(s[labelled], yh[labelled]) if mode == "per_fold"
-                  and "soft" in methods else fixed_beta)
-        row: dict[str, object] = {"model": name, "n_battles": int(mine.sum()), "beta": beta_m}
-        targets = {f: method_target(f, yj, s, beta_m) for f in methods}
-        targets["human"] = yh
-        for method, t in targets.items():
-            ok = ~np.isnan(t)
-            anchors = PairStats.from_battles(a[rest & ok], b[rest & ok], t[rest & ok], names)
-            theta_anchor, _ = solve_map(anchors, lam, {})
-            held = PairStats.from_battles(a[mine & ok], b[mine & ok], t[mine & ok], names)
-            fixed = {j: theta_anchor[j] for j in range(len(names)) if j != k}
-            theta, _ = solve_map(held, lam, fixed)
-            row[f"elo_{method}"] = float(theta_to_elo(theta[k]))
-            if method != "human":
-                se = np.nan
-                if n_boot > 0:
-                    boot = bootstrap_bt(held, lam=lam, within=name, n_boot=n_boot,
-                                        seed=int(rng.integers(2**31)), progress=False,
-                                        fixed={names[j]: float(theta_to_elo(v))
-                                               for j, v in fixed.items()})
-                    se = float(boot.se[k])
-                row[f"se_{method}"] = se
-        for method in methods:
-            row[f"residual_{method}"] = row[f"elo_{method}"] - row["elo_human"]
-        rows.append(row)
+    rng = np.random.default_rng(seed)
+    # the reference route as it was: BLAS threads limited only inside bootstrap_bt
+    with one_blas_thread() if fast else nullcontext():
+        for name in tqdm(chosen, desc="held-out Elo", disable=not progress):
+            seeds = [int(rng.integers(2**31)) for _ in methods] if n_boot > 0 else []
+            fold = data.fold_fast if fast else data.fold_reference
+            row = fold(names.index(name), n_boot, seeds)
+            for method in methods:
+                row[f"residual_{method}"] = row[f"elo_{method}"] - row["elo_human"]
+            rows.append(row)
     table = pd.DataFrame(rows)
     both = ~np.isnan(yh) & ~np.isnan(yj)
     kappa = cohen_kappa(yj[both], yh[both]) if both.any() else float("nan")
@@ -270,3 +283,132 @@ def budget_curve(battles: Battles, *, budgets: Sequence[float] = (5, 10, 25, 50,
                          "mae_soft": float(np.mean(np.abs(t["elo_soft"] - human))),
                          "beta": float(t["beta"].mean()), "reference": reference})
     return pd.DataFrame(rows)
+
+
+class _Folds:
+    """The data of the held-out protocol and one fold of it, by either route."""
+
+    def __init__(self, names: tuple[str, ...], a: np.ndarray, b: np.ndarray, yj: np.ndarray,
+                 yh: np.ndarray, s: np.ndarray | None, usable: np.ndarray,
+                 methods: tuple[str, ...], lam: float, *, per_fold_beta: bool,
+                 beta: float) -> None:
+        self.names, self.a, self.b, self.yj, self.yh, self.s = names, a, b, yj, yh, s
+        self.usable, self.methods, self.lam = usable, methods, lam
+        self.per_fold_beta, self.beta = per_fold_beta, beta
+        self._prepared = False
+
+    def targets(self, beta_m: float) -> dict[str, np.ndarray]:
+        """Each method's per-battle target (P(A beats B)), and the human labels."""
+        targets = {f: method_target(f, self.yj, self.s, beta_m) for f in self.methods}
+        targets["human"] = self.yh
+        return targets
+
+    def fold_reference(self, k: int, n_boot: int, seeds: list[int]) -> dict[str, object]:
+        """Fold ``k`` the old way: pair statistics, SciPy and ``bootstrap_bt`` per method."""
+        names, a, b, lam = self.names, self.a, self.b, self.lam
+        mine = (a == k) | (b == k)
+        rest = ~mine
+        labelled = rest & self.usable
+        beta_m = (beta_mle(self.s[labelled], self.yh[labelled])
+                  if self.per_fold_beta else self.beta)
+        row: dict[str, object] = {"model": names[k], "n_battles": int(mine.sum()),
+                                  "beta": beta_m}
+        for method, t in self.targets(beta_m).items():
+            ok = ~np.isnan(t)
+            anchors = PairStats.from_battles(a[rest & ok], b[rest & ok], t[rest & ok], names)
+            theta_anchor, _ = solve_map(anchors, lam, {})
+            held = PairStats.from_battles(a[mine & ok], b[mine & ok], t[mine & ok], names)
+            fixed = {j: theta_anchor[j] for j in range(len(names)) if j != k}
+            theta, _ = solve_map(held, lam, fixed)
+            row[f"elo_{method}"] = float(theta_to_elo(theta[k]))
+            if method != "human":
+                se = np.nan
+                if n_boot > 0:
+                    boot = bootstrap_bt(held, lam=lam, within=names[k], n_boot=n_boot,
+                                        seed=seeds[self.methods.index(method)],
+                                        progress=False,
+                                        fixed={names[j]: float(theta_to_elo(v))
+                                               for j, v in fixed.items()})
+                    se = float(boot.se[k])
+                row[f"se_{method}"] = se
+        return row
+
+    def _prepare(self) -> None:
+        """Pair index of every battle, fold-free targets summed per pair, grouped scores."""
+        a, b = self.a, self.b
+        self.pairs = PairStats.from_battles(a, b, np.zeros(len(a)), self.names)
+        self.pair_of, _ = self.pairs.locate(a, b)
+        self.sums: dict[str, tuple] = {}
+        for method, t in self.targets(np.nan).items():
+            if method != "soft":
+                self.sums[method] = self._pair_sums(t)
+        self.start: dict[str, np.ndarray] = {}
+        if self.per_fold_beta:
+            y = self.yh[self.usable]
+            self.grouped = score_counts(self.s[self.usable], y)
+            self.score_index = np.searchsorted(self.grouped[0], self.s[self.usable])
+        self._prepared = True
+
+    def _pair_sums(self, t: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(n, y, ok)``: battles and summed oriented targets per pair, and which
+        battles have a target."""
+        ok = ~np.isnan(t)
+        size = self.pairs.n_pairs
+        y = oriented_target(self.a[ok], self.b[ok], t[ok])
+        return (np.bincount(self.pair_of[ok], minlength=size).astype(float),
+                np.bincount(self.pair_of[ok], y, minlength=size), ok)
+
+    def _fold_beta(self, mine: np.ndarray) -> float:
+        """β_m* on the human labels of the battles without the held-out model."""
+        values, n, wins = self.grouped
+        out = mine[self.usable]
+        index, y = self.score_index[out], self.yh[self.usable][out]
+        return beta_mle_counts(values, n - np.bincount(index, minlength=len(values)),
+                               wins - np.bincount(index, y, minlength=len(values)))
+
+    def fold_fast(self, k: int, n_boot: int, seeds: list[int]) -> dict[str, object]:
+        """Fold ``k`` from per-pair sums built once: Newton for the anchors, a vectorised
+        one-model Newton for the held-out model and for every bootstrap replicate."""
+        if not self._prepared:
+            self._prepare()
+        names, a, b, lam, pairs = self.names, self.a, self.b, self.lam, self.pairs
+        mine = (a == k) | (b == k)
+        beta_m = self._fold_beta(mine) if self.per_fold_beta else self.beta
+        row: dict[str, object] = {"model": names[k], "n_battles": int(mine.sum()),
+                                  "beta": beta_m}
+        own = np.flatnonzero((pairs.i == k) | (pairs.j == k))
+        k_is_i = pairs.i[own] == k
+        opponents = np.where(k_is_i, pairs.j[own], pairs.i[own])
+        free = np.delete(np.arange(len(names)), k)
+        for method, t in self.targets(beta_m).items():
+            n, y, ok = self.sums[method] if method in self.sums else self._pair_sums(t)
+            if method not in self.start:  # warm start of every fold: the all-model fit
+                self.start[method] = newton_map(pairs, lam, np.arange(len(names)), n, y,
+                                                np.zeros(len(names)))[0]
+            n_rest, y_rest = n.copy(), y.copy()
+            n_rest[own] = y_rest[own] = 0.0
+            start = self.start[method].copy()
+            start[k] = 0.0  # no anchor battles: the penalty holds θ_k at 0
+            theta_anchor, _ = newton_map(pairs, lam, free, n_rest, y_rest, start)
+            wins = np.where(k_is_i, y[own], n[own] - y[own])
+            theta_k, _ = solve_one(theta_anchor[opponents], n[own], wins, lam)
+            row[f"elo_{method}"] = float(theta_to_elo(theta_k))
+            if method != "human":
+                row[f"se_{method}"] = (np.nan if n_boot == 0 else self._within_se(
+                    k, t, mine & ok, theta_anchor, theta_k, n_boot,
+                    seeds[self.methods.index(method)]))
+        return row
+
+    def _within_se(self, k: int, t: np.ndarray, sel: np.ndarray, theta_anchor: np.ndarray,
+                   theta_k: float, n_boot: int, seed: int) -> float:
+        """SE of model k's Elo over ``n_boot`` within-model bootstrap replicates: the
+        counts ``bootstrap_bt(..., within=model)`` draws, each refitted with the anchors
+        held."""
+        held = PairStats.from_battles(self.a[sel], self.b[sel], t[sel], self.names)
+        mask = np.ones(len(held.cell_count), dtype=bool)  # every cell involves k
+        n, y = CellResampler(held, mask, n_boot=n_boot, seed=seed).all_pair_sums()
+        k_is_i = (held.i == k)[:, None]
+        opponents = np.where(held.i == k, held.j, held.i)
+        theta, _ = solve_one(theta_anchor[opponents], n, np.where(k_is_i, y, n - y),
+                             self.lam, theta_k)
+        return float(np.std(theta_to_elo(theta), ddof=1))
