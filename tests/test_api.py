@@ -31,6 +31,8 @@ EXPECTED = {
     "fit", "models", "ppc", "posterior_predictive", "sbc", "map_estimate", "ModelSpec",
     "SBCResult", "SamplerWarning", "use_cpu_cores", "fit_calibration", "soft_elo_posterior",
     "consistency_posterior", "fit_judge_discrimination",
+    # battle-level LOO on pair statistics
+    "BattleLOO", "battle_loo", "compare_loo",
 }
 
 # Every subpackage's public names, pinned the same way.
@@ -47,7 +49,8 @@ SUBPACKAGES = {
         "bt_model", "davidson_data", "davidson_model", "fit", "map_estimate",
         "multi_judge_data", "multi_judge_model", "posterior_predictive", "ppc",
         "prior_sd_from_lam", "rank_rhat_and_bulk_ess", "rank_statistics", "sbc",
-        "use_cpu_cores",
+        "use_cpu_cores", "BattleLOO", "battle_loo", "cell_log_likelihood", "cell_loo",
+        "compare_loo",
     },
     "models": {
         "ModelSpec", "bt", "calibration", "davidson", "judge_discrimination",

@@ -10,6 +10,13 @@ their method's subpackage; :mod:`judgebayes.models` gathers a builder for each.
 Importing this package loads JAX.
 """
 
+from judgebayes.bayes.battle_loo import (
+    BattleLOO,
+    battle_loo,
+    cell_log_likelihood,
+    cell_loo,
+    compare_loo,
+)
 from judgebayes.bayes.bt_models import (
     SoftBinomial,
     bt_data,
@@ -33,13 +40,18 @@ from judgebayes.bayes.sbc import SBCResult, rank_statistics, sbc
 from judgebayes.bayes.spec import ModelSpec
 
 __all__ = [
+    "BattleLOO",
     "CompiledModel",
     "ModelSpec",
     "SBCResult",
     "SamplerWarning",
     "SoftBinomial",
+    "battle_loo",
     "bt_data",
     "bt_model",
+    "cell_log_likelihood",
+    "cell_loo",
+    "compare_loo",
     "davidson_data",
     "davidson_model",
     "fit",
