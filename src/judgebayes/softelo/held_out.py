@@ -167,6 +167,19 @@ def held_out_elo(battles: Battles, *, methods: Sequence[str] = ("hard", "soft"),
         Seed of the bootstraps.
     progress
         Show a progress bar over models.
+
+    Notes
+    -----
+    The battles are summed per pair once per target; a fold removes the held-out model's
+    pairs from those sums. The anchors are fitted by Newton's method
+    (:func:`~judgebayes.core.bt.newton_map`) from the all-model fit, the held-out model
+    and each of its bootstrap replicates (the counts ``bootstrap_bt(..., within=model)``
+    draws, :class:`~judgebayes.core.bootstrap.CellResampler`) by a vectorised one-model
+    Newton (:func:`~judgebayes.core.bt.solve_one`), β_m* on the human labels grouped by
+    score (:func:`~judgebayes.softelo.temperature.score_counts`). The numbers are those of
+    :func:`held_out_elo_reference`, the earlier route, to within its optimisers'
+    tolerances (about 1e-5 Elo); with ``lam=0`` (no penalty, so no guaranteed optimum)
+    that route is used.
     """
     return _held_out(battles, methods=methods, lam=lam, n_boot=n_boot, score=score,
                      judge=judge, human=human, models=models, beta=beta, beta_ties=beta_ties,
