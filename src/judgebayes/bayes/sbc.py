@@ -70,13 +70,14 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import numpyro
-import numpyro.distributions as dist
 import pandas as pd
 from arviz.stats.ecdf_utils import ecdf_confidence_band
 from scipy import stats
 from tqdm.auto import tqdm
 
 from judgebayes.bayes.compiled import CompiledModel, nuts_chain, target_accept_for
+from judgebayes.bayes.inference import _is_data_site
+from judgebayes.bayes.spec import ModelSpec
 from judgebayes.core.results import ResultDisplay
 
 __all__ = ["SBCResult", "rank_statistics", "sbc"]
@@ -380,7 +381,35 @@ def _labels(name: str, shape: tuple[int, ...]) -> list[str]:
     return [f"{name}[{','.join(map(str, idx))}]" for idx in np.ndindex(*shape)]
 
 
-def sbc(model: Callable, data: Mapping[str, Any], *, n_sims: int = 100,
+def _compile_for_sbc(model: Callable, data: Mapping[str, Any], observed: Sequence[str],
+                     ) -> tuple[CompiledModel, dict[str, jax.Array]]:
+    """The compiled model with (at least) the observed sites as traced array arguments.
+
+    :meth:`CompiledModel.of` binds every argument when the model needs concrete values
+    of some array (NumPy code or Python control flow on a design array), and then the
+    simulated data could not be passed in. Here the design is bound and only the
+    observed sites are traced.
+    """
+    obs = {k: jnp.asarray(data[k]) for k in observed}
+    design = {k: v for k, v in data.items() if k not in observed}
+    compiled, arrays = CompiledModel.of(model, {**design, **obs})
+    if all(k in arrays for k in observed):
+        return compiled, arrays
+
+    def bound(**values: Any) -> Any:
+        return model(**design, **values)
+
+    bound.__name__ = getattr(model, "__name__", "model")
+    compiled, arrays = CompiledModel.of(bound, obs)
+    if not all(k in arrays for k in observed):
+        raise ValueError("SBC refits every simulated data set with one compiled NUTS, so the "
+                         "model must take its observed sites as traced arrays (it needs "
+                         f"concrete values of {list(observed)})")
+    return compiled, arrays
+
+
+def sbc(model: Callable | ModelSpec, data: Mapping[str, Any] | None = None, *,
+        n_sims: int = 100,
         params: Sequence[str] | None = None, draws: int = 200, warmup: int = 200,
         thin: int = 2, chains: int = 1, n_bins: int = 10, n_eval: int | None = None,
         alpha: float = 0.01, target_accept: float | None = None, batch_size: int = 10,
@@ -396,10 +425,13 @@ def sbc(model: Callable, data: Mapping[str, Any], *, n_sims: int = 100,
     Parameters
     ----------
     model
-        A NumPyro model called as ``model(**data)``.
+        A NumPyro model called as ``model(**data)``, or a
+        :class:`~judgebayes.bayes.spec.ModelSpec` (``data`` then defaults to its own).
     data
         Template data: the design (pairs, counts, hyper-parameters) every simulation
-        reuses; the values of the observed sites are replaced by simulated ones.
+        reuses; the values of the observed sites (concrete arrays, as the builders of
+        :mod:`judgebayes.models` give them) are replaced by simulated ones. Design
+        arrays the model needs as concrete values (NumPy code on them) are bound once.
     n_sims
         Number of simulated data sets.
     params
@@ -435,14 +467,18 @@ def sbc(model: Callable, data: Mapping[str, Any], *, n_sims: int = 100,
     >>> from judgebayes.bayes.bt_models import bt_data, bt_model   # doctest: +SKIP
     >>> result = sbc(bt_model, bt_data(stats, lam=0.5), n_sims=50)  # doctest: +SKIP
     >>> result.passed, result.to_frame()                            # doctest: +SKIP
+    >>> sbc(jb.models.calibration(items, "shared"), n_sims=50)      # doctest: +SKIP
     """
+    if isinstance(model, ModelSpec):
+        model, data = model.model, model.data if data is None else data
+    if data is None:
+        raise TypeError("sbc needs the model's template data (or a ModelSpec)")
     if n_sims < 2 or draws < 1 or warmup < 1 or thin < 1 or chains < 1 or batch_size < 1:
         raise ValueError("n_sims >= 2 and positive draws, warmup, thin, chains, batch_size "
                          "are required")
     key = jax.random.PRNGKey(seed)
     template = _trace(model, data, key)
-    observed = [k for k, s in template.items() if s["type"] == "sample" and s.get("is_observed")
-                and not isinstance(s["fn"], dist.Unit)]  # numpyro.factor sites are no data
+    observed = [k for k, s in template.items() if _is_data_site(s)]  # numpyro.factor: no data
     missing = [k for k in observed if k not in data]
     if not observed or missing:
         raise ValueError("SBC needs observed sites passed as keyword arguments of the same "
@@ -471,7 +507,7 @@ def sbc(model: Callable, data: Mapping[str, Any], *, n_sims: int = 100,
     sim_obs = {k: np.stack([row[k] for row in obs_rows]) for k in observed}
 
     # 2. One compiled NUTS refit, vmapped over (simulation, chain).
-    compiled, arrays = CompiledModel.of(model, data)
+    compiled, arrays = _compile_for_sbc(model, data, observed)
     n_keep = -(-draws // thin)
 
     def one(rng: jax.Array, obs: dict) -> tuple[jnp.ndarray, jnp.ndarray]:
