@@ -28,7 +28,8 @@ EXPECTED = {
     # the one-call Soft-Elo pipeline
     "SoftEloResult", "run_softelo",
     # the Bayesian side, loaded on first use
-    "fit", "models", "ppc", "posterior_predictive", "sbc", "map_estimate", "ModelSpec",
+    "fit", "models", "ppc", "posterior_predictive", "prior_predictive", "sbc", "map_estimate",
+    "ModelSpec",
     "SBCResult", "SamplerWarning", "use_cpu_cores", "fit_calibration", "soft_elo_posterior",
     "consistency_posterior", "fit_judge_discrimination",
     # battle-level LOO on pair statistics
@@ -50,7 +51,7 @@ SUBPACKAGES = {
         "multi_judge_data", "multi_judge_model", "posterior_predictive", "ppc",
         "prior_sd_from_lam", "rank_rhat_and_bulk_ess", "rank_statistics", "sbc",
         "use_cpu_cores", "BattleLOO", "battle_loo", "cell_log_likelihood", "cell_loo",
-        "compare_loo",
+        "compare_loo", "prior_predictive", "predictive_statistic", "bayesian_pvalues",
     },
     "models": {
         "ModelSpec", "bt", "calibration", "davidson", "judge_discrimination",

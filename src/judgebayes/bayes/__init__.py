@@ -4,9 +4,10 @@ Each generative model is a plain NumPyro function ``model(**data)`` whose observ
 sites carry the names of their keyword arguments (``y=None`` generates). The shared
 pieces live here: the Bradley–Terry likelihoods on pair statistics
 (:mod:`~judgebayes.bayes.bt_models`), the multi-judge model, the PyMC twins, the
-compiled NUTS/MAP kernels (:mod:`~judgebayes.bayes.compiled`), :func:`fit`,
-predictive checks and simulation-based calibration. Method-specific models live in
-their method's subpackage; :mod:`judgebayes.models` gathers a builder for each.
+compiled NUTS/MAP kernels (:mod:`~judgebayes.bayes.compiled`), :func:`fit`, prior
+and posterior predictive checks (:mod:`~judgebayes.bayes.predictive`) and
+simulation-based calibration. Method-specific models live in their method's
+subpackage; :mod:`judgebayes.models` gathers a builder for each.
 Importing this package loads JAX.
 """
 
@@ -30,12 +31,17 @@ from judgebayes.bayes.inference import (
     SamplerWarning,
     fit,
     map_estimate,
-    posterior_predictive,
     ppc,
     rank_rhat_and_bulk_ess,
     use_cpu_cores,
 )
 from judgebayes.bayes.multi_judge import multi_judge_data, multi_judge_model
+from judgebayes.bayes.predictive import (
+    bayesian_pvalues,
+    posterior_predictive,
+    predictive_statistic,
+    prior_predictive,
+)
 from judgebayes.bayes.sbc import SBCResult, rank_statistics, sbc
 from judgebayes.bayes.spec import ModelSpec
 
@@ -47,6 +53,7 @@ __all__ = [
     "SamplerWarning",
     "SoftBinomial",
     "battle_loo",
+    "bayesian_pvalues",
     "bt_data",
     "bt_model",
     "cell_log_likelihood",
@@ -60,6 +67,8 @@ __all__ = [
     "multi_judge_model",
     "posterior_predictive",
     "ppc",
+    "predictive_statistic",
+    "prior_predictive",
     "prior_sd_from_lam",
     "rank_rhat_and_bulk_ess",
     "rank_statistics",
