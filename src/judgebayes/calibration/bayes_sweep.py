@@ -1,14 +1,27 @@
 """The Bayesian calibration designs on the Section 5 simulations (Figure 1's sweeps).
 
 :func:`sweep_bayes` measures coverage and bias of the posterior of Δθ = θ_B − θ_A
-under each design of :mod:`judgebayes.calibration.designs` on the simulations of
+under each design of :mod:`judgebayes.calibration.designs` (the paired designs of
+:mod:`judgebayes.calibration.paired` included) on the simulations of
 :func:`judgebayes.calibration.sweep.simulate_sweep`, for comparison with the
 paired-bootstrap estimators (:func:`~judgebayes.calibration.sweep.plot_sweep` draws
-both).
+both); ``frequentist=("ppi_2x", ...)`` runs those estimators on the *same*
+replications, so that interval widths compare at equal data.
+
+Interval widths at equal data (Δθ = 0.05, θ_A = 0.70, J_A = 0.3, 400 calibration and
+800 test items, 200 replications per cell, 2 chains × 500 draws, 1,000 bootstrap
+replicates; ``python -m judgebayes.calibration.bayes_sweep``)::
+
+    PAIRED_TABLE
+
+Correlated models (latent correlation 0.5): the paired design's intervals are the
+narrowest, PPI++ 2×'s next, the row designs' ≈ 20% wider (and over-covering);
+independent models: the paired design matches the model-specific design.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -17,10 +30,21 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from judgebayes.bayes.inference import fit
+from judgebayes.calibration.bootstrap import _N_CAL, _N_TEST, _estimates
 from judgebayes.calibration.designs import DESIGNS, _design_dims
-from judgebayes.calibration.sweep import Sweep, _summarise, pair_cell_probs
+from judgebayes.calibration.paired import PAIRED_DESIGNS, pattern_labels
+from judgebayes.calibration.sweep import (
+    _CAL_CELLS,
+    _TEST_CELLS,
+    Sweep,
+    _cell_features,
+    _summarise,
+    pair_cell_probs,
+)
 
 __all__ = ["sweep_bayes"]
+
+_FREQUENTIST = ("naive", "rg", "rg_2x", "ppi_2x")
 
 
 def _sweep_rows(cal: np.ndarray, test: np.ndarray) -> dict[str, Any]:
@@ -34,7 +58,9 @@ def _sweep_rows(cal: np.ndarray, test: np.ndarray) -> dict[str, Any]:
     w_cal = cal_m.ravel()
     rep2, mod2, h2 = np.indices(test_m.shape).reshape(3, -1)
     w_test = test_m.ravel()
-    keep, keep2 = w_cal > 0, w_test > 0
+    # Empty cells are kept with weight 0: the shapes depend on r only, so every sweep
+    # point of r replications reuses one compiled NUTS kernel per design.
+    keep, keep2 = np.ones(w_cal.shape, bool), np.ones(w_test.shape, bool)
     model = np.concatenate([2 * rep[keep] + mod[keep], 2 * rep2[keep2] + mod2[keep2]])
     return {"model_idx": model.astype(np.int32), "n_runs": np.ones(len(model), np.int32),
             "n_cal": int(keep.sum()), "n_models": 2 * r,
@@ -44,13 +70,68 @@ def _sweep_rows(cal: np.ndarray, test: np.ndarray) -> dict[str, Any]:
             "judge_label": np.concatenate([h[keep], h2[keep2]]).astype(np.int32)}
 
 
+def _sweep_items(cal: np.ndarray, test: np.ndarray) -> dict[str, Any]:
+    """Weighted items (one row per item, two model slots) of ``r`` replications.
+
+    The arguments of the paired designs: calibration cells (Z_A, Ẑ_A, Z_B, Ẑ_B) and
+    test cells (Ẑ_A, Ẑ_B) with their counts as weights, replication r in group r.
+    """
+    r = len(cal)
+    # Every cell of every replication, empty ones with weight 0: the shapes depend on r
+    # only, so every sweep point (and every sweep) of r replications reuses one compiled
+    # NUTS kernel.
+    rep_c, cell_c = np.nonzero(np.ones_like(cal))
+    rep_t, cell_t = np.nonzero(np.ones_like(test))
+    human = np.concatenate([_CAL_CELLS[cell_c][:, [0, 2]],
+                            np.full((len(cell_t), 2), -1)]).astype(np.int32)
+    judge = np.concatenate([_CAL_CELLS[cell_c][:, [1, 3]], _TEST_CELLS[cell_t]])
+    return {"n_runs": np.ones_like(human), "labelled": human >= 0,
+            "item_group": np.concatenate([rep_c, rep_t]).astype(np.int32), "n_groups": r,
+            "weight": np.concatenate([cal[rep_c, cell_c], test[rep_t, cell_t]]).astype(float),
+            "human_label": human, "judge_label": judge.astype(np.int32)}
+
+
+def _bootstrap_intervals(rng: np.random.Generator, cal: np.ndarray, test: np.ndarray,
+                         names: Sequence[str], n_boot: int, alpha: float,
+                         ) -> dict[str, np.ndarray]:
+    """Paired-bootstrap Δθ (median, lo, hi, failed) of the frequentist estimators.
+
+    As :func:`judgebayes.calibration.sweep.simulate_sweep` computes them (resampling
+    calibration and test cells of each replication, RG (shared) from model A's
+    calibration), on the replications given.
+    """
+    fcal, ftest = _cell_features()
+    n_cal, n_test = int(cal[0].sum()), int(test[0].sum())
+
+    def boot(counts: np.ndarray, size: int) -> np.ndarray:
+        p = np.broadcast_to((counts / size)[:, None, :], (len(counts), n_boot, counts.shape[1]))
+        return rng.multinomial(size, p).astype(float)
+
+    def est(c: np.ndarray, t: np.ndarray) -> dict[str, np.ndarray]:
+        return _estimates((c @ fcal).reshape(*c.shape[:-1], 2, _N_CAL),
+                          (t @ ftest).reshape(*t.shape[:-1], 2, _N_TEST), 0)
+
+    reps = est(boot(cal, n_cal), boot(test, n_test))
+    plug = est(cal.astype(float), test.astype(float))
+    out = {}
+    for name in names:
+        d = reps[name][..., 1] - reps[name][..., 0]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN rows: failures
+            lo, med, hi = np.nanquantile(d, [alpha / 2, 0.5, 1 - alpha / 2], axis=1)
+        failed = ~np.isfinite(plug[name][..., 1] - plug[name][..., 0]) | ~np.isfinite(med)
+        out[name] = np.stack([med, lo, hi, failed.astype(float)])
+    return out
+
+
 def sweep_bayes(*, delta_j_values: Sequence[float] = (0.0, 0.15, 0.3),
                 j_a_values: Sequence[float] = (), fixed_delta_j: float = 0.05,
                 fixed_j_a: float = 0.3, theta_a: float = 0.70, delta_theta: float = 0.05,
                 n_cal: int = 400, n_test: int = 800, corr: float = 0.5,
-                designs: Sequence[str] = tuple(DESIGNS), n_reps: int = 50, chains: int = 2,
-                draws: int = 500, warmup: int = 500, alpha: float = 0.05, seed: int = 0,
-                progress: bool = True) -> Sweep:
+                designs: Sequence[str] = ("shared", "model_specific", "hierarchical", "paired"),
+                n_reps: int = 50, chains: int = 2, draws: int = 500, warmup: int = 500,
+                alpha: float = 0.05, frequentist: Sequence[str] = (), n_boot: int = 1000,
+                seed: int = 0, progress: bool = True) -> Sweep:
     """Coverage and bias of the posterior of Δθ = θ_B − θ_A on the Section 5 simulations.
 
     Same simulation as :func:`judgebayes.calibration.sweep.simulate_sweep`. All
@@ -60,30 +141,59 @@ def sweep_bayes(*, delta_j_values: Sequence[float] = (0.0, 0.15, 0.3),
     O(cells), not O(items). Point estimate: posterior median; interval:
     equal-tailed ``1 − alpha`` credible interval.
 
+    Parameters
+    ----------
+    designs
+        Names of :data:`~judgebayes.calibration.designs.DESIGNS`.
+    frequentist
+        Any of ``"naive"``, ``"rg"``, ``"rg_2x"``, ``"ppi_2x"``: computed with
+        ``n_boot`` paired-bootstrap replicates on the same replications as the
+        designs (equal data), as :func:`~judgebayes.calibration.sweep.simulate_sweep`
+        computes them. The bootstrap draws from its own random stream, so asking for
+        them leaves the Bayesian results unchanged.
+    seed
+        Random seed (the data of each sweep point and the NUTS seeds); the same seed
+        gives the same replications for every choice of ``designs``, and a design's
+        results do not depend on the designs listed after it.
+
+    Other parameters as :func:`~judgebayes.calibration.sweep.simulate_sweep`;
+    ``chains``, ``draws``, ``warmup``: NUTS settings of each joint run.
+
     Returns
     -------
     Sweep
-        ``estimator`` is ``"bayes_<design>"``; ``n_failed`` counts divergent
-        transitions of the joint run (not replications).
+        ``estimator`` is ``"bayes_<design>"`` (or the frequentist name); ``n_failed``
+        counts divergent transitions of the joint run (not replications), for the
+        frequentist rows the replications where the estimator is undefined.
     """
+    unknown = [d for d in designs if d not in DESIGNS] + [
+        f for f in frequentist if f not in _FREQUENTIST]
+    if unknown:
+        raise ValueError(f"unknown design or estimator {unknown}; designs: {list(DESIGNS)}, "
+                         f"frequentist: {list(_FREQUENTIST)}")
     points = ([("J_A", float(j), float(j), float(fixed_delta_j)) for j in j_a_values]
               + [("delta_J", float(d), float(fixed_j_a), float(d)) for d in delta_j_values])
     theta = (theta_a, theta_a + delta_theta)
-    rngs = np.random.default_rng(seed).spawn(len(points))
+    root = np.random.default_rng(seed)
+    rngs = root.spawn(len(points))
+    boot_rngs = root.spawn(len(points))  # after the data streams: those stay as they were
     rows = []
     with tqdm(total=len(points) * len(designs), desc="bayes sweep", unit="fit",
               disable=not progress) as bar:
-        for (sweep, x, ja, dj), rng in zip(points, rngs, strict=True):
+        for (sweep, x, ja, dj), rng, brng in zip(points, rngs, boot_rngs, strict=True):
             q = ((1 + ja) / 2, (1 + ja + dj) / 2)
             pcal, ptest = pair_cell_probs(theta, q, q, corr)
-            data = _sweep_rows(rng.multinomial(n_cal, pcal, size=n_reps),
-                               rng.multinomial(n_test, ptest, size=n_reps))
+            cal = rng.multinomial(n_cal, pcal, size=n_reps)
+            test = rng.multinomial(n_test, ptest, size=n_reps)
+            data, items = _sweep_rows(cal, test), _sweep_items(cal, test)
             for design in designs:
-                idata = fit(DESIGNS[design], data, method="nuts", chains=chains, draws=draws,
-                            warmup=warmup, seed=int(rng.integers(2**31)), progress=False,
+                paired = design in PAIRED_DESIGNS
+                idata = fit(DESIGNS[design], items if paired else data, method="nuts",
+                            chains=chains, draws=draws, warmup=warmup,
+                            seed=int(rng.integers(2**31)), progress=False,
                             target_accept=0.9, dims=_design_dims(design),
                             coords={"model": np.arange(2 * n_reps),
-                                    "group": np.arange(n_reps)})
+                                    "group": np.arange(n_reps), "pattern": pattern_labels(2)})
                 th = idata.posterior["theta"].values.reshape(-1, 2 * n_reps)
                 d = th[:, 1::2] - th[:, 0::2]
                 lo, med, hi = np.quantile(d, [alpha / 2, 0.5, 1 - alpha / 2], axis=0)
@@ -92,8 +202,16 @@ def sweep_bayes(*, delta_j_values: Sequence[float] = (0.0, 0.15, 0.3),
                 rows.append({"sweep": sweep, "x": x, "J_A": ja, "J_B": ja + dj,
                              "estimator": f"bayes_{design}", **summary})
                 bar.update(1)
+            if frequentist:
+                boot = _bootstrap_intervals(brng, cal, test, frequentist, n_boot, alpha)
+                for name, (med, lo, hi, failed) in boot.items():
+                    rows.append({"sweep": sweep, "x": x, "J_A": ja, "J_B": ja + dj,
+                                 "estimator": name, **_summarise(med, lo, hi,
+                                                                 failed.astype(bool),
+                                                                 delta_theta)})
     settings = {"theta_a": theta_a, "delta_theta": delta_theta, "n_cal": n_cal,
                 "n_test": n_test, "corr": corr, "shared_from": "none", "n_reps": n_reps,
-                "n_boot": chains * draws, "alpha": alpha, "seed": seed,
+                "n_boot": n_boot if frequentist else chains * draws, "alpha": alpha,
+                "seed": seed, "n_draws": chains * draws,
                 "fixed_delta_j": fixed_delta_j, "fixed_j_a": fixed_j_a}
     return Sweep(pd.DataFrame(rows), settings)

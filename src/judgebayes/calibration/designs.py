@@ -40,7 +40,9 @@ same items (correlated correctness) is not used. On the Section 5 simulation
 (ΔJ ∈ {0, 0.3}, 100 replications) with latent correctness correlation 0.5, the Δθ
 intervals are ≈ 20% wider than the paired-bootstrap PPI++ 2× intervals and
 over-cover (0.97–0.98); with uncorrelated models they match PPI++ 2× (width 0.120 vs
-0.120, coverage 0.94). A joint latent class over (Z_A, Z_B) would recover the pairing.
+0.120, coverage 0.94). The ``paired`` designs of :mod:`judgebayes.calibration.paired`
+(registered in :data:`DESIGNS`) model the models' correctness on one item jointly and
+recover the pairing.
 
 This module holds the models and their data; :mod:`judgebayes.calibration.posterior`
 fits them (:func:`~judgebayes.calibration.posterior.fit_calibration`) and
@@ -65,6 +67,12 @@ from numpyro.distributions import constraints
 from numpyro.distributions.util import promote_shapes
 
 from judgebayes.calibration.items import JudgedItems
+from judgebayes.calibration.paired import (
+    PAIRED_DESIGNS,
+    paired_calibration_model,
+    paired_dims,
+    paired_hierarchical_calibration_model,
+)
 from judgebayes.errors import DataError
 
 __all__ = ["DESIGNS", "CalibrationData", "JudgeMixture", "calibration_data",
@@ -75,10 +83,17 @@ A_SD, LOG_DOR_MEAN, LOG_DOR_SD, TAU_SD = 1.5, 1.0, 1.0, 1.0
 _NEVER = -1e30  # log-weight of the mixture component ruled out by an observed Z
 
 
-def _scaled(weight: Any, sl: slice) -> contextlib.AbstractContextManager:
+@contextlib.contextmanager
+def _scaled(weight: Any, sl: slice) -> Any:
+    """Rows' log-likelihoods times their multiplicities; weight 0 (an empty cell kept for
+    a fixed shape) is masked out, since NumPyro's ``scale`` must be positive."""
     if weight is None:
-        return contextlib.nullcontext()
-    return numpyro.handlers.scale(scale=jnp.asarray(weight)[sl])
+        yield
+        return
+    w = jnp.asarray(weight)[sl]
+    with numpyro.handlers.mask(mask=w > 0), numpyro.handlers.scale(
+            scale=jnp.where(w > 0, w, 1.0)):
+        yield
 
 
 def _observe(theta: Any, a: Any, log_dor: Any, model_idx: Any, n_runs: Any, n_cal: int,
@@ -220,8 +235,12 @@ DESIGNS: Mapping[str, Callable[..., None]] = {
     "shared": shared_calibration_model,
     "model_specific": specific_calibration_model,
     "hierarchical": hierarchical_calibration_model,
+    "paired": paired_calibration_model,
+    "paired_hierarchical": paired_hierarchical_calibration_model,
 }
-"""The Bayesian calibration designs by name: ``shared``, ``model_specific``, ``hierarchical``."""
+"""The Bayesian calibration designs by name: ``shared``, ``model_specific``, ``hierarchical``
+(one row per model and item, :func:`calibration_data`) and ``paired``,
+``paired_hierarchical`` (one row per item, :func:`~judgebayes.calibration.paired.paired_data`)."""
 
 
 # ----------------------------------------------------------------------- data
@@ -260,6 +279,8 @@ def _design_dims(design: str) -> dict[str, list[str]]:
     elif design == "hierarchical":
         out.update({k: ["model"] for k in ("a", "log_dor", "a_raw", "log_dor_raw")})
         out.update({k: ["group"] for k in ("mu_a", "mu_log_dor", "tau_a", "tau_log_dor")})
+    elif design in PAIRED_DESIGNS:
+        return paired_dims(design)
     else:
         raise ValueError(f"unknown design {design!r}; expected one of {list(DESIGNS)}")
     return out

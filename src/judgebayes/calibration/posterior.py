@@ -1,16 +1,21 @@
 """Posteriors of the calibration designs: fitting, LOO, posterior predictive checks.
 
-:func:`fit_calibration` fits the shared, model-specific and hierarchical designs of
-:mod:`judgebayes.calibration.designs` to the same judged items with NUTS. Identical
-rows are merged into weighted cells for sampling (O(cells), not O(items)); the
-per-item log-likelihoods are then restored so that PSIS-LOO compares the designs
-item by item. :class:`BayesCalibration` holds the fits (per-model θ, q0, q1, J;
-differences Δθ and ΔJ as :class:`PosteriorDifference`; LOO; PPC).
+:func:`fit_calibration` fits the designs of :mod:`judgebayes.calibration.designs`
+(shared, model-specific, hierarchical: one row per model and item) and of
+:mod:`judgebayes.calibration.paired` (paired, paired_hierarchical: the models'
+correctness on one item jointly) to the same judged items with NUTS (or MAP). Identical
+rows are merged into weighted cells for sampling (O(cells), not O(items)); the per-item
+log-likelihoods are then restored so that PSIS-LOO compares the designs item by item:
+``log_likelihood["question"]`` (dimension ``item_id``) holds one value per item, the sum over the
+models' rows of that item for the row designs, the joint term for the paired ones, so
+that every design is scored on the same observations.
+:class:`BayesCalibration` holds the fits (per-model θ, q0, q1, J; differences Δθ and
+ΔJ as :class:`PosteriorDifference`; LOO; PPC).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,20 +23,33 @@ import arviz as az
 import jax.numpy as jnp
 import numpy as np
 import pandas as pd
+import scipy.sparse
 import xarray as xr
 
 from judgebayes.bayes.inference import fit, ppc
 from judgebayes.calibration.designs import DESIGNS, CalibrationData, _cells, calibration_data
 from judgebayes.calibration.items import JudgedItems
+from judgebayes.calibration.paired import (
+    MAX_MODELS,
+    PAIRED_DESIGNS,
+    PairedData,
+    _paired_cells,
+    item_index,
+    paired_data,
+)
 from judgebayes.core.results import ResultDisplay
 from judgebayes.errors import DataError
 
-__all__ = ["BayesCalibration", "PosteriorDifference", "fit_calibration"]
+__all__ = ["DEFAULT_DESIGNS", "BayesCalibration", "PosteriorDifference", "fit_calibration"]
+
+DEFAULT_DESIGNS = ("shared", "model_specific", "hierarchical", "paired")
+"""Designs :func:`fit_calibration` fits by default (``paired`` only up to
+:data:`~judgebayes.calibration.paired.MAX_MODELS` models)."""
 
 
-def _item_loglik(idata: az.InferenceData, design: str, cells: Mapping[str, Any],
-                 cell: np.ndarray, data: CalibrationData) -> az.InferenceData:
-    """Replace the cell log-likelihoods by per-item ones, plus their sum ``item`` (for LOO)."""
+def _site_loglik(design: str, idata: az.InferenceData, cells: Mapping[str, Any],
+                 ) -> tuple[dict[str, np.ndarray], tuple[int, int]]:
+    """Log-likelihood of every cell at every posterior draw, per observed site."""
     from numpyro.infer import log_likelihood
 
     post = idata.posterior
@@ -39,26 +57,63 @@ def _item_loglik(idata: az.InferenceData, design: str, cells: Mapping[str, Any],
     samples = {k: jnp.asarray(post[k].values.reshape(-1, *post[k].shape[2:]))
                for k in post.data_vars}
     free = {k: v for k, v in cells.items() if k != "weight"}
-    ll = {k: np.asarray(v) for k, v in log_likelihood(DESIGNS[design], samples, **free).items()}
+    return ({k: np.asarray(v) for k, v in log_likelihood(DESIGNS[design], samples,
+                                                         **free).items()}, shape)
+
+
+def _replace_loglik(idata: az.InferenceData, loglik: xr.Dataset, observed: xr.Dataset,
+                    ) -> az.InferenceData:
+    del idata.log_likelihood
+    del idata.observed_data
+    idata.add_groups(log_likelihood=loglik, observed_data=observed)
+    return idata
+
+
+def _item_loglik(idata: az.InferenceData, design: str, cells: Mapping[str, Any],
+                 cell: np.ndarray, data: CalibrationData, pdata: PairedData,
+                 ) -> az.InferenceData:
+    """Per-row log-likelihoods (``item``: one value per judged row) and their sums per
+    question (``question``), in place of the cell log-likelihoods."""
+    ll, shape = _site_loglik(design, idata, cells)
+    post = idata.posterior
     judge = ll["judge_label"][:, cell].reshape(*shape, -1)
     human = ll["human_label"][:, cell[:data.n_cal]].reshape(*shape, -1)
     item = judge.copy()
     item[..., :data.n_cal] += human
+    q = pdata.item_of_row
+    to_question = scipy.sparse.csr_matrix((np.ones(len(q)), (np.arange(len(q)), q)),
+                                          shape=(len(q), len(pdata.item_ids)))
+    question = np.asarray(item.reshape(-1, item.shape[-1]) @ to_question).reshape(*shape, -1)
     coords = {"chain": post["chain"].values, "draw": post["draw"].values,
-              "row": np.arange(judge.shape[-1]), "cal_row": np.arange(data.n_cal)}
+              "row": np.arange(judge.shape[-1]), "cal_row": np.arange(data.n_cal),
+              "item_id": pdata.item_ids}
     dims = ("chain", "draw")
-    del idata.log_likelihood
-    del idata.observed_data
-    idata.add_groups(
-        log_likelihood=xr.Dataset({"judge_label": ((*dims, "row"), judge),
-                                   "human_label": ((*dims, "cal_row"), human),
-                                   "item": ((*dims, "row"), item)}, coords=coords),
-        observed_data=xr.Dataset({"judge_label": ("row", np.asarray(data.data["judge_label"])),
-                                  "human_label": ("cal_row", np.asarray(
-                                      data.data["human_label"]))},
-                                 coords={"row": coords["row"], "cal_row": coords["cal_row"]}))
-    return idata
+    loglik = xr.Dataset({"judge_label": ((*dims, "row"), judge),
+                         "human_label": ((*dims, "cal_row"), human),
+                         "item": ((*dims, "row"), item),
+                         "question": ((*dims, "item_id"), question)}, coords=coords)
+    observed = xr.Dataset({"judge_label": ("row", np.asarray(data.data["judge_label"])),
+                           "human_label": ("cal_row", np.asarray(data.data["human_label"]))},
+                          coords={"row": coords["row"], "cal_row": coords["cal_row"]})
+    return _replace_loglik(idata, loglik, observed)
 
+
+def _paired_loglik(idata: az.InferenceData, design: str, cells: Mapping[str, Any],
+                   cell: np.ndarray, pdata: PairedData) -> az.InferenceData:
+    """Per-question log-likelihoods of a paired design (``question`` = both sites)."""
+    ll, shape = _site_loglik(design, idata, cells)
+    post = idata.posterior
+    judge = ll["judge_label"][:, cell].reshape(*shape, -1)
+    human = ll["human_label"][:, cell].reshape(*shape, -1)
+    dims = ("chain", "draw", "item_id")
+    coords = {"chain": post["chain"].values, "draw": post["draw"].values,
+              "item_id": pdata.item_ids}
+    loglik = xr.Dataset({"judge_label": (dims, judge), "human_label": (dims, human),
+                         "question": (dims, judge + human)}, coords=coords)
+    observed = xr.Dataset({k: (("item_id", "model"), np.asarray(pdata.data[k]))
+                           for k in ("judge_label", "human_label")},
+                          coords={"item_id": pdata.item_ids, "model": list(pdata.models)})
+    return _replace_loglik(idata, loglik, observed)
 
 
 @dataclass(frozen=True, repr=False)
@@ -100,11 +155,13 @@ def _interval(x: np.ndarray, alpha: float) -> tuple[float, float, float]:
 
 @dataclass(frozen=True, repr=False)
 class BayesCalibration(ResultDisplay):
-    """Posteriors of the three calibration designs fitted to the same items.
+    """Posteriors of calibration designs fitted to the same items.
 
     ``fits[design]`` is an :class:`arviz.InferenceData` with ``theta``, ``q0``,
-    ``q1``, ``J`` per model and ``log_likelihood["item"]`` (one value per judged
-    item) for LOO.
+    ``q1``, ``J`` per model and ``log_likelihood["question"]`` (one value per item,
+    every model's answer to it) for LOO; the row designs also hold
+    ``log_likelihood["item"]`` (one value per judged (model, item) row), the paired
+    designs ``pi`` (pattern probabilities) and, for two models, ``log_odds_ratio``.
     """
 
     data: CalibrationData
@@ -133,8 +190,12 @@ class BayesCalibration(ResultDisplay):
         return self.summary()
 
     def loo(self) -> pd.DataFrame:
-        """PSIS-LOO comparison of the designs (:func:`arviz.compare` on per-item log p)."""
-        return az.compare(dict(self.fits), ic="loo", var_name="item")
+        """PSIS-LOO comparison of the designs (:func:`arviz.compare`), one term per question.
+
+        The unit left out is an item with every model's answer to it (the paired
+        designs model them jointly; the row designs' rows are summed per item).
+        """
+        return az.compare(dict(self.fits), ic="loo", var_name="question")
 
     def _draws(self, design: str, quantity: str) -> xr.DataArray:
         if design not in self.fits:
@@ -198,8 +259,23 @@ class BayesCalibration(ResultDisplay):
             return np.concatenate([np.bincount(model[k], y[k], m) / np.bincount(
                 model[k], runs[k], m) for k in masks])
 
-        out = ppc(DESIGNS[design], dict(d), self.fits[design], stat=stat, site="judge_label",
-                  seed=seed, max_draws=max_draws)
+        model_data: Mapping[str, Any] = d
+        statistic: Callable[[np.ndarray], np.ndarray] = stat
+        if design in PAIRED_DESIGNS:  # one row per item: back to (model, item) rows first
+            pdata = paired_data(self.data)
+            present = pdata.row_of >= 0
+            target = pdata.row_of[present]
+
+            def statistic(y: np.ndarray) -> np.ndarray:
+                rows = np.zeros(len(model))
+                rows[target] = np.asarray(y)[present]
+                return stat(rows)
+
+            model_data = pdata.data
+        if design not in self.fits:
+            raise DataError(f"design {design!r} was not fitted", expected=str(list(self.fits)))
+        out = ppc(DESIGNS[design], dict(model_data), self.fits[design], stat=statistic,
+                  site="judge_label", seed=seed, max_draws=max_draws)
         rep, obs = out["replicated"].values, out["observed"].values
         rows = []
         for s, name in enumerate(names):
@@ -232,34 +308,60 @@ class BayesCalibration(ResultDisplay):
 
 
 def fit_calibration(items: JudgedItems | pd.DataFrame | CalibrationData, *,
-                    designs: Sequence[str] = tuple(DESIGNS), method: str = "nuts",
+                    designs: Sequence[str] | None = None, method: str = "nuts",
                     chains: int = 4, draws: int = 1000, warmup: int = 1000, seed: int = 0,
                     target_accept: float = 0.9, alpha: float = 0.05,
                     progress: bool = True) -> BayesCalibration:
-    """Fit the shared, model-specific and hierarchical designs to the same items.
+    """Fit calibration designs to the same items (one NUTS or MAP fit per design).
 
     Parameters
     ----------
     items
         Judged items (or prepared :class:`CalibrationData`).
     designs
-        Any of ``"shared"``, ``"model_specific"``, ``"hierarchical"``.
+        Names of :data:`~judgebayes.calibration.designs.DESIGNS`: ``"shared"``,
+        ``"model_specific"``, ``"hierarchical"``, ``"paired"``,
+        ``"paired_hierarchical"``. Default :data:`DEFAULT_DESIGNS` (the paired design
+        dropped beyond :data:`~judgebayes.calibration.paired.MAX_MODELS` models).
     method, chains, draws, warmup, seed, target_accept, progress
         Passed to :func:`judgebayes.bayes.inference.fit`.
     alpha
         Credible intervals have level 1 − alpha.
+
+    Raises
+    ------
+    DataError
+        When ``"paired"`` is asked for with more than ``MAX_MODELS`` models.
     """
     data = items if isinstance(items, CalibrationData) else calibration_data(items)
-    cells, cell = _cells(data.data)
-    fits = {}
+    if designs is None:
+        designs = tuple(d for d in DEFAULT_DESIGNS
+                        if d not in PAIRED_DESIGNS or len(data.models) <= MAX_MODELS)
     for design in designs:
         if design not in DESIGNS:
             raise ValueError(f"unknown design {design!r}; expected one of {list(DESIGNS)}")
+    if any(d in PAIRED_DESIGNS for d in designs):
+        pdata = paired_data(data)
+    else:  # the items only (no limit on the number of models)
+        pdata = item_index(data)
+    cells, cell = _cells(data.data)
+    fits = {}
+    options = {"method": method, "chains": chains, "draws": draws, "warmup": warmup,
+               "seed": seed, "progress": progress, "target_accept": target_accept}
+    for design in designs:
+        if design in PAIRED_DESIGNS:
+            pcells, pcell = _paired_cells(pdata.data)  # fast: a few unique() calls
+            coords = {k: v for k, v in pdata.coords.items() if k != "item"}
+            dims = {k: v for k, v in pdata.dims(design).items()
+                    if k not in ("judge_label", "human_label")}
+            idata = fit(DESIGNS[design], pcells, coords=coords, dims=dims, **options)
+            fits[design] = _paired_loglik(idata, design, pcells, pcell, pdata)
+            continue
         dims = {k: v for k, v in data.dims(design).items()
                 if k not in ("judge_label", "human_label")}
-        idata = fit(DESIGNS[design], cells, method=method, chains=chains, draws=draws,
-                    warmup=warmup, seed=seed, coords={k: data.coords[k] for k in
-                                                      ("model", "group")},
-                    dims=dims, progress=progress, target_accept=target_accept)
-        fits[design] = _item_loglik(idata, design, cells, cell, data)
+        idata = fit(DESIGNS[design], cells, coords={k: data.coords[k] for k in
+                                                     ("model", "group")},
+                    dims=dims, **options)
+        fits[design] = _item_loglik(idata, design, cells, cell, data, pdata)
     return BayesCalibration(data, fits, alpha)
+
