@@ -503,6 +503,8 @@ def battle_loo(spec: ModelSpec, data: Battles | PairStats, idata: az.InferenceDa
             else "kfold"
     if fallback not in ("refit", "kfold", None):
         raise ValueError(f"fallback must be 'auto', 'refit', 'kfold' or None, got {fallback!r}")
+    if fallback == "kfold" and not 2 <= folds <= st.n_battles:
+        raise ValueError(f"folds must be between 2 and the number of battles, got {folds}")
     if fallback is None or not high.any():
         return BattleLOO(cells=frame, **common, method="psis", fallback=None,
                          **_summarise(elpd, counts, total_lpd))
