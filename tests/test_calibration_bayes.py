@@ -86,6 +86,8 @@ def test_every_prior_draw_has_j_positive() -> None:
     data = {"model_idx": np.array([0, 1, 2, 0], np.int32), "n_runs": np.ones(4, np.int32),
             "n_cal": 2, "n_models": 3}
     for design, fn in DESIGNS.items():
+        if design.startswith("paired"):  # item-level data: tests/test_calibration_paired.py
+            continue
         j = Predictive(fn, num_samples=4000)(jax.random.PRNGKey(1), **data)["J"]
         assert float(j.min()) > 0, design
     h = Predictive(hierarchical_calibration_model, num_samples=10)(
@@ -119,7 +121,7 @@ def test_designs_recover_theta_and_j(fitted: tuple) -> None:
     truth = sim.truth.set_index("model")
     table = bc.summary("A", "B").set_index(["design", "quantity"])
     for m in ("A", "B"):
-        for design in ("model_specific", "hierarchical"):
+        for design in ("model_specific", "hierarchical", "paired"):
             row = table.loc[(design, f"theta[{m}]")]
             assert row["lo"] < truth.loc[m, "theta"] < row["hi"], (design, m)
             row = table.loc[(design, f"J[{m}]")]
@@ -130,7 +132,8 @@ def test_designs_recover_theta_and_j(fitted: tuple) -> None:
     assert dj.ci[0] > 0  # J_A = 0.70 vs J_B = 0.35
     dt = bc.difference("A", "B", design="hierarchical")
     assert dt.ci[0] < -0.05 < dt.ci[1] and 0 < dt.prob_positive < 0.5
-    for design in DESIGNS:
+    assert set(bc.fits) == {"shared", "model_specific", "hierarchical", "paired"}
+    for design in bc.fits:
         assert float(bc.fits[design].posterior["J"].min()) > 0
 
 
@@ -143,6 +146,13 @@ def test_item_log_likelihood_for_loo(fitted: tuple) -> None:
                                ll["judge_label"].values[..., :n_cal] + ll["human_label"].values)
     np.testing.assert_array_equal(ll["item"].values[..., n_cal:],
                                   ll["judge_label"].values[..., n_cal:])
+    # LOO's unit is the question: both models' rows of an item summed.
+    q = ll["question"]
+    assert q.sizes["item_id"] == sim.items.frame["item_id"].nunique()
+    rows = bc.data.item_ids == q["item_id"].values[7]
+    np.testing.assert_allclose(q.values[..., 7], ll["item"].values[..., rows].sum(-1),
+                               rtol=1e-5)
+    np.testing.assert_allclose(q.values.sum(-1), ll["item"].values.sum(-1), rtol=1e-5)
 
 
 def test_loo_prefers_calibration_that_can_differ(fitted: tuple) -> None:
@@ -150,10 +160,14 @@ def test_loo_prefers_calibration_that_can_differ(fitted: tuple) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         loo = bc.loo()
-    assert set(loo.index) == {"shared", "model_specific", "hierarchical"}
+    assert set(loo.index) == {"shared", "model_specific", "hierarchical", "paired"}
     # q0 differs by 0.3 between the models: the shared design fits worst, clearly.
     assert loo.index[-1] == "shared"
     assert loo.loc["shared", "elpd_diff"] > 2 * loo.loc["shared", "dse"]
+    # The models' correctness is correlated on the same items (simulate_items' latent
+    # correlation 0.5): the paired design, which models it, is ahead by ≈ 3 SE.
+    assert loo.index[0] == "paired"
+    assert loo.loc["model_specific", "elpd_diff"] > 2 * loo.loc["model_specific", "dse"]
     assert "PSIS-LOO" in str(bc)
 
 
@@ -163,6 +177,9 @@ def test_posterior_predictive_check_exposes_the_shared_design(fitted: tuple) -> 
     assert len(specific) == 6 and set(specific["statistic"].str[:4]) == {"test", "cali"}
     assert specific["p_value"].min() > 0.05
     assert shared["p_value"].min() < 0.05
+    paired = bc.ppc("paired")  # item-level replicates mapped back to the models' rows
+    assert len(paired) == 6 and paired["p_value"].min() > 0.05
+    np.testing.assert_allclose(paired["observed"], specific["observed"])
     obs = specific.set_index(["model", "statistic"]).loc[("A", "test positive rate"),
                                                          "observed"]
     assert obs == pytest.approx(sim.items.test("A").mean())
@@ -176,7 +193,8 @@ def test_hierarchical_keeps_coverage_where_shared_fails() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         sweep = sweep_bayes(delta_j_values=(0.0, 0.3), n_reps=20, chains=1, draws=300,
-                            warmup=300, seed=0, progress=False)
+                            warmup=300, seed=0, progress=False,
+                            designs=("shared", "model_specific", "hierarchical"))
     f = sweep.to_frame().set_index(["x", "estimator"])
     assert f.loc[(0.3, "bayes_shared"), "coverage"] <= 0.8
     assert f.loc[(0.3, "bayes_shared"), "bias"] > 0.02

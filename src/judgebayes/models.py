@@ -28,6 +28,7 @@ from judgebayes.bayes.multi_judge import multi_judge_data, multi_judge_model
 from judgebayes.bayes.spec import ModelSpec
 from judgebayes.calibration.designs import DESIGNS, CalibrationData, calibration_data
 from judgebayes.calibration.items import JudgedItems
+from judgebayes.calibration.paired import PAIRED_DESIGNS, paired_data
 from judgebayes.consistency.counts import MatchupCounts
 from judgebayes.consistency.model import (
     judge_discrimination_data,
@@ -124,7 +125,7 @@ def matchup_dirichlet(data: Battles | MatchupCounts, *, prior: float = 1.0) -> M
 
 def calibration(items: JudgedItems | pd.DataFrame | CalibrationData,
                 design: str = "model_specific") -> ModelSpec:
-    """A latent-class judge-calibration design of seed 001 (shared, model-specific, hierarchical).
+    """A latent-class judge-calibration design of seed 001 (Eq. 1 as a generative model).
 
     Parameters
     ----------
@@ -132,9 +133,15 @@ def calibration(items: JudgedItems | pd.DataFrame | CalibrationData,
         Judged items (:func:`judgebayes.calibration.read_judged_items`) or their
         model data.
     design
-        ``"shared"``, ``"model_specific"`` or ``"hierarchical"``.
+        ``"shared"``, ``"model_specific"`` or ``"hierarchical"`` (one row per model and
+        item, correctness independent across models), or ``"paired"`` /
+        ``"paired_hierarchical"`` (one row per item: the models' correctness on it
+        modelled jointly, :mod:`judgebayes.calibration.paired`; at most six models).
     """
     if design not in DESIGNS:
         raise ValueError(f"unknown design {design!r}; expected one of {list(DESIGNS)}")
     cd = items if isinstance(items, CalibrationData) else calibration_data(items)
+    if design in PAIRED_DESIGNS:
+        pd_ = paired_data(cd)
+        return ModelSpec(DESIGNS[design], dict(pd_.data), pd_.coords, pd_.dims(design))
     return ModelSpec(DESIGNS[design], dict(cd.data), cd.coords, cd.dims(design))

@@ -20,7 +20,7 @@ z_i = (Z_1i, …, Z_Si) ∈ {0, 1}^S:
 so θ_m = Σ_{z: z_m = 1} π_z (deterministic ``theta``). For two models π is the 2 × 2
 table of (Z_A, Z_B): θ_A, θ_B and one dependence parameter, reported as the log odds
 ratio ``log_odds_ratio`` = log(π₀₀ π₁₁ / π₁₀ π₀₁) (0 = independent; the simulations'
-latent correlation 0.5 at θ ≈ 0.7 is ≈ 1.9). The table is saturated: any dependence
+latent correlation 0.5 at θ ≈ 0.7 is ≈ 1.5). The table is saturated: any dependence
 between the two models' correctness (item difficulty, shared knowledge, one model
 being a fine-tune of the other) is representable, unlike a one-factor random effect.
 
@@ -353,8 +353,8 @@ class PairedData:
 
     def dims(self, design: str) -> dict[str, list[str]]:
         """ArviZ dims of every site of ``design``."""
-        return {**paired_dims(design, len(self.models)), "human_label": ["item", "slot"],
-                "judge_label": ["item", "slot"]}
+        return {**paired_dims(design, len(self.models)), "human_label": ["item", "model"],
+                "judge_label": ["item", "model"]}
 
 
 def paired_data(items: JudgedItems | pd.DataFrame | CalibrationData) -> PairedData:
