@@ -75,6 +75,8 @@ SUBPACKAGES = {
         "BayesCalibration", "CalibrationData", "JudgeMixture", "PosteriorDifference",
         "calibration_data", "fit_calibration", "hierarchical_calibration_model",
         "shared_calibration_model", "specific_calibration_model", "sweep_bayes",
+        "PairedData", "paired_calibration_model", "paired_data",
+        "paired_hierarchical_calibration_model",
     },
     "consistency": {
         "ClusterCorrelations", "ConvergenceCurve", "EloAgreement", "EloIntervals",

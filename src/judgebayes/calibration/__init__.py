@@ -1,13 +1,14 @@
 """Judge misclassification (seed 001): naive, Rogan–Gladen (shared / model-specific) and PPI++
 accuracies, the J and ΔJ diagnostics, the paired bootstrap, the Section 7 report, the
 simulation sweeps, and the Bayesian latent-class designs (shared, model-specific,
-hierarchical) with LOO.
+hierarchical, and paired: the models' correctness on one item jointly) with LOO.
 
 Modules: ``items`` (judged items), ``estimators`` (single estimators, analytic SEs),
 ``bootstrap`` (sufficient statistics, paired bootstrap, delta method), ``analysis``
 (:func:`calibrate`, :class:`Calibration`, :class:`Comparison`), ``report`` (Section 7
 checklist), ``sweep`` (simulations); JAX-based: ``designs`` (latent-class models),
-``posterior`` (fits, LOO, PPC), ``bayes_sweep`` (designs on the simulations).
+``paired`` (the paired latent class), ``posterior`` (fits, LOO, PPC), ``bayes_sweep``
+(designs on the simulations).
 """
 
 from judgebayes._lazy import lazy_exports
@@ -41,10 +42,14 @@ _LAZY = {
     "CalibrationData": "judgebayes.calibration.designs",
     "DESIGNS": "judgebayes.calibration.designs",
     "JudgeMixture": "judgebayes.calibration.designs",
+    "PairedData": "judgebayes.calibration.paired",
     "PosteriorDifference": "judgebayes.calibration.posterior",
     "calibration_data": "judgebayes.calibration.designs",
     "fit_calibration": "judgebayes.calibration.posterior",
     "hierarchical_calibration_model": "judgebayes.calibration.designs",
+    "paired_calibration_model": "judgebayes.calibration.paired",
+    "paired_data": "judgebayes.calibration.paired",
+    "paired_hierarchical_calibration_model": "judgebayes.calibration.paired",
     "shared_calibration_model": "judgebayes.calibration.designs",
     "specific_calibration_model": "judgebayes.calibration.designs",
     "sweep_bayes": "judgebayes.calibration.bayes_sweep",
@@ -63,6 +68,7 @@ __all__ = [
     "JudgeMixture",
     "JudgeRates",
     "JudgedItems",
+    "PairedData",
     "PosteriorDifference",
     "SimulatedItems",
     "Sweep",
@@ -72,6 +78,9 @@ __all__ = [
     "hierarchical_calibration_model",
     "judge_rates",
     "naive_estimate",
+    "paired_calibration_model",
+    "paired_data",
+    "paired_hierarchical_calibration_model",
     "paper_table6",
     "plot_sweep",
     "ppi_mean",
