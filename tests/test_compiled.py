@@ -11,7 +11,7 @@ import pytest
 
 import judgebayes as jb
 from judgebayes.bayes.bt_models import bt_data, bt_model
-from judgebayes.bayes.compiled import CompiledModel, chain_groups, split_data
+from judgebayes.bayes.compiled import CompiledModel, split_data
 from judgebayes.bayes.inference import fit
 
 NUTS = {"chains": 2, "draws": 300, "warmup": 300, "progress": False}
@@ -26,12 +26,6 @@ def test_split_data_traces_arrays_and_fixes_the_rest(stats: jb.PairStats) -> Non
     arrays, static = split_data(bt_data(stats))
     assert set(arrays) == {"i", "j", "n", "y"}
     assert static == {"n_models": 5, "prior_sd": pytest.approx(1 / np.sqrt(0.02))}
-
-
-@pytest.mark.parametrize(("chains", "workers", "groups"),
-                         [(4, 2, [2, 2]), (3, 2, [2, 1]), (1, 8, [1]), (5, 1, [5])])
-def test_chain_groups_split_chains_evenly(chains: int, workers: int, groups: list) -> None:
-    assert chain_groups(chains, workers) == groups
 
 
 def test_a_second_fit_of_the_same_layout_compiles_nothing(stats: jb.PairStats) -> None:

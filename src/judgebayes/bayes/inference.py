@@ -103,8 +103,12 @@ def _to_idata(model: Callable, data: Mapping[str, Any], draws: dict[str, np.ndar
     if compiled is None:
         compiled, arrays = CompiledModel.of(model, data)
     loglik = compiled.pointwise_log_likelihood(draws, arrays)
+    try:  # one compiled trace, not one compiled kernel per operation
+        observed = compiled.observed(arrays, _is_data_site)
+    except (jax.errors.JAXTypeError, jax.errors.JAXIndexError):
+        observed = _observed(model, data)
     idata = az.from_dict(posterior=draws, log_likelihood=loglik, sample_stats=sample_stats,
-                         observed_data=_observed(model, data), coords=coords, dims=dims)
+                         observed_data=observed, coords=coords, dims=dims)
     idata.posterior.attrs["inference"] = method
     return idata
 

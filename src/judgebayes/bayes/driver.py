@@ -1,0 +1,342 @@
+"""The NUTS driver: NumPyro's NUTS transition with warm-up adaptation driven by data.
+
+NumPyro's ``hmc`` kernel builds its warm-up schedule in Python from ``num_warmup``, so
+the run length is a constant of the compiled code: a new number of draws or warm-up
+iterations compiles the sampler again (seconds), and NumPyro's progress bar needs a
+host callback inside the loop, which JAX's persistent compilation cache cannot store.
+Here one iteration (:func:`transition`) is NumPyro's own NUTS transition
+(``hmc_util.build_tree`` with NumPyro's velocity Verlet integrator and momentum draw)
+followed by NumPyro's warm-up adaptation (``dual_averaging`` for the step size,
+``welford_covariance`` for the diagonal mass matrix, re-estimated at the ends of Stan's
+doubling windows, ``build_adaptation_schedule``), with the iteration number and the
+schedule as *arguments* (:class:`Plan`). :func:`run_chunks` runs fixed-size chunks of
+iterations (one compiled ``lax.scan`` of :data:`CHUNK` iterations) from a Python loop
+that reports progress between chunks, so the compiled code holds no callback and
+depends on neither ``draws`` nor ``warmup``; :func:`nuts_chain` runs a whole chain in
+one traceable scan (simulation-based calibration vmaps it).
+
+Warm-up ends with a step-size-only window longer than NumPyro's: see :func:`nuts_chain`.
+With the same seed the draws equal those of NumPyro's ``hmc`` kernel driven the same way
+(``init_kernel``/``sample_kernel`` with the same closing window), up to float rounding.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.flatten_util import ravel_pytree
+from numpyro.infer.hmc import momentum_generator
+from numpyro.infer.hmc_util import (
+    IntegratorState,
+    build_adaptation_schedule,
+    build_tree,
+    dual_averaging,
+    euclidean_kinetic_energy,
+    velocity_verlet,
+    welford_covariance,
+)
+
+__all__ = ["CACHE_ENV", "CHUNK", "ChainState", "Plan", "chunk_fn", "chunk_ranges",
+           "enable_persistent_cache", "init_chain", "make_plan", "nuts_chain",
+           "persistent_cache_dir", "step_size_tail", "transition", "uniform_init"]
+
+#: Iterations per compiled chunk: progress is reported between chunks.
+CHUNK = 100
+#: Fraction of warm-up spent tuning the step size alone at its end (see nuts_chain).
+TAIL_FRACTION = 0.2
+#: Most mass-matrix windows a schedule may have (Stan's doubling windows: 25 windows
+#: already cover over 10^8 warm-up iterations).
+MAX_WINDOWS = 32
+MAX_TREE_DEPTH = 10
+MAX_DELTA_ENERGY = 1000.0
+#: Environment variable: a folder for JAX's persistent compilation cache, or 0/off.
+CACHE_ENV = "JUDGEBAYES_JAX_CACHE"
+#: Compilations at least this long (s) are written to the persistent cache.
+CACHE_MIN_COMPILE_S = 0.2
+_TINY, _HUGE = float(np.finfo(np.float32).tiny), float(np.finfo(np.float32).max)
+_da_init, _da_update = dual_averaging()
+_mm_init, _mm_update, _mm_final = welford_covariance(diagonal=True)
+
+
+class Plan(NamedTuple):
+    """A run's length and warm-up schedule, passed to the compiled code as arrays.
+
+    ``n_adapt`` iterations of NumPyro's windowed adaptation, then a closing
+    step-size window up to ``warmup``, then draws up to ``total``. The diagonal mass
+    matrix is estimated over iterations ``mm_first`` to ``mm_last`` and re-set at
+    each of ``mm_ends`` (padded with −1).
+    """
+
+    warmup: Any
+    total: Any
+    n_adapt: Any
+    target_accept: Any
+    mm_first: Any
+    mm_last: Any
+    mm_ends: Any
+
+
+class ChainState(NamedTuple):
+    """One chain between iterations: position, RNG key and adaptation state."""
+
+    z: Any
+    z_grad: Any
+    potential_energy: jax.Array
+    rng_key: jax.Array
+    step_size: jax.Array
+    inverse_mass_matrix: jax.Array
+    mass_matrix_sqrt: jax.Array
+    ss: tuple  # dual averaging of log step size (NumPyro's dual_averaging state)
+    mm: tuple  # Welford variance of the draws in the current window
+
+
+def step_size_tail(warmup: int) -> int:
+    """Warm-up iterations given to the closing step-size window (see :func:`nuts_chain`)."""
+    return int(TAIL_FRACTION * warmup) if warmup >= 100 else 0
+
+
+def make_plan(warmup: int, draws: int, target_accept: float) -> Plan:
+    """The :class:`Plan` (NumPy arrays) of ``warmup`` iterations then ``draws`` draws."""
+    if warmup < 0 or draws < 1:
+        raise ValueError(f"NUTS needs warmup >= 0 and draws >= 1, got {warmup} and {draws}")
+    n_adapt = warmup - step_size_tail(warmup)
+    windows = build_adaptation_schedule(n_adapt)[1:-1] if n_adapt > 0 else []
+    if len(windows) > MAX_WINDOWS:
+        raise ValueError(f"warmup={warmup} needs more than {MAX_WINDOWS} adaptation windows")
+    ends = np.full(MAX_WINDOWS, -1, dtype=np.int32)
+    ends[:len(windows)] = [w.end for w in windows]
+    first, last = (windows[0].start, windows[-1].end) if windows else (1, 0)
+    i32 = np.int32
+    return Plan(i32(warmup), i32(warmup + draws), i32(n_adapt), float(target_accept),
+                i32(first), i32(last), ends)
+
+
+def chunk_ranges(warmup: int, draws: int, chunk: int = CHUNK) -> Iterator[tuple[int, int, int]]:
+    """``(start, kept_from, kept_to)`` of every chunk: its first iteration and the rows
+    of its output that are draws (rows past the run's end are padding)."""
+    total = warmup + draws
+    for start in range(0, total, chunk):
+        yield start, min(max(warmup - start, 0), chunk), min(total - start, chunk)
+
+
+def uniform_init(key: jax.Array, z: Any) -> Any:
+    """Uniform(−2, 2) on the unconstrained space, like NumPyro's ``init_to_uniform``."""
+    leaves, treedef = jax.tree.flatten(z)
+    keys = jax.random.split(key, len(leaves))
+    return jax.tree.unflatten(treedef, [
+        jax.random.uniform(k, x.shape, dtype=x.dtype, minval=-2.0, maxval=2.0)
+        for k, x in zip(keys, leaves, strict=True)])
+
+
+def init_chain(potential_fn: Callable, z_template: Any, rng: jax.Array) -> ChainState:
+    """A chain's start (traceable): a uniform(−2, 2) point on the unconstrained space,
+    redrawn (up to 100 times) until the potential and its gradient are finite, as
+    NumPyro does; unit mass matrix, step size 1, keys split as NumPyro's ``init_kernel``."""
+    value_and_grad = jax.value_and_grad(potential_fn)
+    k_init, k_run = jax.random.split(rng)
+
+    def finite(c: tuple) -> jax.Array:
+        _, _, pe, grad = c
+        return jnp.isfinite(pe) & jnp.all(jnp.isfinite(ravel_pytree(grad)[0]))
+
+    def attempt(n: jax.Array, z: Any) -> tuple:
+        return (n, z, *value_and_grad(z))
+
+    def retry(c: tuple) -> tuple:
+        n = c[0] + 1
+        return attempt(n, uniform_init(jax.random.fold_in(k_init, n), z_template))
+
+    _, z, pe, grad = jax.lax.while_loop(lambda c: (c[0] < 100) & ~finite(c), retry,
+                                        attempt(0, uniform_init(k_init, z_template)))
+    size = ravel_pytree(z)[0].size
+    step_size = jnp.ones((), dtype=pe.dtype)
+    return ChainState(z, grad, pe, jax.random.split(k_run, 3)[0], step_size,
+                      jnp.ones(size, dtype=pe.dtype), jnp.ones(size, dtype=pe.dtype),
+                      _da_init(jnp.log(10 * step_size)), _mm_init(size))
+
+
+def transition(potential_fn: Callable, st: ChainState, i: jax.Array, plan: Plan,
+               ) -> tuple[ChainState, tuple[Any, dict[str, jax.Array]]]:
+    """Iteration ``i`` of one chain (traceable): a NUTS transition, then, during warm-up,
+    the adaptation NumPyro's ``hmc`` kernel runs (see :func:`nuts_chain`).
+
+    ``i`` and ``plan`` are the same for every chain (not batched under ``vmap``), so the
+    warm-up branches are real conditionals. Returns the new state, its position and the
+    iteration's statistics, named as ArviZ expects.
+    """
+    key, k_momentum, k_tree = jax.random.split(st.rng_key, 3)
+    r = momentum_generator(st.z, st.mass_matrix_sqrt, k_momentum)
+    _, vv_update = velocity_verlet(potential_fn, euclidean_kinetic_energy)
+    tree = build_tree(vv_update, euclidean_kinetic_energy,
+                      IntegratorState(st.z, r, st.potential_energy, st.z_grad),
+                      st.inverse_mass_matrix, st.step_size, k_tree,
+                      max_delta_energy=MAX_DELTA_ENERGY, max_tree_depth=MAX_TREE_DEPTH)
+    accept = tree.sum_accept_probs / tree.num_proposals
+    st = st._replace(z=tree.z_proposal, z_grad=tree.z_proposal_grad,
+                     potential_energy=tree.z_proposal_pe, rng_key=key)
+    st = jax.lax.cond(i < plan.warmup, _adapt, lambda s, *_: s, st, accept, i, plan)
+    stats = {"diverging": tree.diverging, "n_steps": tree.num_proposals,
+             "acceptance_rate": accept, "energy": tree.z_proposal_energy,
+             "lp": -tree.z_proposal_pe, "step_size": st.step_size}
+    return st, (st.z, stats)
+
+
+def _adapt(st: ChainState, accept: jax.Array, i: jax.Array, plan: Plan) -> ChainState:
+    """Warm-up iteration ``i``'s adaptation: NumPyro's ``warmup_adapter`` update over
+    ``[0, n_adapt)``, then dual averaging of the step size alone up to ``warmup``."""
+    # The closing window opens: dual averaging restarts, as NumPyro restarts it at a
+    # window's end (prox centre log 10ε); this iteration ran at the averaged ε.
+    ss = jax.lax.cond(i == plan.n_adapt, lambda: _da_init(jnp.log(10.0) + jnp.log(st.step_size)),
+                      lambda: st.ss)
+    ss = _da_update(plan.target_accept - accept, ss)
+    # the averaged iterate at the end of either window, the last one elsewhere
+    at_end = (i == plan.n_adapt - 1) | (i == plan.warmup - 1)
+    step_size = jnp.clip(jnp.exp(jnp.where(at_end, ss[1], ss[0])), _TINY, _HUGE)
+    st = st._replace(ss=ss, step_size=step_size)
+    in_window = (plan.mm_first <= i) & (i <= plan.mm_last)
+    st = jax.lax.cond(in_window, lambda s: s._replace(mm=_mm_update(s.z, s.mm)),
+                      lambda s: s, st)
+    return jax.lax.cond(in_window & jnp.any(i == plan.mm_ends), _window_end, lambda s: s, st)
+
+
+def _window_end(st: ChainState) -> ChainState:
+    """A mass-matrix window closes: Stan's regularised variance, a fresh Welford
+    estimate, dual averaging restarted at log 10ε (NumPyro's ``_update_at_window_end``)."""
+    inverse_mass_matrix, mass_matrix_sqrt, _ = _mm_final(st.mm, regularize=True)
+    return st._replace(inverse_mass_matrix=inverse_mass_matrix,
+                       mass_matrix_sqrt=mass_matrix_sqrt,
+                       mm=_mm_init(inverse_mass_matrix.shape[-1]),
+                       ss=_da_init(jnp.log(10.0) + jnp.log(st.step_size)))
+
+
+def nuts_chain(potential_gen: Callable, z_template: Any, *, warmup: int, draws: int,
+               target_accept: float, model_kwargs: Mapping[str, Any], rng: jax.Array,
+               ) -> tuple[Any, dict[str, jax.Array]]:
+    """One NUTS chain (traceable): ``warmup`` adaptation steps, then ``draws`` draws.
+
+    ``potential_gen(**model_kwargs)`` is the potential energy on the unconstrained
+    space (``CompiledModel.potential_gen``); the chain starts as :func:`init_chain` says.
+
+    Warm-up is NumPyro's windowed adaptation (Stan's schedule: step size by dual
+    averaging, diagonal mass matrix re-estimated in doubling windows) over the first
+    ``warmup − step_size_tail(warmup)`` iterations, then a closing window of
+    ``step_size_tail(warmup)`` iterations (a fifth of warm-up) in which the mass
+    matrix is fixed and a fresh dual averaging, restarted the way NumPyro restarts it
+    at a window's end (prox centre log 10ε, the next transition still at ε), tunes
+    the step size alone; sampling uses its averaged step size. NumPyro's own closing
+    window (Stan's ``term_buffer``, fixed at 50 iterations) still ends the first
+    part; the average over so short a window realises a mean acceptance
+    well above the target (0.86 for a target of 0.8 on the 55-model arena; NumPyro
+    issue #1786, PyMC issue #6613), i.e. a step size smaller than asked for and
+    fewer effective draws per gradient. With the longer window the realised rate is
+    0.82–0.84 and the minimum bulk ESS a quarter higher on that arena (mean over 5
+    seeds 7,215 against 5,714 with NumPyro's window alone, at the same cost per
+    draw); PyMC, whose dual averaging runs through all of tuning without restarts,
+    realises 0.80. (Closing windows of 30 % and 50 % of warm-up gained < 2 % more.)
+
+    Returns
+    -------
+    zs
+        Unconstrained draws (a pytree with a leading ``draws`` axis).
+    stats
+        Per-draw sampler statistics named as ArviZ expects: ``diverging``,
+        ``n_steps``, ``tree_depth``, ``acceptance_rate``, ``energy``, ``lp``,
+        ``step_size``.
+    """
+    potential_fn = potential_gen(**model_kwargs)
+    plan = Plan(*map(jnp.asarray, make_plan(warmup, draws, target_accept)))
+    st = init_chain(potential_fn, z_template, rng)
+    _, (zs, stats) = jax.lax.scan(lambda s, i: transition(potential_fn, s, i, plan), st,
+                                  jnp.arange(warmup + draws, dtype=jnp.int32))
+    zs, stats = jax.tree.map(lambda x: x[warmup:], (zs, stats))
+    stats["tree_depth"] = jnp.floor(jnp.log2(stats["n_steps"])).astype(jnp.int32) + 1
+    return zs, stats
+
+
+def chunk_fn(potential_gen: Callable, postprocess_gen: Callable, z_template: Any,
+             chunk: int = CHUNK) -> Callable:
+    """``run(state, start, plan, arrays, rng, chain)``: iterations ``start … start +
+    chunk − 1`` of one chain (traceable).
+
+    At ``start == 0`` the chain starts afresh (:func:`init_chain` with the key
+    ``fold_in(rng, chain)``) and ``state`` only gives the shapes. Returns the new state,
+    the constrained positions (``postprocess_gen``) and the statistics, each with a
+    leading ``chunk`` axis; iterations at or past ``plan.total`` leave the state as it
+    is (rows of padding).
+    """
+    def run(state: ChainState, start: jax.Array, plan: Plan, arrays: dict, rng: jax.Array,
+            chain: jax.Array) -> tuple:
+        potential_fn = potential_gen(**arrays)
+        state = jax.lax.cond(start == 0, lambda: init_chain(
+            potential_fn, z_template, jax.random.fold_in(rng, chain)), lambda: state)
+
+        def idle(s: ChainState, i: jax.Array) -> tuple:
+            zero = jnp.zeros((), dtype=s.potential_energy.dtype)
+            return s, (s.z, {"diverging": jnp.array(False),
+                             "n_steps": jnp.array(0, dtype=jnp.result_type(int)),
+                             "acceptance_rate": zero, "energy": zero,
+                             "lp": -s.potential_energy, "step_size": s.step_size})
+
+        def body(s: ChainState, i: jax.Array) -> tuple:
+            return jax.lax.cond(i < plan.total, lambda: transition(potential_fn, s, i, plan),
+                                lambda: idle(s, i))
+
+        state, (zs, stats) = jax.lax.scan(body, state,
+                                          start + jnp.arange(chunk, dtype=jnp.int32))
+        return state, jax.vmap(postprocess_gen(**arrays))(zs), stats
+
+    return run
+
+
+def persistent_cache_dir() -> Path | None:
+    """The folder of JAX's persistent compilation cache judgebayes turns on, or ``None``.
+
+    ``$JUDGEBAYES_JAX_CACHE`` (``0``/``off``/``false``/``no``: none), else
+    ``$XDG_CACHE_HOME/judgebayes/jax``, else ``~/.cache/judgebayes/jax``.
+    """
+    value = os.environ.get(CACHE_ENV)
+    if value is not None:
+        return None if value.strip().lower() in {"", "0", "off", "false", "no"} else Path(value)
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "judgebayes" / "jax"
+
+
+_cache_lock = threading.Lock()
+_cache_done = False
+
+
+def enable_persistent_cache() -> str | None:
+    """Turn on JAX's persistent compilation cache in :func:`persistent_cache_dir`, once.
+
+    Compiled samplers are then written to disk, so a new process loads them instead
+    of compiling (seconds) again. Leaves JAX alone where the cache folder is already
+    set (by the user or by ``JAX_COMPILATION_CACHE_DIR``) or turned off, and lowers
+    JAX's threshold for writing an entry from 1 s to :data:`CACHE_MIN_COMPILE_S`
+    unless it was changed. It applies to the whole process, as JAX's setting does.
+    Returns the folder in use, or ``None``.
+    """
+    global _cache_done
+    with _cache_lock:
+        current = jax.config.jax_compilation_cache_dir
+        if _cache_done or current:
+            return current
+        _cache_done = True
+        path = persistent_cache_dir()
+        if path is None or not jax.config.jax_enable_compilation_cache:
+            return None
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            return None  # a read-only home: no cache, as before
+        jax.config.update("jax_compilation_cache_dir", str(path))
+        if jax.config.jax_persistent_cache_min_compile_time_secs == 1.0:  # JAX's default
+            jax.config.update("jax_persistent_cache_min_compile_time_secs",
+                              CACHE_MIN_COMPILE_S)
+        return str(path)
