@@ -15,6 +15,8 @@ import judgebayes as jb
 
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 os.environ.setdefault("JUDGEBAYES_DATA", str(SHARED_DATA))
+# No persistent JAX compilation cache in the user's home from tests (bayes.driver).
+os.environ.setdefault("JUDGEBAYES_JAX_CACHE", "off")
 CONSISTENCY_DIR = SHARED_DATA / "llm_consistency"
 
 
