@@ -218,10 +218,12 @@ def test_sbc_ranks_are_uniform() -> None:
 
 # ----------------------------------------------------------- interval widths
 # 100 replications per cell: a 95% coverage has a binomial SD of 0.022, so a coverage
-# below 0.885 (3 SD) would be a real under-coverage. The widths are compared on the
-# *same* replications (PPI++ 2× bootstrapped on the very data the posterior saw), so
-# their Monte Carlo error is that of a paired difference: across seeds 0-4 the ratio
-# paired / PPI++ 2× was SEE_TABLE.
+# below 0.885 (3 SD) would be a real under-coverage (seeds 0-4: paired 0.95, 0.94,
+# 0.93, 0.97, 0.91; PPI++ 2× 0.94, 0.94, 0.95, 0.96, 0.91). The widths are compared on
+# the *same* replications (PPI++ 2× bootstrapped on the very data the posterior saw),
+# so their Monte Carlo error is that of a paired comparison, from the finite draws and
+# bootstrap replicates: across seeds 0-4 the ratio paired / PPI++ 2× was 0.989, 0.989,
+# 0.973, 0.986, 0.968 (mean 0.981, sd 0.009: every seed below 1).
 SWEEP = {"n_reps": 100, "chains": 1, "draws": 300, "warmup": 300, "n_boot": 1000,
          "progress": False}
 
@@ -244,7 +246,9 @@ def test_paired_does_not_lose_on_independent_items() -> None:
         sweep = sweep_bayes(delta_j_values=(0.0,), corr=0.0,
                             designs=("model_specific", "paired"), seed=1, **SWEEP)
     f = sweep.to_frame().set_index("estimator")
-    # Same replications: the two posteriors differ only in the dependence parameter,
-    # worth ~1 of 1,200 items' information when there is none (ratio SEE_TABLE).
-    assert f.loc["bayes_paired", "width"] <= 1.02 * f.loc["bayes_model_specific", "width"]
+    # Same replications: the two posteriors differ only in the dependence parameter.
+    # Ratio paired / model-specific over seeds 1-5: 1.007, 1.028, 0.991, 1.005, 0.988
+    # (mean 1.004 ± 0.007: no loss), Monte Carlo sd 0.016 from 300 autocorrelated
+    # draws per replication; 1.05 is 3 sd above 1.
+    assert f.loc["bayes_paired", "width"] <= 1.05 * f.loc["bayes_model_specific", "width"]
     assert f.loc["bayes_paired", "coverage"] >= 0.885

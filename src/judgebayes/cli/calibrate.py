@@ -1,9 +1,17 @@
-"""`judgebayes calibrate`: judge misclassification (seed 001)."""
+"""`judgebayes calibrate`: judge misclassification (seed 001).
+
+The frequentist table (naive, Rogan–Gladen, PPI++ with the paired bootstrap) and, with
+``--bayes``, the Bayesian latent-class designs of :mod:`judgebayes.calibration.designs`
+and :mod:`judgebayes.calibration.paired` fitted to the same items: their Δθ posteriors
+against the baseline (quantities named as in ``comparisons.csv``, e.g.
+``theta[B] - theta[A]``) and the PSIS-LOO comparison of the designs.
+"""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from judgebayes.cli.common import (
     column_pair,
@@ -14,6 +22,61 @@ from judgebayes.cli.common import (
     probability,
 )
 from judgebayes.core.io import reading, require_file, write_json
+
+if TYPE_CHECKING:
+    from judgebayes.calibration import JudgedItems
+
+
+# The Bayesian designs (judgebayes.calibration.designs.DESIGNS), named here so that the
+# parser does not import JAX.
+DESIGN_NAMES = ("shared", "model_specific", "hierarchical", "paired", "paired_hierarchical")
+
+
+def _bayes(args: argparse.Namespace, items: JudgedItems, baseline: str) -> list[Path]:
+    """``--bayes``: fit the designs, print Δθ posteriors and LOO; write the two CSVs."""
+    import warnings
+
+    import pandas as pd
+
+    from judgebayes.calibration.posterior import fit_calibration
+
+    bayes = fit_calibration(items, designs=args.designs, method=args.method,
+                            chains=args.chains, draws=args.draws, warmup=args.draws,
+                            seed=args.seed, alpha=args.alpha, progress=not args.no_progress)
+    others = [m for m in bayes.models if m != baseline]
+    rows = bayes.summary(baseline, baseline).to_dict("records")  # per model: θ, q0, q1, J
+    for design in bayes.fits:
+        for m in others:
+            for q in ("theta", "J"):
+                rows.append(bayes.difference(m, baseline, design=design, quantity=q)
+                            .to_frame().iloc[0].to_dict())
+    table = pd.DataFrame(rows)[["design", "quantity", "estimate", "lo", "hi"]]
+    level = f"{100 * (1 - args.alpha):g}%"
+    print(f"\nBayesian calibration designs ({', '.join(bayes.fits)}; "
+          f"{'NUTS' if args.method == 'nuts' else 'MAP + Laplace'}): posterior medians and "
+          f"{level} credible intervals of Δθ against {baseline}")
+    delta = table[table["quantity"].str.contains(" - ")]
+    text = [f"{e:+.3f} [{lo:+.3f}, {hi:+.3f}]" for e, lo, hi in
+            zip(delta["estimate"], delta["lo"], delta["hi"], strict=True)]
+    print(delta.assign(posterior=text).pivot(index="quantity", columns="design",
+                                              values="posterior")
+          .reindex(columns=list(bayes.fits)).to_string())
+    loo = None
+    if len(bayes.fits) > 1:
+        with warnings.catch_warnings():  # ArviZ's own sort_values(inplace=True) deprecation
+            warnings.filterwarnings("ignore", message="The inplace keyword")
+            loo = bayes.loo().rename_axis("design").reset_index()
+        print("\nPSIS-LOO, one term per item (every model's answer to it):")
+        print(loo[["design", "rank", "elpd_loo", "p_loo", "elpd_diff", "dse", "weight"]]
+              .to_string(index=False, float_format=lambda v: f"{v:.2f}"))
+    if args.out is None:
+        return []
+    written = [args.out / "bayes_designs.csv"]
+    table.to_csv(written[0], index=False)
+    if loo is not None:
+        written.append(args.out / "loo.csv")
+        loo.to_csv(written[1], index=False)
+    return written
 
 
 def _calibrate(args: argparse.Namespace) -> int:
@@ -33,6 +96,9 @@ def _calibrate(args: argparse.Namespace) -> int:
     print(result.report())
     if args.out is not None:
         args.out.mkdir(parents=True, exist_ok=True)
+    bayes_files = _bayes(args, items, result.baseline) if args.bayes else []
+    if args.out is not None:
+        args.out.mkdir(parents=True, exist_ok=True)
         result.to_frame().to_csv(args.out / "estimates.csv", index=False)
         comparisons = pd.concat([c.to_frame() for c in result.comparisons()], ignore_index=True)
         comparisons.to_csv(args.out / "comparisons.csv", index=False)
@@ -40,9 +106,14 @@ def _calibrate(args: argparse.Namespace) -> int:
         info = {"file": str(args.file), "baseline": result.baseline, "n_boot": args.n_boot,
                 "n_splits": args.n_splits, "alpha": args.alpha, "seed": args.seed,
                 "models": list(result.models), "report": result.report().to_dict()}
+        if args.bayes:
+            info["bayes"] = {"designs": list(args.designs or ()) or "default",
+                             "method": args.method, "chains": args.chains,
+                             "draws": args.draws}
         write_json(args.out / "summary.json", info)
-        print(f"wrote {args.out / 'estimates.csv'}, {args.out / 'comparisons.csv'}, "
-              f"{args.out / 'diagnostics.csv'}, {args.out / 'summary.json'}")
+        files = [args.out / n for n in ("estimates.csv", "comparisons.csv", "diagnostics.csv",
+                                        "summary.json")] + bayes_files
+        print(f"wrote {', '.join(map(str, files))}")
     return 0
 
 
@@ -63,6 +134,20 @@ def register(sub: argparse._SubParsersAction) -> None:
                      help="random calibration halves pooled for PPI++ 1x (Appendix E.4)")
     cal.add_argument("--alpha", type=probability, default=0.05)
     cal.add_argument("--seed", type=non_negative_int, default=0)
-    cal.add_argument("--out", type=Path, default=None)
+    cal.add_argument("--out", type=Path, default=None,
+                     help="write estimates.csv, comparisons.csv, diagnostics.csv, summary.json "
+                          "(with --bayes also bayes_designs.csv and loo.csv)")
+    bayes = cal.add_argument_group("Bayesian latent-class designs (--bayes)")
+    bayes.add_argument("--bayes", action="store_true",
+                       help="also fit the Bayesian designs (shared, model_specific, "
+                            "hierarchical, paired) and print their Δθ posteriors and LOO")
+    bayes.add_argument("--designs", nargs="+", choices=DESIGN_NAMES, default=None,
+                       help="designs to fit (default: shared model_specific hierarchical "
+                            "paired; paired only up to 6 models)")
+    bayes.add_argument("--method", choices=("nuts", "map"), default="nuts",
+                       help="NUTS, or MAP with Laplace draws (faster, approximate)")
+    bayes.add_argument("--chains", type=positive_int, default=2)
+    bayes.add_argument("--draws", type=int_at_least(50), default=500,
+                       help="draws per chain after as many warm-up iterations")
     cal.add_argument("--no-progress", action="store_true")
     cal.set_defaults(run=_calibrate)
