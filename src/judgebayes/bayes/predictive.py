@@ -26,7 +26,7 @@ keeps only its unmasked entries: masked entries carry no data to compare.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import arviz as az
 import jax
@@ -40,8 +40,11 @@ from numpyro.infer import Predictive
 from judgebayes.bayes.inference import _is_data_site, _trace
 from judgebayes.bayes.spec import ModelSpec
 
-__all__ = ["bayesian_pvalues", "posterior_predictive", "predictive_statistic",
-           "prior_predictive"]
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+__all__ = ["bayesian_pvalues", "plot_statistic", "posterior_predictive",
+           "predictive_statistic", "prior_predictive"]
 
 _PREDICTIVE = ("prior_predictive", "posterior_predictive")
 
@@ -292,9 +295,9 @@ def predictive_statistic(idata: az.InferenceData, stat: Callable[..., Any], *,
         Output of :func:`prior_predictive` and/or :func:`posterior_predictive`.
     stat
         Function of one data set's observed-site value(s) (one positional argument
-        per entry of ``var``) returning an array, e.g. ``lambda y: y / n`` (per-pair
-        win rates of ``jb.models.bt``) or ``lambda c: c[:, 1].sum() / c.sum()`` (the
-        tie rate of ``jb.models.davidson``).
+        per entry of ``var``) returning an array (a scalar becomes one entry), e.g.
+        ``lambda y: y / n`` (per-pair win rates of ``jb.models.bt``) or
+        ``lambda c: c[:, 1].sum() / c.sum()`` (the tie rate of ``jb.models.davidson``).
     var
         The observed site(s) ``stat`` reads (default: the only one).
     name
@@ -308,8 +311,10 @@ def predictive_statistic(idata: az.InferenceData, stat: Callable[..., Any], *,
     arviz.InferenceData
         ``observed_data`` and each predictive group of ``idata``
         (``prior_predictive``, ``posterior_predictive``) holding ``name``:
-        ``az.plot_ppc`` (``group="prior"`` for the prior) draws its distribution,
-        :func:`bayesian_pvalues` tabulates it.
+        :func:`plot_statistic` draws each entry against its predictive intervals,
+        :func:`bayesian_pvalues` tabulates it, ``az.plot_ppc`` (``group="prior"``
+        for the prior) draws the distribution of its entries and
+        ``az.plot_bpv(..., kind="t_stat", t_stat="mean")`` that of a one-entry statistic.
     """
     groups = [g for g in _PREDICTIVE if g in idata.groups()]
     if not groups or "observed_data" not in idata.groups():
@@ -323,11 +328,13 @@ def predictive_statistic(idata: az.InferenceData, stat: Callable[..., Any], *,
     keys = [var] if isinstance(var, str) else list(var)
 
     def apply(values: Sequence[np.ndarray]) -> np.ndarray:
-        return np.asarray(stat(*values), dtype=float)
+        return np.atleast_1d(np.asarray(stat(*values), dtype=float))  # a scalar: one entry
 
     observed = apply([idata.observed_data[k].values for k in keys])
     stat_dims = list(dims) if dims is not None else [f"{name}_dim_{k}"
                                                      for k in range(observed.ndim)]
+    if name in stat_dims:  # xarray would take the variable for its own coordinate
+        raise ValueError(f"the statistic's name {name!r} cannot also name one of its dims")
     out: dict[str, Any] = {"observed_data": {name: observed}}
     for g in groups:
         arrays = [idata[g][k].values for k in keys]
@@ -374,3 +381,46 @@ def bayesian_pvalues(idata: az.InferenceData, var: str | None = None, *,
                          "hi": np.quantile(r, 0.975, axis=0), "p_greater": ge,
                          "p_value": np.minimum(1.0, 2 * np.minimum(ge, le))},
                         index=index).reset_index()
+
+
+def plot_statistic(idata: az.InferenceData, var: str | None = None, *,
+                   group: str = "posterior_predictive", labels: Sequence[str] | None = None,
+                   ax: Axes | None = None, title: str | None = None) -> Axes:
+    """Each entry of an observed statistic against its predictive 50 % and 95 % intervals.
+
+    Parameters
+    ----------
+    idata
+        With ``observed_data`` and ``group``, e.g. from :func:`predictive_statistic`.
+    var
+        The variable (default: the only one of ``observed_data``).
+    group
+        ``"posterior_predictive"`` or ``"prior_predictive"``.
+    labels
+        Names of the entries (default: their coordinates).
+    ax
+        Axes to draw on (a new figure when ``None``).
+    title
+        Axes title (default: the variable and the group).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        :func:`judgebayes.plots.ppc_plot`'s panel: an observed value outside its 95 %
+        band is drawn in red, and the title gives the share inside.
+    """
+    from judgebayes.plots import ppc_plot
+
+    names = list(idata.observed_data.data_vars)
+    var = var if var is not None else (names[0] if len(names) == 1 else None)
+    if var is None:
+        raise ValueError(f"choose the variable with var=..., from {names}")
+    obs = idata.observed_data[var]
+    rep = idata[group][var].stack(sample=("chain", "draw")).transpose("sample", *obs.dims)
+    if labels is None and obs.ndim == 1:
+        labels = [str(v) for v in obs[obs.dims[0]].values]
+    check = xr.Dataset({"replicated": (("draw", "entry"), rep.values.reshape(rep.shape[0], -1)),
+                        "observed": (("entry",), obs.values.reshape(-1))})
+    kind = "prior" if group == "prior_predictive" else "posterior"
+    return ppc_plot(check, ax, labels=None if labels is None else list(labels),
+                    title=title or f"{var}, {kind} predictive check")
