@@ -242,3 +242,45 @@ def test_core_results_show_headline_and_table() -> None:
         assert len(text) < 300 and "array(" not in text
         assert "<table" in result._repr_html_()
     assert "8 models" in repr(board) and "20 poisson replicates" in repr(board)
+
+
+# Start-up time of the command line (issue 17: `judgebayes softelo` in <= 3 s as a whole
+# process): `import scipy.stats` alone costs about a second, more than the Soft-Elo fit.
+_SOFTELO_RUN = """
+import sys
+import judgebayes
+light = sorted(m for m in ("scipy", "pandas", "judgebayes.core") if m in sys.modules)
+import judgebayes.cli
+assert judgebayes.cli.main(["softelo", sys.argv[1], "--format", "csv", "--n-boot", "5",
+                            "--splits", "2", "--no-progress"]) == 0
+loaded = sorted(m for m in sys.modules if m == "scipy.stats" or m.startswith(
+    ("judgebayes.calibration", "judgebayes.consistency", "judgebayes.simulate", "jax")))
+print("LOADED", light, loaded)
+"""
+
+
+def test_softelo_command_never_imports_scipy_stats(tmp_path: Path) -> None:
+    """`import judgebayes` loads no subpackage; `judgebayes softelo`, run to the end in a
+    fresh interpreter, imports neither scipy.stats nor the other verbs' subpackages."""
+    path = tmp_path / "arena.csv"
+    jb.simulate_arena(10, 1500, seed=3).battles.frame.to_csv(path, index=False)
+    out = subprocess.run([sys.executable, "-c", _SOFTELO_RUN, str(path)], capture_output=True,
+                         text=True, check=False)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.splitlines()[-1] == "LOADED [] []"
+
+
+def test_cli_verb_table_matches_the_registered_parsers() -> None:
+    """`judgebayes VERB` builds only VERB's parser, found through VERB_MODULES."""
+    import argparse
+
+    from judgebayes import cli
+
+    for module in dict.fromkeys(cli.VERB_MODULES.values()):
+        parser = cli._parser([module])
+        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        assert sorted(sub.choices) == sorted(v for v, m in cli.VERB_MODULES.items()
+                                             if m == module), module
+    full = next(a for a in cli.build_parser()._actions
+                if isinstance(a, argparse._SubParsersAction))
+    assert list(full.choices) == list(cli.VERB_MODULES)

@@ -1,59 +1,66 @@
 """judgebayes: calibrated, uncertainty-aware model evaluation from LLM-judge verdicts.
 
 The frequentist side (loaders, Bradley–Terry with bootstrap intervals, Soft-Elo,
-conformal intervals, calibration estimators, Consistency) is imported eagerly and
-needs no JAX. The Bayesian side (:func:`fit`, :mod:`models`, :func:`ppc`,
-:func:`sbc`, ...) is one attribute away and loads JAX on first use.
+conformal intervals, calibration estimators, Consistency) needs no JAX. The Bayesian
+side (:func:`fit`, :mod:`models`, :func:`ppc`, :func:`sbc`, ...) loads JAX. Every name
+is one attribute away and its subpackage is imported on first use, so that ``import
+judgebayes`` (and the command line) starts quickly.
 """
 
 from judgebayes._lazy import lazy_exports
-from judgebayes.calibration import Calibration, JudgedItems, calibrate, read_judged_items
-from judgebayes.conformal import (
-    ConformalEvaluation,
-    ConformalInterval,
-    evaluate_split_conformal,
-    loo_conformal,
-    split_conformal,
-)
-from judgebayes.consistency import JudgeConsistency, compare_elo, judge_consistency
-from judgebayes.core import (
-    ELO_BASE,
-    ELO_SCALE,
-    Battles,
-    BootstrapElo,
-    DropReport,
-    EloFit,
-    GraphCheck,
-    PairStats,
-    bootstrap_bt,
-    check_graph,
-    elo_to_theta,
-    fit_bt,
-    read_arena,
-    read_battles,
-    read_consistency,
-    read_softelo,
-    read_table,
-    theta_to_elo,
-)
 from judgebayes.errors import DataError, DisconnectedGraphWarning, JudgeBayesWarning
-from judgebayes.simulate import SimulatedArena, simulate_arena, simulate_bt, simulate_judges
-from judgebayes.softelo import (
-    ConformalPool,
-    HeldOutElo,
-    SoftEloResult,
-    Temperature,
-    combine_orders,
-    conformal_comparison,
-    fit_temperature,
-    held_out_elo,
-    run_softelo,
-)
 
 __version__ = "0.1.0"
 
-# The Bayesian side: imported on first use, so `import judgebayes` does not load JAX.
+# Every other name is imported on first use (PEP 562): `import judgebayes` loads neither
+# JAX nor SciPy's statistics, and `import judgebayes.cli.softelo` loads only what the verb
+# needs (core and softelo), not calibration, consistency or the Bayesian engine.
 _LAZY = {
+    # the frequentist side
+    "Calibration": "judgebayes.calibration",
+    "JudgedItems": "judgebayes.calibration",
+    "calibrate": "judgebayes.calibration",
+    "read_judged_items": "judgebayes.calibration",
+    "ConformalEvaluation": "judgebayes.conformal",
+    "ConformalInterval": "judgebayes.conformal",
+    "evaluate_split_conformal": "judgebayes.conformal",
+    "loo_conformal": "judgebayes.conformal",
+    "split_conformal": "judgebayes.conformal",
+    "JudgeConsistency": "judgebayes.consistency",
+    "compare_elo": "judgebayes.consistency",
+    "judge_consistency": "judgebayes.consistency",
+    "ELO_BASE": "judgebayes.core",
+    "ELO_SCALE": "judgebayes.core",
+    "Battles": "judgebayes.core",
+    "BootstrapElo": "judgebayes.core",
+    "DropReport": "judgebayes.core",
+    "EloFit": "judgebayes.core",
+    "GraphCheck": "judgebayes.core",
+    "PairStats": "judgebayes.core",
+    "bootstrap_bt": "judgebayes.core",
+    "check_graph": "judgebayes.core",
+    "elo_to_theta": "judgebayes.core",
+    "fit_bt": "judgebayes.core",
+    "read_arena": "judgebayes.core",
+    "read_battles": "judgebayes.core",
+    "read_consistency": "judgebayes.core",
+    "read_softelo": "judgebayes.core",
+    "read_table": "judgebayes.core",
+    "theta_to_elo": "judgebayes.core",
+    "SimulatedArena": "judgebayes.simulate",
+    "simulate_arena": "judgebayes.simulate",
+    "simulate_bt": "judgebayes.simulate",
+    "simulate_judges": "judgebayes.simulate",
+    "ConformalPool": "judgebayes.softelo",
+    "HeldOutElo": "judgebayes.softelo",
+    "SoftEloResult": "judgebayes.softelo",
+    "Temperature": "judgebayes.softelo",
+    "combine_orders": "judgebayes.softelo",
+    "conformal_comparison": "judgebayes.softelo",
+    "fit_temperature": "judgebayes.softelo",
+    "held_out_elo": "judgebayes.softelo",
+    "run_softelo": "judgebayes.softelo",
+    # the Bayesian side: loads JAX
     "bayes": "",
     "anchors": "",
     "consensus": "",
@@ -78,6 +85,11 @@ _LAZY = {
     "fit_judge_discrimination": "judgebayes.consistency",
     "soft_elo_posterior": "judgebayes.softelo",
 }
+
+# Imported eagerly before the names above were made lazy: `judgebayes.core` etc. still
+# resolve after a bare `import judgebayes` (dir() lists them no more than it did).
+_SUBMODULES = ("calibration", "conformal", "consistency", "core", "plots", "simulate",
+               "softelo")
 
 __all__ = [
     "ELO_BASE",
@@ -147,4 +159,4 @@ __all__ = [
     "use_cpu_cores",
 ]
 
-__getattr__, __dir__ = lazy_exports(__name__, _LAZY, [*__all__, "bayes"])
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, [*__all__, "bayes"], _SUBMODULES)

@@ -19,7 +19,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.differentiate import jacobian
 from tqdm.auto import tqdm
 
 from judgebayes.calibration.items import JudgedItems
@@ -110,6 +109,8 @@ def _delta_cov(cal_units: np.ndarray, test_units: np.ndarray, base: int,
     finite differences of :func:`_core`), and Var(mean) = Σ/n for the calibration
     and test items separately, so paired items keep their covariance.
     """
+    from scipy.differentiate import jacobian  # imported on use: a slow import
+
     nc, nt = len(cal_units), len(test_units)
     m = cal_units.shape[1]
     fc, ft = cal_units.reshape(nc, -1), test_units.reshape(nt, -1)

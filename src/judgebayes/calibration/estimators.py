@@ -32,8 +32,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.stats import norm
 
+from judgebayes._stats import norm_ppf
 from judgebayes.core.results import ResultDisplay
 from judgebayes.errors import DataError
 
@@ -58,7 +58,7 @@ _LABELS = {"naive": "naive", "rg": "RG (shared)", "rg_2x": "RG 2×", "ppi_1x": "
 def _z(alpha: float) -> float:
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")
-    return float(norm.ppf(1 - alpha / 2))
+    return float(norm_ppf(1 - alpha / 2))
 
 
 def _ci(est: float, se: float, alpha: float, lo: float = -np.inf, hi: float = np.inf,

@@ -29,9 +29,9 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.stats import multivariate_normal, norm
 from tqdm.auto import tqdm
 
+from judgebayes._stats import norm_ppf
 from judgebayes.calibration.bootstrap import _N_CAL, _N_TEST, _estimates
 from judgebayes.calibration.estimators import _LABELS
 from judgebayes.calibration.items import JudgedItems
@@ -153,7 +153,7 @@ def simulate_items(theta: Sequence[float], q0: float | Sequence[float],
     n = n_cal + n_test
     cov = np.full((k, k), corr) + (1 - corr) * np.eye(k)
     eps = rng.multivariate_normal(np.zeros(k), cov, size=n)
-    z = (eps < norm.ppf(theta)).astype(int)  # (n, k)
+    z = (eps < norm_ppf(theta)).astype(int)  # (n, k)
     reps = np.where(np.arange(n) < n_cal, 1, runs)
     item = np.repeat(np.arange(n), reps)
     run = np.concatenate([np.arange(r) for r in reps])
@@ -197,9 +197,11 @@ def pair_cell_probs(theta: Sequence[float], q0: Sequence[float], q1: Sequence[fl
     (Z_A, Ẑ_A, Z_B, Ẑ_B), and (Ẑ_A, Ẑ_B) for test items; correctness is joined by the
     Gaussian copula of :func:`simulate_items`.
     """
+    from scipy.stats import multivariate_normal  # ~1 s to import: only when used
+
     ta, tb = theta
     p11 = float(multivariate_normal(mean=[0, 0], cov=[[1, corr], [corr, 1]]).cdf(
-        [norm.ppf(ta), norm.ppf(tb)])) if 0 < ta < 1 and 0 < tb < 1 else ta * tb
+        [norm_ppf(ta), norm_ppf(tb)])) if 0 < ta < 1 and 0 < tb < 1 else ta * tb
     pz = {(1, 1): p11, (1, 0): ta - p11, (0, 1): tb - p11, (0, 0): 1 - ta - tb + p11}
 
     def ph(h: int, z: int, m: int) -> float:

@@ -12,31 +12,62 @@ group; each has ``register(sub)``.
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 import warnings
 from collections.abc import Sequence
+from types import ModuleType
 
-from judgebayes.cli import anchors, arena, calibrate, consensus, consistency, softelo
-from judgebayes.core.io import in_file
 from judgebayes.errors import DataError, JudgeBayesWarning
 
 __all__ = ["build_parser", "main"]
 
-VERBS = (arena, softelo, consistency, calibrate, consensus, anchors)
+# Each verb and the module that registers it, in the order of ``judgebayes --help``. The
+# modules are imported when a parser needs them: ``judgebayes softelo ...`` imports only
+# ``judgebayes.cli.softelo`` (and, when it runs, what that verb needs), not the modules of
+# the other verbs and their dependencies (simulation, plotting, calibration, ...).
+VERB_MODULES = {
+    "demo": "arena",
+    "elo": "arena",
+    "softelo": "softelo",
+    "consistency": "consistency",
+    "calibrate": "calibrate",
+    "consensus": "consensus",
+    "anchors": "anchors",
+}
+
+
+def _module(name: str) -> ModuleType:
+    return importlib.import_module(f"{__name__}.{name}")
+
+
+def _parser(modules: Sequence[str]) -> argparse.ArgumentParser:
+    """The parser with the verbs registered by ``modules`` (module names, in order)."""
+    parser = argparse.ArgumentParser(prog="judgebayes", description=__doc__.split("\n")[0])
+    every = list(dict.fromkeys(VERB_MODULES.values()))
+    # A parser with some verbs names all of them in its usage line, as the full parser does,
+    # so that its error messages are the same. (Not on the full parser: a metavar would also
+    # replace "verb" in "the following arguments are required: verb".)
+    choices = {} if list(modules) == every else {"metavar": "{" + ",".join(VERB_MODULES) + "}"}
+    sub = parser.add_subparsers(dest="verb", required=True, **choices)
+    for module in modules:
+        _module(module).register(sub)
+    return parser
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The parser of every verb."""
-    parser = argparse.ArgumentParser(prog="judgebayes", description=__doc__.split("\n")[0])
-    sub = parser.add_subparsers(dest="verb", required=True)
-    for verbs in VERBS:
-        verbs.register(sub)
-    return parser
+    return _parser(list(dict.fromkeys(VERB_MODULES.values())))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``judgebayes`` command; returns the exit status."""
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    verb = VERB_MODULES.get(argv[0]) if argv else None
+    # A known verb first: only its module's parser (the rest parse as before); anything
+    # else (no verb, --help, a typo) gets the full parser, which lists every verb.
+    parser = _parser([verb]) if verb is not None else build_parser()
+    args = parser.parse_args(argv)
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", JudgeBayesWarning)
@@ -47,6 +78,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (DataError, OSError, ValueError) as err:  # bad input: one line, no traceback
         source = getattr(args, "file", None) or getattr(args, "path", None)
         if isinstance(err, DataError) and source is not None:
+            from judgebayes.core.io import in_file  # not at start-up: it imports judgebayes.core
+
             err = in_file(err, source)  # name the input file unless the error names one
         print("judgebayes: error: " + (" ".join(str(err).split()) or type(err).__name__),
               file=sys.stderr)

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
+from judgebayes._stats import pearson_r, spearman_rho
 from judgebayes.consistency.counts import _elo_vector
 from judgebayes.consistency.score import JudgeConsistency, _values
 from judgebayes.core.results import ResultDisplay
@@ -117,8 +117,8 @@ def cluster_correlations(result: JudgeConsistency | Mapping[str, float] | pd.Ser
         idx = [k for k, j in enumerate(judges) if clusters[j] == label]
         members.append(tuple(judges[k] for k in idx))
         if len(idx) >= 3 and np.ptp(c[idx]) > 0 and np.ptp(e[idx]) > 0:
-            pearson.append(float(stats.pearsonr(c[idx], e[idx]).statistic))
-            spearman.append(float(stats.spearmanr(c[idx], e[idx]).statistic))
+            pearson.append(pearson_r(c[idx], e[idx]))
+            spearman.append(spearman_rho(c[idx], e[idx]))
         else:
             pearson.append(math.nan)
             spearman.append(math.nan)

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from judgebayes.consistency.counts import _elo_vector
 from judgebayes.consistency.score import JudgeConsistency, _values
@@ -70,6 +69,8 @@ def read_elo(path: str | Path, *, key: str | None = None) -> pd.Series:
 
 
 def _ols(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    from scipy import stats  # ~1 s to import: only when used
+
     res = stats.linregress(x, y)
     return float(res.intercept), float(res.slope)
 
@@ -221,6 +222,8 @@ def compare_elo(result: JudgeConsistency | Mapping[str, float] | pd.Series,
     if not np.all(np.isfinite(c)):
         raise DataError("a judge has no Consistency score (no contests)", column="consistency")
     e = _elo_vector(judge_elo, judges, "judge")
+    from scipy import stats  # ~1 s to import: only when used
+
     pr = stats.pearsonr(c, e)
     sr = stats.spearmanr(c, e)
     a, b = _ols(c, e)

@@ -14,8 +14,8 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
+from judgebayes._stats import t_ppf
 from judgebayes.conformal import split_conformal
 from judgebayes.consistency.counts import _elo_vector
 from judgebayes.consistency.elo import _ols
@@ -157,7 +157,7 @@ def predict_elo(result: JudgeConsistency | Mapping[str, float] | pd.Series,
     _, c, e = _xy(result, judge_elo)
     x_new = np.atleast_1d(np.asarray(new_consistency, dtype=float))
     loc, scale, df = _bayes_predictive(c, e, x_new)
-    t = stats.t.ppf(1 - alpha / 2, df)
+    t = t_ppf(1 - alpha / 2, df)
     conf = split_conformal(loc, calib_y=e, calib_estimate=_jackknife_calibration(c, e),
                            alpha=alpha)
     return EloPrediction(consistency=x_new, estimate=loc, bayes_lower=loc - t * scale,
@@ -293,7 +293,7 @@ def elo_intervals_loo(result: JudgeConsistency | Mapping[str, float] | pd.Series
         for k in range(n):
             rest = np.arange(n) != k
             loc, scale, df = _bayes_predictive(c[rest], e[rest], c[k:k + 1])
-            half = stats.t.ppf(1 - alpha / 2, df) * scale[0]
+            half = t_ppf(1 - alpha / 2, df) * scale[0]
             est[k], lo[k], hi[k] = loc[0], loc[0] - half, loc[0] + half
         covered = ((lo <= e) & (e <= hi)).astype(float)
         width = hi - lo

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
+from judgebayes._stats import pearson_r
 from judgebayes.consistency.counts import MatchupCounts, _elo_vector
 from judgebayes.consistency.elo import _ols
 from judgebayes.consistency.score import JudgeConsistency, consistency_from_counts
@@ -117,7 +117,7 @@ def matchup_variance(data: JudgeConsistency | MatchupCounts,
         raise DataError("a matchup has no contests from any judge")
     var_across = np.nanvar(v, axis=0)
     diff = counts.pair_elo_diff(contestant_elo)
-    r = float(stats.pearsonr(diff, var_across).statistic) if len(diff) > 2 else math.nan
+    r = pearson_r(diff, var_across) if len(diff) > 2 else math.nan
     return MatchupVariance(pairs=tuple(counts.pair_names()), elo_diff=diff,
                            variance_across_judges=var_across,
                            mean_variance=np.nanmean(v, axis=0), n_judges=n_j, pearson=r)

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
+from judgebayes._stats import norm_ppf
 from judgebayes.consistency.counts import MatchupCounts, matchup_counts
 from judgebayes.consistency.score import judge_consistency
 from judgebayes.core.battles import Battles
@@ -114,8 +114,10 @@ def position_bias(data: Battles | MatchupCounts, *, alpha: float = 0.05,
     p_first = first + 0.5 * tie
     # per-contest score s ∈ {1, ½, 0}: Var(s) = E[s²] − p² = first + tie/4 − p²
     var = np.maximum(first + 0.25 * tie - p_first**2, 0.0)
-    half = stats.norm.ppf(1 - alpha / 2) * np.sqrt(var / n)
-    pvals = np.array([stats.binomtest(int(f), int(f + s), 0.5).pvalue if f + s > 0
+    from scipy.stats import binomtest  # ~1 s to import: only when used
+
+    half = norm_ppf(1 - alpha / 2) * np.sqrt(var / n)
+    pvals = np.array([binomtest(int(f), int(f + s), 0.5).pvalue if f + s > 0
                       else math.nan for f, s in zip(tot[:, 0], tot[:, 2], strict=True)])
     pooled = judge_consistency(counts, pool_orders=True, warn=False).consistency
     by_order = judge_consistency(counts, pool_orders=False, warn=False).consistency

@@ -44,9 +44,9 @@ import pandas as pd
 from scipy.linalg import cho_factor, cho_solve
 from scipy.sparse import csr_matrix
 from scipy.special import expit
-from scipy.stats import poisson
 from tqdm.auto import tqdm
 
+from judgebayes._stats import poisson_cdf
 from judgebayes.core.battles import Battles
 from judgebayes.core.bt import (
     EloFit,
@@ -192,7 +192,7 @@ def _poisson_rows(values: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
     missing = sorted({int(c) for c in values} - _POISSON_ROWS.keys())
     if missing:
         means = np.asarray(missing, dtype=float)
-        cdf = poisson.cdf(np.arange(_table_width(missing[-1]))[None, :], means[:, None])
+        cdf = poisson_cdf(np.arange(_table_width(missing[-1]))[None, :], means[:, None])
         grid = np.arange(_TABLE_BINS + 1) / _TABLE_BINS
         for c, full in zip(missing, cdf, strict=True):
             row = full[:_table_width(c)].copy()

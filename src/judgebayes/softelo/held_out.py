@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-from scipy.stats import pearsonr, spearmanr
 from tqdm.auto import tqdm
 
+from judgebayes._stats import pearson_r, spearman_rho
 from judgebayes.core.battles import Battles
 from judgebayes.core.bootstrap import CellResampler, bootstrap_bt, one_blas_thread
 from judgebayes.core.bt import newton_map, solve_map, solve_one, theta_to_elo
@@ -89,8 +89,8 @@ class HeldOutElo(ResultDisplay):
         for m in self.methods:
             elo = self.table[f"elo_{m}"].to_numpy()
             rows.append({"method": m, "mae": float(np.mean(np.abs(elo - human))),
-                         "spearman": float(spearmanr(elo, human).statistic),
-                         "r_strength": float(pearsonr(elo - human, human).statistic)})
+                         "spearman": spearman_rho(elo, human),
+                         "r_strength": pearson_r(elo - human, human)})
         frame = pd.DataFrame(rows)
         if "hard" in self.methods:
             frame["delta_rho"] = frame["spearman"] - float(

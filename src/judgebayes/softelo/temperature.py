@@ -16,8 +16,8 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import brentq, minimize_scalar
 from scipy.special import expit, log_expit
-from scipy.stats import chi2, pearsonr
 
+from judgebayes._stats import chi2_ppf, pearson_r
 from judgebayes.core.battles import Battles
 from judgebayes.core.results import ResultDisplay
 from judgebayes.errors import DataError, JudgeBayesWarning
@@ -182,7 +182,7 @@ def agreement_by_abs_s(abs_s: np.ndarray, agree: np.ndarray, n_bins: int = 10,
                           "n": [len(b) for b in bins]})
     table.insert(4, "se", np.sqrt(table["agreement"] * (1 - table["agreement"]) / table["n"]))
     x, y = table["abs_s_mean"].to_numpy(), table["agreement"].to_numpy()
-    r = float(pearsonr(x, y).statistic) if np.ptp(y) > 0 and np.ptp(x) > 0 else 0.0
+    r = pearson_r(x, y) if np.ptp(y) > 0 and np.ptp(x) > 0 else 0.0
     return table, r
 
 
@@ -219,7 +219,7 @@ def fit_temperature(battles: Battles, *, score: str = "score_diff",
     su, yu = s[use], y[use]
     beta = beta_mle(su, yu)
     best = _nll(beta, su, yu)
-    cut = best + chi2.ppf(1 - alpha, 1) / 2
+    cut = best + chi2_ppf(1 - alpha, 1) / 2
 
     def gap(b: float) -> float:
         return _nll(b, su, yu) - cut
