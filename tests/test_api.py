@@ -52,6 +52,7 @@ SUBPACKAGES = {
         "prior_sd_from_lam", "rank_rhat_and_bulk_ess", "rank_statistics", "sbc",
         "use_cpu_cores", "BattleLOO", "battle_loo", "cell_log_likelihood", "cell_loo",
         "compare_loo", "prior_predictive", "predictive_statistic", "bayesian_pvalues",
+        "plot_statistic",
     },
     "models": {
         "ModelSpec", "bt", "calibration", "davidson", "judge_discrimination",

@@ -38,6 +38,7 @@ from judgebayes.bayes.inference import (
 from judgebayes.bayes.multi_judge import multi_judge_data, multi_judge_model
 from judgebayes.bayes.predictive import (
     bayesian_pvalues,
+    plot_statistic,
     posterior_predictive,
     predictive_statistic,
     prior_predictive,
@@ -65,6 +66,7 @@ __all__ = [
     "map_estimate",
     "multi_judge_data",
     "multi_judge_model",
+    "plot_statistic",
     "posterior_predictive",
     "ppc",
     "predictive_statistic",
