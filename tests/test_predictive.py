@@ -152,7 +152,8 @@ def test_predictive_groups_feed_plot_ppc(name: str, specs: dict, priors: dict) -
         assert 0.8 < (b.std() + 1e-12) / (a.std() + 1e-12) < 1.25
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # KDE of near-constant draws
-        assert az.plot_ppc(prior, group="prior", num_pp_samples=20, random_seed=0) is not None
+        assert az.plot_ppc(prior, group="prior", observed=True, num_pp_samples=20,
+                           random_seed=0) is not None
         assert az.plot_ppc(post, num_pp_samples=20, random_seed=0) is not None
     plt.close("all")
 

@@ -6,7 +6,8 @@ A model ``model(**data)`` generates its data when each observed keyword is ``Non
   an :class:`arviz.InferenceData` with ``prior`` (parameters and deterministic
   quantities such as ``elo``), ``prior_predictive`` (simulated data sets) and
   ``observed_data``. Are the priors sensible, on the Elo scale or the method's own?
-  ``az.plot_ppc(idata, group="prior")`` compares simulated and observed data.
+  ``az.plot_ppc(idata, group="prior", observed=True)`` compares simulated and observed
+  data.
 * :func:`posterior_predictive` draws one replicated data set per posterior draw:
   a copy of a fit with a ``posterior_predictive`` group, for
   ``az.plot_ppc(idata)``. Does the fitted model reproduce the data?
@@ -173,13 +174,14 @@ def prior_predictive(model: Callable | ModelSpec, data: Mapping[str, Any] | None
         ``prior`` (latent and deterministic sites, e.g. ``theta`` and ``elo``),
         ``prior_predictive`` (the observed sites, simulated) and ``observed_data``,
         one chain of ``draws`` draws, named by ``coords``/``dims``;
-        ``az.plot_ppc(idata, group="prior")`` draws it.
+        ``az.plot_ppc(idata, group="prior", observed=True)`` draws it (ArviZ leaves the
+        observed data out of a prior plot unless asked).
 
     Examples
     --------
     >>> prior = jb.prior_predictive(jb.models.bt(battles), draws=1000)  # doctest: +SKIP
     >>> prior.prior["elo"].std(("chain", "draw"))                      # doctest: +SKIP
-    >>> az.plot_ppc(prior, group="prior")                               # doctest: +SKIP
+    >>> az.plot_ppc(prior, group="prior", observed=True)                # doctest: +SKIP
     """
     model, data, coords, dims = _unpack(model, data, coords, dims)
     if draws < 1:
@@ -312,8 +314,8 @@ def predictive_statistic(idata: az.InferenceData, stat: Callable[..., Any], *,
         ``observed_data`` and each predictive group of ``idata``
         (``prior_predictive``, ``posterior_predictive``) holding ``name``:
         :func:`plot_statistic` draws each entry against its predictive intervals,
-        :func:`bayesian_pvalues` tabulates it, ``az.plot_ppc`` (``group="prior"``
-        for the prior) draws the distribution of its entries and
+        :func:`bayesian_pvalues` tabulates it, ``az.plot_ppc`` (``group="prior",
+        observed=True`` for the prior) draws the distribution of its entries and
         ``az.plot_bpv(..., kind="t_stat", t_stat="mean")`` that of a one-entry statistic.
     """
     groups = [g for g in _PREDICTIVE if g in idata.groups()]
