@@ -65,10 +65,12 @@ import pandas as pd
 from jax.scipy.special import gammaln
 from numpyro.distributions import constraints
 from numpyro.distributions.util import promote_shapes
+from numpyro.util import not_jax_tracer
 
 from judgebayes.calibration.items import JudgedItems
 from judgebayes.calibration.paired import (
     PAIRED_DESIGNS,
+    binomial_sample,
     paired_calibration_model,
     paired_dims,
     paired_hierarchical_calibration_model,
@@ -146,8 +148,10 @@ class JudgeMixture(dist.Distribution):
         p1 = jnp.exp(self.log_w1 - jnp.logaddexp(self.log_w1, self.log_w0))
         z = jax.random.uniform(k1, shape) < p1
         logits = jnp.where(z, self.logit1, self.logit0)
-        count = jnp.broadcast_to(jnp.asarray(self.total_count), shape)
-        return dist.Binomial(count, logits=logits).sample(k2)
+        count = self.total_count
+        count = (np.broadcast_to(np.asarray(count), shape) if not_jax_tracer(count)
+                 else jnp.broadcast_to(count, shape))
+        return binomial_sample(k2, count, logits)
 
     def log_prob(self, value: Any) -> jax.Array:
         k = jnp.asarray(self.total_count, dtype=jnp.result_type(float))

@@ -74,6 +74,7 @@ import numpyro.distributions as dist
 import pandas as pd
 from jax.scipy.special import gammaln, logsumexp
 from numpyro.distributions import constraints
+from numpyro.util import not_jax_tracer
 
 from judgebayes.calibration.items import JudgedItems
 from judgebayes.errors import DataError
@@ -187,8 +188,7 @@ class PairedJudge(dist.Distribution):
         c = dist.Categorical(logits=lw).sample(k1, sample_shape)
         z = jnp.asarray(_bits(self.event_shape[0]))[c]
         logits = jnp.where(z == 1, self.logit1, self.logit0)
-        count = jnp.broadcast_to(self.total_count, logits.shape).astype(jnp.result_type(int))
-        return dist.Binomial(count, logits=logits).sample(k2)
+        return binomial_sample(k2, jnp.broadcast_to(self.total_count, logits.shape), logits)
 
     def log_prob(self, value: Any) -> jax.Array:
         k = jnp.asarray(self.total_count, dtype=jnp.result_type(float))
@@ -200,6 +200,26 @@ class PairedJudge(dist.Distribution):
         comp = lf0.sum(-1, keepdims=True) + (lf1 - lf0) @ bits.T  # (…, 2^S)
         lw = _consistent_log_weights(self.log_pi, self.human)
         return log_choose + logsumexp(lw + comp, axis=-1) - logsumexp(lw, axis=-1)
+
+
+def binomial_sample(key: jax.Array, total_count: Any, logits: Any) -> jax.Array:
+    """Binomial(k, σ(logits)) draws, as integers of ``logits``' shape.
+
+    With concrete counts (data passed to ``Predictive``, the usual case of prior and
+    posterior predictive checks) a sum of max(k) Bernoulli draws masked at k: one
+    vectorised comparison, where NumPyro's Binomial sampler loops over the elements
+    (16 s against 0.1 s for 10^6 single-run items). Traced counts fall back to
+    ``jax.random.binomial``.
+    """
+    p = jax.nn.sigmoid(jnp.asarray(logits))
+    if not_jax_tracer(total_count):
+        k = np.asarray(total_count)
+        k_max = int(k.max()) if k.size else 0
+        u = jax.random.uniform(key, (k_max, *p.shape), dtype=p.dtype)
+        runs = jnp.arange(k_max).reshape(-1, *([1] * p.ndim))
+        return ((u < p) & (runs < jnp.asarray(k))).sum(0).astype(jnp.result_type(int))
+    count = jnp.asarray(total_count, dtype=p.dtype)
+    return jax.random.binomial(key, count, p).astype(jnp.result_type(int))
 
 
 # ----------------------------------------------------------------------- models
