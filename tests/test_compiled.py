@@ -131,3 +131,164 @@ def test_a_model_can_ask_for_its_own_target_acceptance() -> None:
     assert target_accept_for(multi_judge_model, None) == 0.95
     assert target_accept_for(multi_judge_model, 0.7) == 0.7
     assert target_accept_for(bt_model, None) == 0.8
+
+
+# ------------------------------------------------------------- the chunked driver
+def _jax_compile_events(run: object) -> list[str]:
+    """JAX tracing and compilation events while ``run()`` runs."""
+    seen: list[str] = []
+
+    def listen(name: str, _seconds: float, **_: object) -> None:
+        if name.startswith("/jax/core/compile/"):
+            seen.append(name)
+
+    jax.monitoring.register_event_duration_secs_listener(listen)
+    try:
+        run()
+    finally:
+        jax.monitoring.unregister_event_duration_listener(listen)
+    return seen
+
+
+def test_new_run_lengths_compile_nothing_and_keep_exactly_the_draws(stats: jb.PairStats) -> None:
+    # Run length, chains and target acceptance are arguments of the compiled chunk,
+    # not constants: a refit with all of them changed traces and compiles nothing.
+    data = bt_data(stats)
+    fit(bt_model, data, seed=0, **NUTS)
+    compiled, _ = CompiledModel.of(bt_model, data)
+    kernels = dict(compiled._kernels)
+    out: list = []
+    events = _jax_compile_events(lambda: out.append(fit(
+        bt_model, data, seed=5, chains=3, draws=217, warmup=155, target_accept=0.9,
+        progress=False)))
+    assert events == []
+    assert compiled._kernels == kernels
+    idata = out[0]
+    # 155 + 217 iterations are not whole chunks of 100: exactly the draws asked for
+    assert idata.posterior["theta"].shape == (3, 217, 5)
+    assert idata.sample_stats["acceptance_rate"].shape == (3, 217)
+    assert idata.log_likelihood["y"].shape == (3, 217, stats.n_pairs)
+    assert 0.8 < float(idata.sample_stats["acceptance_rate"].mean()) < 0.97
+
+
+def test_a_chains_draws_depend_on_the_seed_and_its_index_only(stats: jb.PairStats) -> None:
+    data = bt_data(stats)
+    two = fit(bt_model, data, seed=7, **NUTS).posterior["theta"].values
+    three = fit(bt_model, data, seed=7, **{**NUTS, "chains": 3}).posterior["theta"].values
+    np.testing.assert_array_equal(two, three[:2])
+    assert not np.allclose(three[2], three[0])
+
+
+class _Bar:
+    def __init__(self) -> None:
+        self.updates: list[int] = []
+
+    def update(self, n: int) -> None:
+        self.updates.append(n)
+
+
+def test_progress_advances_between_chunks_to_every_iteration(stats: jb.PairStats) -> None:
+    from judgebayes.bayes.driver import CHUNK
+
+    compiled, arrays = CompiledModel.of(bt_model, bt_data(stats))
+    bar = _Bar()
+    samples, _ = compiled.nuts(jax.random.PRNGKey(0), arrays, chains=3, draws=130, warmup=120,
+                               target_accept=0.8, progress=bar)
+    assert samples["theta"].shape == (3, 130, 5)
+    assert sum(bar.updates) == 3 * (120 + 130)  # the bar's total in fit()
+    assert len(bar.updates) == 3 * -(-(120 + 130) // CHUNK)  # once per chunk and chain
+
+
+def test_fit_progress_bar_total_is_chains_times_iterations(stats: jb.PairStats,
+                                                          capsys: pytest.CaptureFixture) -> None:
+    fit(bt_model, bt_data(stats), seed=0, chains=2, draws=150, warmup=110, progress=True)
+    err = capsys.readouterr().err
+    assert "520/520" in err  # 2 chains x (110 + 150) iterations, all counted
+
+
+def test_warm_up_adaptation_is_numpyros(stats: jb.PairStats) -> None:
+    # Below 100 warm-up iterations there is no closing step-size window, so the driver
+    # must reproduce NumPyro's own hmc kernel (init_kernel / sample_kernel, windowed
+    # adaptation of step size and diagonal mass matrix) draw for draw. In float64 the
+    # two programs agree to rounding (chaotic growth of rounding differences stays far
+    # below the tolerance over 100 iterations on this posterior).
+    import jax.numpy as jnp
+    from numpyro.infer.hmc import hmc
+
+    from judgebayes.bayes.driver import Plan, init_chain, make_plan, transition
+
+    warmup, draws = 60, 40
+    with jax.enable_x64(True):
+        compiled, arrays = CompiledModel.of(bt_model, bt_data(stats))
+        potential = compiled.potential_gen(**arrays)
+        key = jax.random.PRNGKey(3)
+        plan = Plan(*map(jnp.asarray, make_plan(warmup, draws, 0.8)))
+
+        @jax.jit
+        def ours() -> tuple:
+            st = init_chain(potential, compiled.z_template, key)
+            _, (zs, st_) = jax.lax.scan(lambda s, i: transition(potential, s, i, plan), st,
+                                        jnp.arange(warmup + draws, dtype=jnp.int32))
+            return zs, st_["step_size"], st.z
+
+        zs, eps, z0 = ours()
+        init_kernel, sample_kernel = hmc(potential_fn_gen=compiled.potential_gen, algo="NUTS")
+
+        @jax.jit
+        def theirs() -> tuple:
+            st = init_kernel(z0, num_warmup=warmup, target_accept_prob=0.8,
+                             model_kwargs=arrays, rng_key=jax.random.split(key)[1])
+
+            def step(s: object, _: object) -> tuple:
+                s = sample_kernel(s, model_kwargs=arrays)
+                return s, (s.z, s.adapt_state.step_size)
+
+            return jax.lax.scan(step, st, None, length=warmup + draws)[1]
+
+        zs_np, eps_np = theirs()
+        np.testing.assert_allclose(eps, eps_np, rtol=1e-7)
+        for k in zs:
+            np.testing.assert_allclose(zs[k], zs_np[k], atol=1e-7)
+
+
+def test_persistent_cache_is_written_then_read_in_a_new_process(tmp_path: object) -> None:
+    # Two fresh processes with the cache in tmp_path: the first compiles and writes the
+    # kernels, the second loads them (cache hits) and draws exactly the same numbers.
+    import os
+    import subprocess
+    import sys
+
+    script = (
+        "import jax, numpy as np, numpyro, numpyro.distributions as dist\n"
+        "from judgebayes.bayes.inference import fit\n"
+        "hits = []\n"
+        "jax.monitoring.register_event_listener(lambda name, **_: hits.append(name))\n"
+        "def model(s):\n"
+        "    numpyro.sample('x', dist.Normal(0.0, s))\n"
+        "idata = fit(model, {'s': np.ones(3)}, chains=1, draws=30, warmup=20, progress=False)\n"
+        "print(hits.count('/jax/compilation_cache/cache_hits'),"
+        " repr(idata.posterior['x'].values.sum()))\n")
+    env = {**os.environ, "JUDGEBAYES_JAX_CACHE": str(tmp_path)}
+    outs = [subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                           text=True, check=True).stdout.split() for _ in range(2)]
+    assert any(f.name.startswith("jit_run") for f in tmp_path.iterdir())  # the chunk kernel
+    assert int(outs[0][0]) == 0 and int(outs[1][0]) >= 1
+    assert outs[0][1] == outs[1][1]
+
+
+def test_persistent_cache_folder_follows_the_environment(monkeypatch: pytest.MonkeyPatch,
+                                                         tmp_path: object) -> None:
+    from pathlib import Path
+
+    from judgebayes.bayes.driver import persistent_cache_dir
+
+    monkeypatch.delenv("JUDGEBAYES_JAX_CACHE", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert persistent_cache_dir() == Path(tmp_path) / "judgebayes" / "jax"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    assert persistent_cache_dir() == Path.home() / ".cache" / "judgebayes" / "jax"
+    monkeypatch.setenv("JUDGEBAYES_JAX_CACHE", str(tmp_path / "x"))
+    assert persistent_cache_dir() == tmp_path / "x"
+    for off in ("0", "off", "OFF", "false", ""):
+        monkeypatch.setenv("JUDGEBAYES_JAX_CACHE", off)
+        assert persistent_cache_dir() is None

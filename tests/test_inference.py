@@ -167,3 +167,28 @@ def test_convergence_checks_on_tiny_and_constant_draws() -> None:
     # 4 chains x 4 draws, split into 8 x 2: S = 16 draws; NumPyro alone gives -11.5
     assert 0 < ess[0] <= 16 * np.log10(16)
     assert ess[0] == pytest.approx(float(az.ess(az.convert_to_dataset(x[:, :, :1]))["x"][0]))
+
+
+def _normal_2d(scale: np.ndarray) -> None:
+    import numpyro
+    import numpyro.distributions as dist
+
+    numpyro.sample("x", dist.Normal(0.0, scale))
+
+
+def test_chunked_nuts_mixes_on_a_gaussian() -> None:
+    # Run lengths that are not whole chunks (CHUNK = 100): 230 warm-up, 470 draws.
+    from judgebayes.bayes.inference import SamplerWarning, rank_rhat_and_bulk_ess
+
+    scale = np.array([1.0, 5.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SamplerWarning)  # no R-hat, ESS or divergence warning
+        idata = fit(_normal_2d, {"scale": scale}, chains=4, draws=470, warmup=230, seed=3,
+                    progress=False)
+    x = idata.posterior["x"].values
+    assert x.shape == (4, 470, 2)
+    rhat, ess = rank_rhat_and_bulk_ess(x)
+    assert rhat.max() < 1.01 and ess.min() > 1000
+    np.testing.assert_allclose(x.std(axis=(0, 1)), scale, rtol=0.1)
+    np.testing.assert_allclose(x.mean(axis=(0, 1)), 0.0, atol=0.1 * scale.max())
+    assert int(idata.sample_stats["diverging"].sum()) == 0

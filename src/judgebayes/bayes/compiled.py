@@ -44,10 +44,10 @@ from judgebayes.bayes.driver import (
     CHUNK,
     ChainState,
     Plan,
+    blank_state,
     chunk_fn,
     chunk_ranges,
     enable_persistent_cache,
-    init_chain,
     make_plan,
     nuts_chain,
     step_size_tail,
@@ -58,6 +58,8 @@ __all__ = ["CompiledModel", "nuts_chain", "split_data", "step_size_tail",
            "target_accept_for", "uniform_init"]
 
 _CACHE_SIZE = 32
+#: Draws per call of the compiled pointwise log-likelihood.
+LOGLIK_BLOCK = 1000
 _cache: OrderedDict[tuple, CompiledModel] = OrderedDict()
 _cache_lock = threading.Lock()
 
@@ -191,8 +193,7 @@ class CompiledModel:
         shapes (see :mod:`judgebayes.bayes.driver`), and a state of the right shapes."""
         def build() -> tuple[Callable, ChainState]:
             state0 = jax.tree.map(lambda s: np.zeros(s.shape, s.dtype), jax.eval_shape(
-                lambda a, k: init_chain(self.potential_gen(**a), self.z_template, k),
-                arrays, rng))
+                blank_state, self.z_template, rng))
             run = jax.jit(chunk_fn(self.potential_gen, self.postprocess_gen, self.z_template))
             return run.lower(state0, np.int32(0), plan, arrays, rng, np.int32(0)).compile(), state0
 
@@ -223,13 +224,23 @@ class CompiledModel:
     # ---------------------------------------------------------- likelihood
     def pointwise_log_likelihood(self, samples: Mapping[str, np.ndarray],
                                  arrays: Mapping[str, jax.Array]) -> dict[str, np.ndarray]:
-        """Log-likelihood of every observed site at every draw (``(chain, draw, ...)``)."""
+        """Log-likelihood of every observed site at every draw (``(chain, draw, ...)``).
+
+        Draws go through one compiled kernel in blocks of :data:`LOGLIK_BLOCK` (the
+        last one padded), so a new number of draws or chains compiles nothing.
+        """
         lead = next(iter(samples.values())).shape[:2]
-        flat = {k: jnp.asarray(v.reshape(-1, *v.shape[2:])) for k, v in samples.items()}
-        fn = self._kernel(("loglik",), lambda: jax.jit(
+        flat = {k: v.reshape(-1, *v.shape[2:]) for k, v in samples.items()}
+        n = int(np.prod(lead))
+        fn = self._kernel(("loglik", LOGLIK_BLOCK), lambda: jax.jit(
             lambda s, a: log_likelihood(self.model, s, parallel=True, **a)))
-        return {k: np.asarray(v).reshape(*lead, *np.shape(v)[1:])
-                for k, v in fn(flat, arrays).items()}
+        parts = []
+        for start in range(0, n, LOGLIK_BLOCK):
+            rows = np.minimum(np.arange(start, start + LOGLIK_BLOCK), n - 1)
+            out = fn({k: v[rows] for k, v in flat.items()}, arrays)
+            parts.append({k: np.asarray(v)[:n - start] for k, v in out.items()})
+        return {k: np.concatenate([p[k] for p in parts]).reshape(*lead, *parts[0][k].shape[1:])
+                for k in parts[0]}
 
     def observed(self, arrays: Mapping[str, jax.Array],
                  select: Callable[[Mapping[str, Any]], bool]) -> dict[str, np.ndarray]:
@@ -256,7 +267,8 @@ def _run_chain(kernel: Callable, state: ChainState, chain: np.int32, rng: jax.Ar
     def collect(item: tuple) -> None:
         (_, lo, hi), values, stats = item
         if hi > lo:
-            kept.append(jax.tree.map(lambda x: np.asarray(x[lo:hi]), (values, stats)))
+            # slices of host copies: slicing a JAX array would compile per slice
+            kept.append(jax.tree.map(lambda x: np.asarray(x)[lo:hi], (values, stats)))
         tick(hi)
 
     for rows in chunk_ranges(warmup, draws):

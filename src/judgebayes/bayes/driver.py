@@ -43,7 +43,7 @@ from numpyro.infer.hmc_util import (
     welford_covariance,
 )
 
-__all__ = ["CACHE_ENV", "CHUNK", "ChainState", "Plan", "chunk_fn", "chunk_ranges",
+__all__ = ["CACHE_ENV", "CHUNK", "ChainState", "Plan", "blank_state", "chunk_fn", "chunk_ranges",
            "enable_persistent_cache", "init_chain", "make_plan", "nuts_chain",
            "persistent_cache_dir", "step_size_tail", "transition", "uniform_init"]
 
@@ -138,27 +138,36 @@ def uniform_init(key: jax.Array, z: Any) -> Any:
 def init_chain(potential_fn: Callable, z_template: Any, rng: jax.Array) -> ChainState:
     """A chain's start (traceable): a uniform(−2, 2) point on the unconstrained space,
     redrawn (up to 100 times) until the potential and its gradient are finite, as
-    NumPyro does; unit mass matrix, step size 1, keys split as NumPyro's ``init_kernel``."""
+    NumPyro does; unit mass matrix and step size 1, as NumPyro's ``init_kernel``."""
     value_and_grad = jax.value_and_grad(potential_fn)
     k_init, k_run = jax.random.split(rng)
 
-    def finite(c: tuple) -> jax.Array:
-        _, _, pe, grad = c
-        return jnp.isfinite(pe) & jnp.all(jnp.isfinite(ravel_pytree(grad)[0]))
-
-    def attempt(n: jax.Array, z: Any) -> tuple:
+    def redraw(c: tuple) -> tuple:  # the model is traced once, here
+        n = c[0] + 1
+        z = uniform_init(jax.random.fold_in(k_init, n), z_template)
         return (n, z, *value_and_grad(z))
 
-    def retry(c: tuple) -> tuple:
-        n = c[0] + 1
-        return attempt(n, uniform_init(jax.random.fold_in(k_init, n), z_template))
+    def again(c: tuple) -> jax.Array:
+        n, _, pe, grad = c
+        finite = jnp.isfinite(pe) & jnp.all(jnp.isfinite(ravel_pytree(grad)[0]))
+        return (n < 100) & ~finite
 
-    _, z, pe, grad = jax.lax.while_loop(lambda c: (c[0] < 100) & ~finite(c), retry,
-                                        attempt(0, uniform_init(k_init, z_template)))
+    blank = blank_state(z_template, rng)
+    start = (-1, blank.z, jnp.array(jnp.inf, blank.potential_energy.dtype), blank.z_grad)
+    _, z, pe, grad = jax.lax.while_loop(again, redraw, start)
+    return blank._replace(z=z, z_grad=grad, potential_energy=pe,
+                          rng_key=jax.random.split(k_run, 3)[0])
+
+
+def blank_state(z_template: Any, rng: jax.Array) -> ChainState:
+    """A chain state at the origin with unit step size and mass matrix (traceable;
+    the model is not run)."""
+    dtype = jnp.result_type(float)
+    z = jax.tree.map(lambda x: jnp.zeros(x.shape, x.dtype), z_template)
     size = ravel_pytree(z)[0].size
-    step_size = jnp.ones((), dtype=pe.dtype)
-    return ChainState(z, grad, pe, jax.random.split(k_run, 3)[0], step_size,
-                      jnp.ones(size, dtype=pe.dtype), jnp.ones(size, dtype=pe.dtype),
+    step_size = jnp.ones((), dtype=dtype)
+    return ChainState(z, z, jnp.zeros((), dtype=dtype), rng, step_size,
+                      jnp.ones(size, dtype=dtype), jnp.ones(size, dtype=dtype),
                       _da_init(jnp.log(10 * step_size)), _mm_init(size))
 
 
