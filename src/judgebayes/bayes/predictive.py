@@ -424,5 +424,8 @@ def plot_statistic(idata: az.InferenceData, var: str | None = None, *,
     check = xr.Dataset({"replicated": (("draw", "entry"), rep.values.reshape(rep.shape[0], -1)),
                         "observed": (("entry",), obs.values.reshape(-1))})
     kind = "prior" if group == "prior_predictive" else "posterior"
-    return ppc_plot(check, ax, labels=None if labels is None else list(labels),
-                    title=title or f"{var}, {kind} predictive check")
+    ax = ppc_plot(check, ax, labels=None if labels is None else list(labels),
+                  title=title or f"{var}, {kind} predictive check")
+    if check.sizes["entry"] < 12:  # a narrow panel: the legend in two columns, out of the way
+        ax.legend(fontsize=7, frameon=False, ncol=2, loc="best")
+    return ax
