@@ -4,9 +4,12 @@ A model is a plain NumPyro function of its data (``model(**data)``; observed
 sites take ``None`` to generate). :func:`fit` runs
 
 * ``method="nuts"``: NumPyro's NUTS kernel (diagonal mass matrix and step size
-  adapted during warm-up), chains vectorised in groups, one group per CPU core;
-  compiled once per model and data layout (:mod:`judgebayes.bayes.compiled`), so a
-  second fit of the same shapes, with new data or a new seed, only samples;
+  adapted during warm-up), each chain on its own thread, run in chunks of iterations
+  by :mod:`judgebayes.bayes.driver`; compiled once per model and data layout
+  (:mod:`judgebayes.bayes.compiled`), so a second fit of the same shapes, with new
+  data, a new seed or another number of chains, draws or warm-up iterations, only
+  samples, and kept in JAX's persistent compilation cache on disk, so a new process
+  loads it instead of compiling;
 * ``method="map"``: the mode of the *same* log density, found by SciPy's L-BFGS
   on NumPyro's potential function (the negative log joint on the unconstrained
   space, with JAX gradients), and a Laplace approximation from the JAX Hessian
@@ -58,12 +61,12 @@ class SamplerWarning(JudgeBayesWarning):
 def use_cpu_cores(n: int | None = None) -> None:
     """Let JAX see ``n`` CPU devices (default: all cores).
 
-    :func:`fit` does not need this (it runs its chain groups on threads, one per
-    core); NumPyro's own ``MCMC(chain_method="parallel")``, e.g. PyMC's
-    ``nuts_sampler="numpyro"`` route, does. Ask for no more devices than cores:
-    with 4 devices on 2 cores about one :func:`fit` in ten stalled for ~0.4 s
-    (``bench/bayes_speed.py``). Must be called before JAX initialises its backend
-    (before the first JAX computation in the process); later calls have no effect.
+    :func:`fit` does not need this (it runs its chains on threads); NumPyro's own
+    ``MCMC(chain_method="parallel")``, e.g. PyMC's ``nuts_sampler="numpyro"`` route,
+    does. Ask for no more devices than cores: with 4 devices on 2 cores about one
+    :func:`fit` in ten stalled for ~0.4 s (``bench/bayes_speed.py``). Must be called
+    before JAX initialises its backend (before the first JAX computation in the
+    process); later calls have no effect.
     """
     numpyro.set_host_device_count(n or os.cpu_count() or 1)
 
