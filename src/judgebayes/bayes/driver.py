@@ -9,15 +9,19 @@ Here one iteration (:func:`transition`) is NumPyro's own NUTS transition
 followed by NumPyro's warm-up adaptation (``dual_averaging`` for the step size,
 ``welford_covariance`` for the diagonal mass matrix, re-estimated at the ends of Stan's
 doubling windows, ``build_adaptation_schedule``), with the iteration number and the
-schedule as *arguments* (:class:`Plan`). :func:`run_chunks` runs fixed-size chunks of
-iterations (one compiled ``lax.scan`` of :data:`CHUNK` iterations) from a Python loop
-that reports progress between chunks, so the compiled code holds no callback and
-depends on neither ``draws`` nor ``warmup``; :func:`nuts_chain` runs a whole chain in
-one traceable scan (simulation-based calibration vmaps it).
+schedule as *arguments* (:class:`Plan`). :func:`chunk_fn` is one chain's chunk of
+:data:`CHUNK` iterations (a ``lax.scan``), compiled once per model and data layout by
+:class:`~judgebayes.bayes.compiled.CompiledModel`, whose Python loop calls it chunk
+after chunk and reports progress between chunks: the compiled code holds no callback
+and depends on neither ``draws``, ``warmup`` nor ``target_accept``, so JAX's
+persistent compilation cache (:func:`enable_persistent_cache`) can keep it on disk.
+:func:`nuts_chain` runs a whole chain in one traceable scan (simulation-based
+calibration vmaps it).
 
 Warm-up ends with a step-size-only window longer than NumPyro's: see :func:`nuts_chain`.
-With the same seed the draws equal those of NumPyro's ``hmc`` kernel driven the same way
-(``init_kernel``/``sample_kernel`` with the same closing window), up to float rounding.
+Below 100 warm-up iterations there is none, and the draws are those of NumPyro's
+``hmc`` kernel (``init_kernel``/``sample_kernel``) from the same start and key, to
+float rounding (tested).
 """
 
 from __future__ import annotations
@@ -103,7 +107,7 @@ def step_size_tail(warmup: int) -> int:
 
 
 def make_plan(warmup: int, draws: int, target_accept: float) -> Plan:
-    """The :class:`Plan` (NumPy arrays) of ``warmup`` iterations then ``draws`` draws."""
+    """The :class:`Plan` (NumPy values) of ``warmup`` iterations then ``draws`` draws."""
     if warmup < 0 or draws < 1:
         raise ValueError(f"NUTS needs warmup >= 0 and draws >= 1, got {warmup} and {draws}")
     n_adapt = warmup - step_size_tail(warmup)
