@@ -13,8 +13,9 @@ simulations and are tiny where the model is wrong (an intransitive pair, a share
 calibration for two different judges).
 
 Cost: JAX compiles each model's samplers once (eager, per operation and shape), which
-dominates: about 2 minutes of CPU for the file, ~10 s per new model layout; the two MAP
-fits of the calibration designs and of the anchors model are marked ``slow``.
+dominates: about 110 s of CPU for the file, 3–10 s per new model layout; the MAP fits of
+the calibration designs and of the anchors model, and the β-posterior Soft-Elo (NUTS),
+are marked ``slow`` (about 26 s of it).
 
 Tolerances are Monte Carlo: with D = 500 draws a mean's error is its SD/√D; every bound
 is at least 3 such errors (most 4 or more) away from the closed form. All draws are
@@ -260,6 +261,25 @@ def test_temperature_prior_and_posterior_agreement_rates(specs: dict, priors: di
     assert bayesian_pvalues(pp)["p_value"].item() > 0.1
     assert plot_statistic(pp) is not None
     plt.close("all")
+
+
+@pytest.mark.slow
+def test_beta_posterior_soft_elo_feeds_both_checks(arena: jb.Battles) -> None:
+    """``soft_elo_posterior`` (β by NUTS, θ | β by Laplace: the cut posterior) holds the
+    latent sites of both of its models, so it is checked as it is: β against the human
+    labels through ``jb.models.temperature`` (agreement rate, p > 0.05), θ against the
+    soft targets through ``jb.models.soft_bt`` at the posterior median β (the extra
+    variables of the other model are ignored)."""
+    post = jb.soft_elo_posterior(arena, n_draws=200, chains=1, seed=0)
+    temperature = jb.models.temperature(arena)
+    s = np.asarray(temperature.data["s"])
+    check = predictive_statistic(jb.posterior_predictive(temperature, post, seed=1),
+                                 lambda y: np.mean(y == (s > 0)), name="agreement")
+    assert check.posterior_predictive["agreement"].shape == (1, 200, 1)
+    assert bayesian_pvalues(check)["p_value"].item() > 0.05
+    soft = jb.models.soft_bt(arena, beta=float(post.posterior["beta"].median()))
+    pp = jb.posterior_predictive(soft, post, seed=2)
+    assert pp.posterior_predictive["y"].shape == (1, 200, len(soft.data["n"]))
 
 
 # ------------------------------------------------------- multi-judge, consensus
