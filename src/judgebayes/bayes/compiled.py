@@ -35,7 +35,7 @@ import functools
 import hashlib
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -50,12 +50,15 @@ from numpyro.infer.util import constrain_fn, log_likelihood, potential_energy
 
 from judgebayes.bayes.driver import (
     CHUNK,
+    MAX_START_ATTEMPTS,
     ChainState,
     Plan,
     blank_state,
+    chain_starts,
     chunk_fn,
     chunk_ranges,
     enable_persistent_cache,
+    is_finite_start,
     make_plan,
     nuts_chain,
     step_size_tail,
@@ -164,16 +167,21 @@ class CompiledModel:
              ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
         """Constrained draws and sampler statistics, each shaped ``(chain, draw, ...)``.
 
-        Chain ``c`` starts from the key ``fold_in(rng, c)``. ``progress`` is a tqdm bar
+        ``rng`` is a raw PRNG key (``jax.random.PRNGKey``); chain ``c``'s key and start
+        come from a NumPy generator seeded with ``rng`` and ``c``
+        (:func:`~judgebayes.bayes.driver.chain_starts`). ``progress`` is a tqdm bar
         (total ``chains · (warmup + draws)``) or ``None``; it advances as chunks of
         :data:`~judgebayes.bayes.driver.CHUNK` iterations finish. The compiled kernel
         depends on neither ``chains``, ``draws``, ``warmup`` nor ``target_accept``.
         """
         enable_persistent_cache()
         plan = Plan(*map(jnp.asarray, make_plan(warmup, draws, target_accept)))
+        if jax.dtypes.issubdtype(rng.dtype, jax.dtypes.prng_key):
+            rng = jax.random.key_data(rng)
+        rng = np.asarray(rng)
         # Compile in this thread: tracing a NumPyro model uses its global handler
         # stack, which two threads must not share.
-        kernel, state0 = self._nuts_kernel(arrays, plan, rng)
+        kernel, blank = self._nuts_kernel(arrays, plan, rng)
         lock = threading.Lock()
 
         def tick(n: int) -> None:
@@ -182,8 +190,8 @@ class CompiledModel:
                     progress.update(n)
 
         def run(chain: int) -> tuple[dict, dict]:
-            return _run_chain(kernel, state0, np.int32(chain), rng, arrays, plan, warmup,
-                              draws, tick)
+            return _run_chain(kernel, chain_starts(blank, self.z_template, rng, chain), arrays,
+                              plan, warmup, draws, tick)
 
         if chains == 1:
             outs = [run(0)]
@@ -195,15 +203,15 @@ class CompiledModel:
         stats["tree_depth"] = np.floor(np.log2(stats["n_steps"])).astype(np.int32) + 1
         return samples, stats
 
-    def _nuts_kernel(self, arrays: Mapping[str, jax.Array], plan: Plan, rng: jax.Array,
+    def _nuts_kernel(self, arrays: Mapping[str, jax.Array], plan: Plan, rng: np.ndarray,
                      ) -> tuple[Callable, ChainState]:
         """The chunk kernel of one chain, compiled ahead of time for these argument
-        shapes (see :mod:`judgebayes.bayes.driver`), and a state of the right shapes."""
+        shapes (see :mod:`judgebayes.bayes.driver`), and a state of its shapes (zeros)."""
         def build() -> tuple[Callable, ChainState]:
-            state0 = jax.tree.map(lambda s: np.zeros(s.shape, s.dtype), jax.eval_shape(
+            blank = jax.tree.map(lambda s: np.zeros(s.shape, s.dtype), jax.eval_shape(
                 blank_state, self.z_template, rng))
             run = jax.jit(chunk_fn(self.potential_gen, self.postprocess_gen, self.z_template))
-            return run.lower(state0, np.int32(0), plan, arrays, rng, np.int32(0)).compile(), state0
+            return run.lower(blank, np.int32(0), plan, arrays).compile(), blank
 
         return self._kernel(("nuts", CHUNK), build)
 
@@ -261,16 +269,27 @@ class CompiledModel:
         return {k: np.asarray(v) for k, v in fn(arrays).items()}
 
 
-def _run_chain(kernel: Callable, state: ChainState, chain: np.int32, rng: jax.Array,
-               arrays: Mapping, plan: Plan, warmup: int, draws: int,
-               tick: Callable[[int], None]) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+def _run_chain(kernel: Callable, starts: Iterator[ChainState], arrays: Mapping, plan: Plan,
+               warmup: int, draws: int, tick: Callable[[int], None],
+               ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     """Run one chain chunk by chunk and keep its draws (leading axis: draw).
 
-    The next chunk is dispatched before the last one's draws are copied to the host,
-    so the copy and the progress update overlap the sampling.
+    The first chunk is tried from one start after another until the potential and its
+    gradient are finite there. The next chunk is dispatched before the last one's
+    draws are copied to the host, so the copy and the progress update overlap the
+    sampling.
     """
+    ranges = list(chunk_ranges(warmup, draws))
+    for _ in range(MAX_START_ATTEMPTS):
+        state, values, stats = kernel(next(starts), np.int32(0), plan, arrays)
+        if is_finite_start(state):
+            break
+    else:
+        raise RuntimeError(
+            f"no start point with a finite log density and gradient in {MAX_START_ATTEMPTS} "
+            "uniform(-2, 2) draws on the unconstrained space: check the model and its data")
     kept: list[tuple[dict, dict]] = []
-    pending = None
+    pending = (ranges[0], values, stats)
 
     def collect(item: tuple) -> None:
         (_, lo, hi), values, stats = item
@@ -279,10 +298,9 @@ def _run_chain(kernel: Callable, state: ChainState, chain: np.int32, rng: jax.Ar
             kept.append(jax.tree.map(lambda x: np.asarray(x)[lo:hi], (values, stats)))
         tick(hi)
 
-    for rows in chunk_ranges(warmup, draws):
-        state, values, stats = kernel(state, np.int32(rows[0]), plan, arrays, rng, chain)
-        if pending is not None:
-            collect(pending)
+    for rows in ranges[1:]:
+        state, values, stats = kernel(state, np.int32(rows[0]), plan, arrays)
+        collect(pending)
         pending = (rows, values, stats)
     collect(pending)
     return tuple({k: np.concatenate([part[j][k] for part in kept]) for k in kept[0][j]}

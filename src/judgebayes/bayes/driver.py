@@ -47,12 +47,15 @@ from numpyro.infer.hmc_util import (
     welford_covariance,
 )
 
-__all__ = ["CACHE_ENV", "CHUNK", "ChainState", "Plan", "blank_state", "chunk_fn", "chunk_ranges",
-           "enable_persistent_cache", "init_chain", "make_plan", "nuts_chain",
-           "persistent_cache_dir", "step_size_tail", "transition", "uniform_init"]
+__all__ = ["CACHE_ENV", "CHUNK", "ChainState", "Plan", "blank_state", "chain_starts", "chunk_fn",
+           "chunk_ranges", "enable_persistent_cache", "init_chain", "is_finite_start",
+           "make_plan", "nuts_chain", "persistent_cache_dir", "step_size_tail", "transition",
+           "uniform_init"]
 
 #: Iterations per compiled chunk: progress is reported between chunks.
 CHUNK = 100
+#: Start points a chain tries before giving up (NumPyro tries as many).
+MAX_START_ATTEMPTS = 100
 #: Fraction of warm-up spent tuning the step size alone at its end (see nuts_chain).
 TAIL_FRACTION = 0.2
 #: Most mass-matrix windows a schedule may have (Stan's doubling windows: 25 windows
@@ -273,24 +276,59 @@ def nuts_chain(potential_gen: Callable, z_template: Any, *, warmup: int, draws: 
     return zs, stats
 
 
+def chain_starts(blank: ChainState, z_template: Any, rng: np.ndarray,
+                 chain: int) -> Iterator[ChainState]:
+    """Start states of chain ``chain`` (on the host, NumPy), one per attempt.
+
+    ``blank`` gives the shapes. A NumPy generator seeded with the key ``rng`` and
+    ``chain`` draws the chain's NUTS key (raw key data, any bits are a valid key) and
+    then, one per attempt, uniform(−2, 2) points on the unconstrained space (NumPyro's
+    ``init_to_uniform``);
+    :func:`chunk_fn` evaluates the potential there. Drawn here rather than in the
+    compiled chunk: the random-number code of an in-kernel start doubled the time
+    XLA took to compile the chunk's start (1.1 s more on the arena).
+    """
+    gen = np.random.default_rng([*np.asarray(rng, dtype=np.uint32).ravel().tolist(), chain])
+    key = gen.integers(0, 2**32, size=np.shape(rng), dtype=np.uint32)
+    leaves, treedef = jax.tree.flatten(z_template)
+    while True:
+        z = [gen.uniform(-2.0, 2.0, size=x.shape).astype(x.dtype) for x in leaves]
+        yield blank._replace(z=jax.tree.unflatten(treedef, z), rng_key=key)
+
+
+def is_finite_start(state: ChainState) -> bool:
+    """Whether the potential and its gradient are finite at ``state`` (host)."""
+    grads = [np.asarray(g) for g in jax.tree.leaves(state.z_grad)]
+    return bool(np.isfinite(np.asarray(state.potential_energy))
+                and all(np.isfinite(g).all() for g in grads))
+
+
 def chunk_fn(potential_gen: Callable, postprocess_gen: Callable, z_template: Any,
              chunk: int = CHUNK) -> Callable:
-    """``run(state, start, plan, arrays, rng, chain)``: iterations ``start … start +
-    chunk − 1`` of one chain (traceable).
+    """``run(state, start, plan, arrays)``: iterations ``start … start + chunk − 1`` of one
+    chain (traceable).
 
-    At ``start == 0`` the chain starts afresh (:func:`init_chain` with the key
-    ``fold_in(rng, chain)``) and ``state`` only gives the shapes. Returns the new state,
-    the constrained positions (``postprocess_gen``) and the statistics, each with a
-    leading ``chunk`` axis; iterations at or past ``plan.total`` leave the state as it
-    is (rows of padding).
+    At ``start == 0`` only the position and key of ``state`` count (a start from
+    :func:`chain_starts`): the chain starts there with unit step size and mass matrix,
+    the potential and its gradient are evaluated and, where either is not finite, no
+    iteration runs (the caller draws another start). Returns the new state, the
+    constrained positions (``postprocess_gen``) and the statistics, each with a leading
+    ``chunk`` axis; iterations at or past ``plan.total`` leave the state as it is (rows
+    of padding).
     """
-    def run(state: ChainState, start: jax.Array, plan: Plan, arrays: dict, rng: jax.Array,
-            chain: jax.Array) -> tuple:
+    def run(state: ChainState, start: jax.Array, plan: Plan, arrays: dict) -> tuple:
         potential_fn = potential_gen(**arrays)
-        state = jax.lax.cond(start == 0, lambda: init_chain(
-            potential_fn, z_template, jax.random.fold_in(rng, chain)), lambda: state)
 
-        def idle(s: ChainState, i: jax.Array) -> tuple:
+        def begin() -> ChainState:
+            pe, grad = jax.value_and_grad(potential_fn)(state.z)
+            return blank_state(z_template, state.rng_key)._replace(
+                z=state.z, potential_energy=pe, z_grad=grad)
+
+        state = jax.lax.cond(start == 0, begin, lambda: state)
+        finite = (jnp.isfinite(state.potential_energy)
+                  & jnp.all(jnp.isfinite(ravel_pytree(state.z_grad)[0])))
+
+        def idle(s: ChainState) -> tuple:
             zero = jnp.zeros((), dtype=s.potential_energy.dtype)
             return s, (s.z, {"diverging": jnp.array(False),
                              "n_steps": jnp.array(0, dtype=jnp.result_type(int)),
@@ -298,8 +336,8 @@ def chunk_fn(potential_gen: Callable, postprocess_gen: Callable, z_template: Any
                              "lp": -s.potential_energy, "step_size": s.step_size})
 
         def body(s: ChainState, i: jax.Array) -> tuple:
-            return jax.lax.cond(i < plan.total, lambda: transition(potential_fn, s, i, plan),
-                                lambda: idle(s, i))
+            return jax.lax.cond((i < plan.total) & finite,
+                                lambda: transition(potential_fn, s, i, plan), lambda: idle(s))
 
         state, (zs, stats) = jax.lax.scan(body, state,
                                           start + jnp.arange(chunk, dtype=jnp.int32))
