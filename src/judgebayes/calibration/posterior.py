@@ -47,9 +47,32 @@ DEFAULT_DESIGNS = ("shared", "model_specific", "hierarchical", "paired")
 :data:`~judgebayes.calibration.paired.MAX_MODELS` models)."""
 
 
+_DENSE_SETS = 2**24
+"""Largest items × cells count matrix :func:`_question_of_cells` makes dense to find the
+items' distinct sets of cells."""
+
+
+def _cell_loglik(idata: az.InferenceData) -> tuple[dict[str, np.ndarray], tuple[int, int]]:
+    """Log-likelihood of every cell at every draw, per observed site, shaped
+    ``(chain, draw, cell)``: the values :func:`~judgebayes.bayes.inference.fit` already
+    computed (one compiled, vectorised kernel).
+
+    They are the cells' own (unweighted) log-likelihoods: NumPyro's ``log_likelihood``
+    ignores the ``scale`` handler that applies the multiplicities, and only cells of
+    weight 0 (which no item maps to) are masked to 0. After NUTS they equal, bit for
+    bit, what :func:`_site_loglik` recomputes from the posterior draws; after MAP they
+    are float64 (``fit`` evaluates them with x64 on), where the recomputation was float32.
+    """
+    ll = idata.log_likelihood
+    shape = (ll.sizes["chain"], ll.sizes["draw"])
+    return {k: ll[k].values.reshape(*shape, -1) for k in ("judge_label", "human_label")}, shape
+
+
 def _site_loglik(design: str, idata: az.InferenceData, cells: Mapping[str, Any],
                  ) -> tuple[dict[str, np.ndarray], tuple[int, int]]:
-    """Log-likelihood of every cell at every posterior draw, per observed site."""
+    """Log-likelihood of every cell at every posterior draw, per observed site, by
+    NumPyro's ``log_likelihood`` on the posterior draws (the previous route, kept for
+    :func:`_item_loglik_reference` and :func:`_paired_loglik_reference`)."""
     from numpyro.infer import log_likelihood
 
     post = idata.posterior
@@ -69,11 +92,91 @@ def _replace_loglik(idata: az.InferenceData, loglik: xr.Dataset, observed: xr.Da
     return idata
 
 
+def _question_of_cells(cell: np.ndarray, item_of_row: np.ndarray, n_items: int,
+                       n_cells: int) -> tuple[scipy.sparse.csr_matrix, np.ndarray]:
+    """The distinct sets of cells the items' rows fall in, and each item's set.
+
+    Returns ``sets`` (cells × sets: how many of a set's rows fall in each cell) and
+    ``of_item`` (each item's set), so that the items' log-likelihoods are
+    ``(cell_loglik @ sets)[..., of_item]``: a product over a few sets instead of one
+    over every row (with more than :data:`_DENSE_SETS` items × cells, each item is its
+    own set).
+    """
+    counts = scipy.sparse.csr_matrix((np.ones(len(cell)), (item_of_row, cell)),
+                                     shape=(n_items, n_cells))
+    if n_items * n_cells > _DENSE_SETS:  # many cells: one set per item
+        return counts.T.tocsr(), np.arange(n_items)
+    sets, of_item = np.unique(counts.toarray(), axis=0, return_inverse=True)
+    return scipy.sparse.csr_matrix(sets.T), of_item.ravel()
+
+
 def _item_loglik(idata: az.InferenceData, design: str, cells: Mapping[str, Any],
                  cell: np.ndarray, data: CalibrationData, pdata: PairedData,
                  ) -> az.InferenceData:
     """Per-row log-likelihoods (``item``: one value per judged row) and their sums per
-    question (``question``), in place of the cell log-likelihoods."""
+    question (``question``), in place of the cell log-likelihoods.
+
+    Rows in one cell share their values, so the sums are formed per cell (and per
+    distinct set of cells of an item) and then indexed to rows and items: the same
+    numbers as :func:`_item_loglik_reference`, without recomputing the likelihood.
+    """
+    ll, shape = _cell_loglik(idata)
+    post = idata.posterior
+    judge_c, human_c = ll["judge_label"], ll["human_label"]
+    item_c = judge_c.copy()  # calibration cells first: they hold the calibration rows
+    item_c[..., :human_c.shape[-1]] += human_c
+    judge = judge_c[..., cell]
+    human = human_c[..., cell[:data.n_cal]]
+    item = item_c[..., cell]
+    combos, of_item = _question_of_cells(cell, pdata.item_of_row, len(pdata.item_ids),
+                                         item_c.shape[-1])
+    per_set = np.asarray(item_c.reshape(-1, item_c.shape[-1]) @ combos)
+    question = per_set[:, of_item].reshape(*shape, -1)
+    coords = {"chain": post["chain"].values, "draw": post["draw"].values,
+              "row": np.arange(judge.shape[-1]), "cal_row": np.arange(data.n_cal),
+              "item_id": pdata.item_ids}
+    dims = ("chain", "draw")
+    loglik = xr.Dataset({"judge_label": ((*dims, "row"), judge),
+                         "human_label": ((*dims, "cal_row"), human),
+                         "item": ((*dims, "row"), item),
+                         "question": ((*dims, "item_id"), question)}, coords=coords)
+    observed = xr.Dataset({"judge_label": ("row", np.asarray(data.data["judge_label"])),
+                           "human_label": ("cal_row", np.asarray(data.data["human_label"]))},
+                          coords={"row": coords["row"], "cal_row": coords["cal_row"]})
+    return _replace_loglik(idata, loglik, observed)
+
+
+def _paired_loglik(idata: az.InferenceData, design: str, cells: Mapping[str, Any],
+                   cell: np.ndarray, pdata: PairedData) -> az.InferenceData:
+    """Per-question log-likelihoods of a paired design (``question`` = both sites), from
+    the cell log-likelihoods of the fit (as :func:`_paired_loglik_reference`)."""
+    ll, _ = _cell_loglik(idata)
+    judge_c, human_c = ll["judge_label"], ll["human_label"]
+    return _paired_dataset(idata, judge_c[..., cell], human_c[..., cell],
+                           (judge_c + human_c)[..., cell], pdata)
+
+
+def _paired_dataset(idata: az.InferenceData, judge: np.ndarray, human: np.ndarray,
+                    question: np.ndarray, pdata: PairedData) -> az.InferenceData:
+    post = idata.posterior
+    dims = ("chain", "draw", "item_id")
+    coords = {"chain": post["chain"].values, "draw": post["draw"].values,
+              "item_id": pdata.item_ids}
+    loglik = xr.Dataset({"judge_label": (dims, judge), "human_label": (dims, human),
+                         "question": (dims, question)}, coords=coords)
+    observed = xr.Dataset({k: (("item_id", "model"), np.asarray(pdata.data[k]))
+                           for k in ("judge_label", "human_label")},
+                          coords={"item_id": pdata.item_ids, "model": list(pdata.models)})
+    return _replace_loglik(idata, loglik, observed)
+
+
+# ------------------------------------------------ the previous route (reference)
+def _item_loglik_reference(idata: az.InferenceData, design: str, cells: Mapping[str, Any],
+                           cell: np.ndarray, data: CalibrationData, pdata: PairedData,
+                           ) -> az.InferenceData:
+    """:func:`_item_loglik` as it was: the cell log-likelihoods recomputed from the
+    draws by NumPyro (:func:`_site_loglik`), indexed to rows, summed per question by a
+    sparse rows × items product. Kept for tests and ``bench/calibration_fit_speed.py``."""
     ll, shape = _site_loglik(design, idata, cells)
     post = idata.posterior
     judge = ll["judge_label"][:, cell].reshape(*shape, -1)
@@ -98,22 +201,13 @@ def _item_loglik(idata: az.InferenceData, design: str, cells: Mapping[str, Any],
     return _replace_loglik(idata, loglik, observed)
 
 
-def _paired_loglik(idata: az.InferenceData, design: str, cells: Mapping[str, Any],
-                   cell: np.ndarray, pdata: PairedData) -> az.InferenceData:
-    """Per-question log-likelihoods of a paired design (``question`` = both sites)."""
+def _paired_loglik_reference(idata: az.InferenceData, design: str, cells: Mapping[str, Any],
+                             cell: np.ndarray, pdata: PairedData) -> az.InferenceData:
+    """:func:`_paired_loglik` as it was (cell log-likelihoods recomputed by NumPyro)."""
     ll, shape = _site_loglik(design, idata, cells)
-    post = idata.posterior
     judge = ll["judge_label"][:, cell].reshape(*shape, -1)
     human = ll["human_label"][:, cell].reshape(*shape, -1)
-    dims = ("chain", "draw", "item_id")
-    coords = {"chain": post["chain"].values, "draw": post["draw"].values,
-              "item_id": pdata.item_ids}
-    loglik = xr.Dataset({"judge_label": (dims, judge), "human_label": (dims, human),
-                         "question": (dims, judge + human)}, coords=coords)
-    observed = xr.Dataset({k: (("item_id", "model"), np.asarray(pdata.data[k]))
-                           for k in ("judge_label", "human_label")},
-                          coords={"item_id": pdata.item_ids, "model": list(pdata.models)})
-    return _replace_loglik(idata, loglik, observed)
+    return _paired_dataset(idata, judge, human, judge + human, pdata)
 
 
 @dataclass(frozen=True, repr=False)
