@@ -349,14 +349,20 @@ def chunk_fn(potential_gen: Callable, postprocess_gen: Callable, z_template: Any
 def persistent_cache_dir() -> Path | None:
     """The folder of JAX's persistent compilation cache judgebayes turns on, or ``None``.
 
-    ``$JUDGEBAYES_JAX_CACHE`` (``0``/``off``/``false``/``no``: none), else
-    ``$XDG_CACHE_HOME/judgebayes/jax``, else ``~/.cache/judgebayes/jax``.
+    ``$JUDGEBAYES_JAX_CACHE`` (``0``/``off``/``false``/``no``/empty: none), else ``jax``
+    in the folder the data sets are cached in (:mod:`judgebayes.datasets`):
+    ``$JUDGEBAYES_CACHE``, else the OS cache folder (``~/.cache/judgebayes`` on Linux,
+    ``$XDG_CACHE_HOME/judgebayes`` where that is set).
     """
     value = os.environ.get(CACHE_ENV)
     if value is not None:
         return None if value.strip().lower() in {"", "0", "off", "false", "no"} else Path(value)
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "judgebayes" / "jax"
+    base = os.environ.get("JUDGEBAYES_CACHE")
+    if not base:
+        import platformdirs  # pooch's, as judgebayes.datasets' cache folder
+
+        base = platformdirs.user_cache_dir("judgebayes")
+    return Path(base) / "jax"
 
 
 _cache_lock = threading.Lock()
