@@ -223,6 +223,17 @@ def fit(model: Callable | ModelSpec, data: Mapping[str, Any] | None = None,
     arviz.InferenceData
         ``posterior``, ``log_likelihood``, ``observed_data`` (+ ``sample_stats``
         for NUTS, ``map`` for MAP).
+
+    Notes
+    -----
+    NUTS is compiled once per model and data layout (the shapes of the data) and
+    process; another seed, data set of the same shapes, number of chains, draws or
+    warm-up iterations reuses it. The compiled sampler is also written to JAX's
+    persistent compilation cache, in ``jax/`` beside the data-set cache
+    (``~/.cache/judgebayes/jax`` on Linux), so the first fit of a new process loads it
+    instead of compiling; ``JUDGEBAYES_JAX_CACHE=DIR`` puts it elsewhere,
+    ``JUDGEBAYES_JAX_CACHE=off`` turns it off, and a cache folder set in JAX's own
+    configuration is left as it is.
     """
     if isinstance(model, ModelSpec):
         model, data, coords, dims = (model.model, model.data if data is None else data,
