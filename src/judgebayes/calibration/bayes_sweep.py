@@ -28,8 +28,10 @@ estimators (1–2% narrower than PPI++ 2×'s on the same data) at nominal covera
 row designs' ≈ 15–18% wider than PPI++ 2×'s and over-covering (shared: biased at
 ΔJ = 0.3). Independent models: the paired design matches the model-specific design
 (widths within 0.001) and PPI++ 2×. ``paired_hierarchical`` is left out of the table:
-with 200 two-model groups in one joint run its τ funnels make NUTS slow (> 15 minutes
-per sweep point on two busy cores).
+with 200 two-model groups in one joint run its τ funnels make NUTS slow (one sweep point
+had not finished after 15 minutes on two busy cores). On 50 replications (correlated,
+ΔJ = 0, 1 chain × 300 draws, seed 0) it gave width 0.100 and coverage 0.96, against
+0.099 / 0.96 for ``paired`` and 0.102 / 0.96 for PPI++ 2× on the same data.
 """
 
 from __future__ import annotations
