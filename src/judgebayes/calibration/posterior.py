@@ -125,13 +125,16 @@ def _item_loglik(idata: az.InferenceData, design: str, cells: Mapping[str, Any],
     judge_c, human_c = ll["judge_label"], ll["human_label"]
     item_c = judge_c.copy()  # calibration cells first: they hold the calibration rows
     item_c[..., :human_c.shape[-1]] += human_c
-    judge = judge_c[..., cell]
-    human = human_c[..., cell[:data.n_cal]]
-    item = item_c[..., cell]
+    # np.take, not [..., cell]: fancy indexing of the last axis returns a transposed
+    # (non-contiguous) array, whose float32 sums over rows numpy then accumulates
+    # naively instead of pairwise.
+    judge = np.take(judge_c, cell, axis=-1)
+    human = np.take(human_c, cell[:data.n_cal], axis=-1)
+    item = np.take(item_c, cell, axis=-1)
     combos, of_item = _question_of_cells(cell, pdata.item_of_row, len(pdata.item_ids),
                                          item_c.shape[-1])
     per_set = np.asarray(item_c.reshape(-1, item_c.shape[-1]) @ combos)
-    question = per_set[:, of_item].reshape(*shape, -1)
+    question = np.take(per_set, of_item, axis=-1).reshape(*shape, -1)
     coords = {"chain": post["chain"].values, "draw": post["draw"].values,
               "row": np.arange(judge.shape[-1]), "cal_row": np.arange(data.n_cal),
               "item_id": pdata.item_ids}
@@ -152,8 +155,9 @@ def _paired_loglik(idata: az.InferenceData, design: str, cells: Mapping[str, Any
     the cell log-likelihoods of the fit (as :func:`_paired_loglik_reference`)."""
     ll, _ = _cell_loglik(idata)
     judge_c, human_c = ll["judge_label"], ll["human_label"]
-    return _paired_dataset(idata, judge_c[..., cell], human_c[..., cell],
-                           (judge_c + human_c)[..., cell], pdata)
+    return _paired_dataset(idata, np.take(judge_c, cell, axis=-1),
+                           np.take(human_c, cell, axis=-1),
+                           np.take(judge_c + human_c, cell, axis=-1), pdata)
 
 
 def _paired_dataset(idata: az.InferenceData, judge: np.ndarray, human: np.ndarray,
