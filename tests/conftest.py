@@ -20,6 +20,21 @@ os.environ.setdefault("JUDGEBAYES_JAX_CACHE", "off")
 CONSISTENCY_DIR = SHARED_DATA / "llm_consistency"
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Run the notebooks first, then the tests marked ``slow``, then the rest in file order.
+
+    The README's command runs the suite on two workers (``-n 2``, pytest-xdist) that
+    steal work from each other: starting the longest items first lets the short ones
+    fill the gaps, instead of one worker finishing on a two-minute notebook alone.
+    """
+    def rank(item: pytest.Item) -> int:
+        if item.nodeid.startswith("tests/test_notebooks.py"):
+            return 0
+        return 1 if item.get_closest_marker("slow") else 2
+
+    items.sort(key=rank)
+
+
 @pytest.fixture(scope="session")
 def consistency_dir() -> Path:
     """Folder of the seed-002 contest files (24 judges)."""

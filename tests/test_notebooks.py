@@ -1,4 +1,9 @@
-"""Every notebook runs top to bottom without error (examples run as tests)."""
+"""Every notebook runs top to bottom without error (examples run as tests).
+
+The kernels get ``JUDGEBAYES_QUICK=1``: notebooks that repeat a simulation many times
+(seeds, replications, bootstrap or NUTS draws) repeat it fewer times under it, through
+the same code. The figures stored in the notebooks come from the full sizes.
+"""
 
 from __future__ import annotations
 
@@ -16,7 +21,8 @@ def test_there_are_notebooks() -> None:
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
-def test_notebook_executes(path: Path) -> None:
+def test_notebook_executes(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JUDGEBAYES_QUICK", "1")  # the kernel inherits this environment
     nb = nbformat.read(path, as_version=4)
     NotebookClient(nb, timeout=900, kernel_name="python3",
                    resources={"metadata": {"path": str(path.parent)}}).execute()
