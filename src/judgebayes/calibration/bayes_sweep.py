@@ -170,9 +170,13 @@ def sweep_bayes(*, delta_j_values: Sequence[float] = (0.0, 0.15, 0.3),
         Random seed (the data of each sweep point and the NUTS seeds); the same seed
         gives the same replications for every choice of ``designs``, and a design's
         results do not depend on the designs listed after it.
-
-    Other parameters as :func:`~judgebayes.calibration.sweep.simulate_sweep`;
-    ``chains``, ``draws``, ``warmup``: NUTS settings of each joint run.
+    chains, draws, warmup
+        NUTS settings of each joint run.
+    delta_j_values, j_a_values, fixed_delta_j, fixed_j_a, theta_a, delta_theta
+        The sweep points and the truth, as for
+        :func:`~judgebayes.calibration.sweep.simulate_sweep`.
+    n_cal, n_test, corr, n_reps, alpha, progress
+        As for :func:`~judgebayes.calibration.sweep.simulate_sweep`.
 
     Returns
     -------
