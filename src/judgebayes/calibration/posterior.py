@@ -15,7 +15,9 @@ that every design is scored on the same observations.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import contextlib
+import warnings
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,7 +28,7 @@ import pandas as pd
 import scipy.sparse
 import xarray as xr
 
-from judgebayes.bayes.inference import fit, ppc
+from judgebayes.bayes.inference import SamplerWarning, fit, ppc
 from judgebayes.calibration.designs import DESIGNS, CalibrationData, _cells, calibration_data
 from judgebayes.calibration.items import JudgedItems
 from judgebayes.calibration.paired import (
@@ -452,14 +454,29 @@ def fit_calibration(items: JudgedItems | pd.DataFrame | CalibrationData, *,
             coords = {k: v for k, v in pdata.coords.items() if k != "item"}
             dims = {k: v for k, v in pdata.dims(design).items()
                     if k not in ("judge_label", "human_label")}
-            idata = fit(DESIGNS[design], pcells, coords=coords, dims=dims, **options)
+            with _naming_design(design):
+                idata = fit(DESIGNS[design], pcells, coords=coords, dims=dims, **options)
             fits[design] = _paired_loglik(idata, design, pcells, pcell, pdata)
             continue
         dims = {k: v for k, v in data.dims(design).items()
                 if k not in ("judge_label", "human_label")}
-        idata = fit(DESIGNS[design], cells, coords={k: data.coords[k] for k in
-                                                     ("model", "group")},
-                    dims=dims, **options)
+        with _naming_design(design):
+            idata = fit(DESIGNS[design], cells, coords={k: data.coords[k] for k in
+                                                         ("model", "group")},
+                        dims=dims, **options)
         fits[design] = _item_loglik(idata, design, cells, cell, data, pdata)
     return BayesCalibration(data, fits, alpha)
+
+
+@contextlib.contextmanager
+def _naming_design(design: str) -> Iterator[None]:
+    """Re-issue the sampler's warnings of one design's fit with the design's name."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", SamplerWarning)
+        yield
+    for w in caught:
+        if issubclass(w.category, SamplerWarning):
+            warnings.warn(f"{design} design: {w.message}", SamplerWarning, stacklevel=4)
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
