@@ -164,7 +164,7 @@ def test_new_run_lengths_compile_nothing_and_keep_exactly_the_draws(stats: jb.Pa
     assert events == []
     assert compiled._kernels == kernels
     idata = out[0]
-    # 155 + 217 iterations are not whole chunks of 100: exactly the draws asked for
+    # 155 + 217 iterations are not whole chunks (CHUNK = 250): exactly the draws asked for
     assert idata.posterior["theta"].shape == (3, 217, 5)
     assert idata.sample_stats["acceptance_rate"].shape == (3, 217)
     assert idata.log_likelihood["y"].shape == (3, 217, stats.n_pairs)
@@ -192,11 +192,11 @@ def test_progress_advances_between_chunks_to_every_iteration(stats: jb.PairStats
 
     compiled, arrays = CompiledModel.of(bt_model, bt_data(stats))
     bar = _Bar()
-    samples, _ = compiled.nuts(jax.random.PRNGKey(0), arrays, chains=3, draws=130, warmup=120,
+    samples, _ = compiled.nuts(jax.random.PRNGKey(0), arrays, chains=3, draws=400, warmup=120,
                                target_accept=0.8, progress=bar)
-    assert samples["theta"].shape == (3, 130, 5)
-    assert sum(bar.updates) == 3 * (120 + 130)  # the bar's total in fit()
-    assert len(bar.updates) == 3 * -(-(120 + 130) // CHUNK)  # once per chunk and chain
+    assert samples["theta"].shape == (3, 400, 5)
+    assert sum(bar.updates) == 3 * (120 + 400)  # the bar's total in fit()
+    assert len(bar.updates) == 3 * -(-(120 + 400) // CHUNK) > 3  # once per chunk and chain
 
 
 def test_fit_progress_bar_total_is_chains_times_iterations(stats: jb.PairStats,
@@ -206,17 +206,21 @@ def test_fit_progress_bar_total_is_chains_times_iterations(stats: jb.PairStats,
     assert "520/520" in err  # 2 chains x (110 + 150) iterations, all counted
 
 
-def test_warm_up_adaptation_is_numpyros(stats: jb.PairStats) -> None:
+def test_warm_up_adaptation_is_numpyros(stats: jb.PairStats,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
     # Below 100 warm-up iterations there is no closing step-size window, so the chunked
     # driver must reproduce NumPyro's own hmc kernel (init_kernel / sample_kernel,
     # windowed adaptation of step size and diagonal mass matrix) draw for draw from the
-    # same start and key, across chunk boundaries (90 + 60 iterations: two chunks).
+    # same start and key, across chunk boundaries (90 + 60 iterations in chunks of 40:
+    # boundaries in warm-up, at its end's chunk and in the draws).
     # In float64 the two programs agree to rounding (its chaotic growth stays far below
     # the tolerance over 150 iterations on this posterior).
     from numpyro.infer.hmc import hmc
 
+    import judgebayes.bayes.compiled as compiled_module
     from judgebayes.bayes.driver import blank_state, chain_starts
 
+    monkeypatch.setattr(compiled_module, "CHUNK", 40)
     warmup, draws = 90, 60
     with jax.enable_x64(True):
         compiled, arrays = CompiledModel.of(bt_model, bt_data(stats))

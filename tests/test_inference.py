@@ -177,7 +177,7 @@ def _normal_2d(scale: np.ndarray) -> None:
 
 
 def test_chunked_nuts_mixes_on_a_gaussian() -> None:
-    # Run lengths that are not whole chunks (CHUNK = 100): 230 warm-up, 470 draws.
+    # Run lengths that are not whole chunks (CHUNK = 250): 230 warm-up, 470 draws.
     from judgebayes.bayes.inference import SamplerWarning, rank_rhat_and_bulk_ess
 
     scale = np.array([1.0, 5.0])

@@ -35,7 +35,7 @@ import functools
 import hashlib
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -181,7 +181,8 @@ class CompiledModel:
         rng = np.asarray(rng)
         # Compile in this thread: tracing a NumPyro model uses its global handler
         # stack, which two threads must not share.
-        kernel, blank = self._nuts_kernel(arrays, plan, rng)
+        chunk = CHUNK
+        kernel, blank = self._nuts_kernel(arrays, plan, rng, chunk)
         lock = threading.Lock()
 
         def tick(n: int) -> None:
@@ -191,7 +192,7 @@ class CompiledModel:
 
         def run(chain: int) -> tuple[dict, dict]:
             return _run_chain(kernel, chain_starts(blank, self.z_template, rng, chain), arrays,
-                              plan, warmup, draws, tick)
+                              plan, chunk_ranges(warmup, draws, chunk), tick)
 
         if chains == 1:
             outs = [run(0)]
@@ -204,16 +205,17 @@ class CompiledModel:
         return samples, stats
 
     def _nuts_kernel(self, arrays: Mapping[str, jax.Array], plan: Plan, rng: np.ndarray,
-                     ) -> tuple[Callable, ChainState]:
+                     chunk: int) -> tuple[Callable, ChainState]:
         """The chunk kernel of one chain, compiled ahead of time for these argument
         shapes (see :mod:`judgebayes.bayes.driver`), and a state of its shapes (zeros)."""
         def build() -> tuple[Callable, ChainState]:
             blank = jax.tree.map(lambda s: np.zeros(s.shape, s.dtype), jax.eval_shape(
                 blank_state, self.z_template, rng))
-            run = jax.jit(chunk_fn(self.potential_gen, self.postprocess_gen, self.z_template))
+            run = jax.jit(chunk_fn(self.potential_gen, self.postprocess_gen, self.z_template,
+                                   chunk=chunk))
             return run.lower(blank, np.int32(0), plan, arrays).compile(), blank
 
-        return self._kernel(("nuts", CHUNK), build)
+        return self._kernel(("nuts", chunk), build)
 
     # ------------------------------------------------------------------ MAP
     def flat_potential(self) -> tuple[np.ndarray, Callable, Callable, Callable]:
@@ -252,7 +254,8 @@ class CompiledModel:
             lambda s, a: log_likelihood(self.model, s, parallel=True, **a)))
         parts = []
         for start in range(0, n, LOGLIK_BLOCK):
-            rows = np.minimum(np.arange(start, start + LOGLIK_BLOCK), n - 1)
+            rows = (slice(start, start + LOGLIK_BLOCK) if start + LOGLIK_BLOCK <= n else
+                    np.minimum(np.arange(start, start + LOGLIK_BLOCK), n - 1))  # padded
             out = fn({k: v[rows] for k, v in flat.items()}, arrays)
             parts.append({k: np.asarray(v)[:n - start] for k, v in out.items()})
         return {k: np.concatenate([p[k] for p in parts]).reshape(*lead, *parts[0][k].shape[1:])
@@ -270,16 +273,17 @@ class CompiledModel:
 
 
 def _run_chain(kernel: Callable, starts: Iterator[ChainState], arrays: Mapping, plan: Plan,
-               warmup: int, draws: int, tick: Callable[[int], None],
+               chunks: Iterable[tuple[int, int, int]], tick: Callable[[int], None],
                ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
-    """Run one chain chunk by chunk and keep its draws (leading axis: draw).
+    """Run one chain chunk by chunk (``chunks``: :func:`~judgebayes.bayes.driver.chunk_ranges`)
+    and keep its draws (leading axis: draw).
 
     The first chunk is tried from one start after another until the potential and its
     gradient are finite there. The next chunk is dispatched before the last one's
     draws are copied to the host, so the copy and the progress update overlap the
     sampling.
     """
-    ranges = list(chunk_ranges(warmup, draws))
+    ranges = list(chunks)
     for _ in range(MAX_START_ATTEMPTS):
         state, values, stats = kernel(next(starts), np.int32(0), plan, arrays)
         if is_finite_start(state):

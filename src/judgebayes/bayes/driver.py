@@ -52,8 +52,11 @@ __all__ = ["CACHE_ENV", "CHUNK", "ChainState", "Plan", "blank_state", "chain_sta
            "make_plan", "nuts_chain", "persistent_cache_dir", "step_size_tail", "transition",
            "uniform_init"]
 
-#: Iterations per compiled chunk: progress is reported between chunks.
-CHUNK = 100
+#: Iterations per compiled chunk: progress is reported between chunks. Each chunk costs
+#: ~0.5 ms of CPU beyond its iterations (dispatch, copies); on the 55-model arena
+#: (4 × 2,000 iterations) chunks of 100 cost 3 % more CPU than one call per chain,
+#: chunks of 250 1 %.
+CHUNK = 250
 #: Start points a chain tries before giving up (NumPyro tries as many).
 MAX_START_ATTEMPTS = 100
 #: Fraction of warm-up spent tuning the step size alone at its end (see nuts_chain).
