@@ -115,7 +115,7 @@ def test_posterior_predictive_group_feeds_arviz(small: tuple, laplace: az.Infere
     import matplotlib
 
     matplotlib.use("Agg")
-    from judgebayes.bayes.inference import posterior_predictive
+    from judgebayes.bayes import posterior_predictive
 
     stats, _, _ = small
     data = bt_data(stats)

@@ -48,7 +48,7 @@ from judgebayes.bayes.spec import ModelSpec
 from judgebayes.core.bootstrap import one_blas_thread
 from judgebayes.errors import JudgeBayesWarning
 
-__all__ = ["SamplerWarning", "fit", "map_estimate", "posterior_predictive", "ppc",
+__all__ = ["SamplerWarning", "fit", "map_estimate", "ppc",
            "rank_rhat_and_bulk_ess", "use_cpu_cores"]
 
 Method = Literal["nuts", "map", "advi"]
@@ -369,29 +369,6 @@ def ppc(model: Callable, data: Mapping[str, Any], idata: az.InferenceData, *,
     return xr.Dataset({"replicated": (("draw", *[f"stat_{k}" for k in range(observed.ndim)]),
                                       replicated),
                        "observed": ([f"stat_{k}" for k in range(observed.ndim)], observed)})
-
-
-def posterior_predictive(model: Callable, data: Mapping[str, Any], idata: az.InferenceData,
-                         *, seed: int = 0) -> az.InferenceData:
-    """A copy of ``idata`` with a ``posterior_predictive`` group, for ``arviz.plot_ppc``.
-
-    Every posterior draw generates one replicate of each observed site (the
-    model's keyword of the same name set to ``None``).
-    """
-    obs = _observed(model, data)
-    latent = _latent_sites(model, data)
-    post = idata.posterior
-    n_chain, n_draw = post.sizes["chain"], post.sizes["draw"]
-    samples = {k: jnp.asarray(post[k].values.reshape(n_chain * n_draw, *post[k].shape[2:]))
-               for k in post.data_vars if k in latent}
-    free = {k: (None if k in obs else v) for k, v in data.items()}
-    reps = Predictive(model, posterior_samples=samples, return_sites=list(obs))(
-        jax.random.PRNGKey(seed), **free)
-    group = {k: np.asarray(v).reshape(n_chain, n_draw, *np.shape(v)[1:]) for k, v in reps.items()}
-    out = idata.copy()
-    out.add_groups({"posterior_predictive": az.from_dict(posterior_predictive=group)
-                    .posterior_predictive})
-    return out
 
 
 def _n_draws(idata: az.InferenceData) -> int:
