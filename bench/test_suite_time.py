@@ -45,11 +45,13 @@ def _spin(stop: mp.Event) -> None:
 
 def _run(repo: Path, args: list[str], python: str) -> tuple[float, str]:
     t0 = time.perf_counter()
-    done = subprocess.run([python, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
+    done = subprocess.run([python, "-m", "pytest", "-q", "-rf", "-p", "no:cacheprovider", *args],
                           cwd=repo, capture_output=True, text=True)
     wall = time.perf_counter() - t0
     lines = [line for line in done.stdout.splitlines() if line.strip()]
-    return wall, (lines[-1] if lines else f"exit {done.returncode}: {done.stderr[-300:]}")
+    failed = [line for line in lines if line.startswith(("FAILED", "ERROR"))]
+    summary = lines[-1] if lines else f"exit {done.returncode}: {done.stderr[-300:]}"
+    return wall, "\n".join([summary, *failed])
 
 
 def main() -> None:
