@@ -129,7 +129,11 @@ def test_nuts_intervals_cover_the_true_gaps(anchored) -> None:
     assert binom.cdf(5, 9, 0.9) < 0.01
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", jb.SamplerWarning)  # short chains: ESS warnings
-        idata = jb.fit(ordered_logistic_spec(table), chains=2, draws=250, warmup=250,
+        # 2 × 500 draws: the 1 % / 99 % quantiles of σ_difficulty below rest on 10 draws
+        # each (with 2 × 250, on 5, and the chunked NUTS driver's draws put the upper one
+        # at 1.41 against the realised 1.43; with 500, 1.50). The truth sits in the upper
+        # tail either way (posterior median 1.10): noted in the session note.
+        idata = jb.fit(ordered_logistic_spec(table), chains=2, draws=500, warmup=500,
                        seed=1, progress=False)
     gaps = theta_gaps(idata, anchor, level=0.9, truth=dict(zip(sim.models, sim.theta,
                                                                strict=True)))
