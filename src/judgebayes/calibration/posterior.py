@@ -123,7 +123,6 @@ def _item_loglik(idata: az.InferenceData, design: str, cells: Mapping[str, Any],
     numbers as :func:`_item_loglik_reference`, without recomputing the likelihood.
     """
     ll, shape = _cell_loglik(idata)
-    post = idata.posterior
     judge_c, human_c = ll["judge_label"], ll["human_label"]
     item_c = judge_c.copy()  # calibration cells first: they hold the calibration rows
     item_c[..., :human_c.shape[-1]] += human_c
@@ -137,6 +136,14 @@ def _item_loglik(idata: az.InferenceData, design: str, cells: Mapping[str, Any],
                                          item_c.shape[-1])
     per_set = np.asarray(item_c.reshape(-1, item_c.shape[-1]) @ combos)
     question = np.take(per_set, of_item, axis=-1).reshape(*shape, -1)
+    return _row_dataset(idata, judge, human, item, question, data, pdata)
+
+
+def _row_dataset(idata: az.InferenceData, judge: np.ndarray, human: np.ndarray,
+                 item: np.ndarray, question: np.ndarray, data: CalibrationData,
+                 pdata: PairedData) -> az.InferenceData:
+    """``idata`` with a row design's per-row and per-question log-likelihoods."""
+    post = idata.posterior
     coords = {"chain": post["chain"].values, "draw": post["draw"].values,
               "row": np.arange(judge.shape[-1]), "cal_row": np.arange(data.n_cal),
               "item_id": pdata.item_ids}
@@ -184,7 +191,6 @@ def _item_loglik_reference(idata: az.InferenceData, design: str, cells: Mapping[
     draws by NumPyro (:func:`_site_loglik`), indexed to rows, summed per question by a
     sparse rows × items product. Kept for tests and ``bench/calibration_fit_speed.py``."""
     ll, shape = _site_loglik(design, idata, cells)
-    post = idata.posterior
     judge = ll["judge_label"][:, cell].reshape(*shape, -1)
     human = ll["human_label"][:, cell[:data.n_cal]].reshape(*shape, -1)
     item = judge.copy()
@@ -193,18 +199,7 @@ def _item_loglik_reference(idata: az.InferenceData, design: str, cells: Mapping[
     to_question = scipy.sparse.csr_matrix((np.ones(len(q)), (np.arange(len(q)), q)),
                                           shape=(len(q), len(pdata.item_ids)))
     question = np.asarray(item.reshape(-1, item.shape[-1]) @ to_question).reshape(*shape, -1)
-    coords = {"chain": post["chain"].values, "draw": post["draw"].values,
-              "row": np.arange(judge.shape[-1]), "cal_row": np.arange(data.n_cal),
-              "item_id": pdata.item_ids}
-    dims = ("chain", "draw")
-    loglik = xr.Dataset({"judge_label": ((*dims, "row"), judge),
-                         "human_label": ((*dims, "cal_row"), human),
-                         "item": ((*dims, "row"), item),
-                         "question": ((*dims, "item_id"), question)}, coords=coords)
-    observed = xr.Dataset({"judge_label": ("row", np.asarray(data.data["judge_label"])),
-                           "human_label": ("cal_row", np.asarray(data.data["human_label"]))},
-                          coords={"row": coords["row"], "cal_row": coords["cal_row"]})
-    return _replace_loglik(idata, loglik, observed)
+    return _row_dataset(idata, judge, human, item, question, data, pdata)
 
 
 def _paired_loglik_reference(idata: az.InferenceData, design: str, cells: Mapping[str, Any],
