@@ -44,7 +44,7 @@ from scipy.stats import norm, rankdata
 from tqdm.auto import tqdm
 
 from judgebayes.bayes.compiled import CompiledModel, target_accept_for
-from judgebayes.bayes.spec import ModelSpec
+from judgebayes.bayes.spec import ModelSpec, resolve_spec
 from judgebayes.core.bootstrap import one_blas_thread
 from judgebayes.errors import JudgeBayesWarning
 
@@ -235,12 +235,7 @@ def fit(model: Callable | ModelSpec, data: Mapping[str, Any] | None = None,
     ``JUDGEBAYES_JAX_CACHE=off`` turns it off, and a cache folder set in JAX's own
     configuration is left as it is.
     """
-    if isinstance(model, ModelSpec):
-        model, data, coords, dims = (model.model, model.data if data is None else data,
-                                     model.coords if coords is None else coords,
-                                     model.dims if dims is None else dims)
-    if data is None:
-        raise TypeError("fit needs the model's data (or a ModelSpec from judgebayes.models)")
+    model, data, coords, dims = resolve_spec(model, data, coords, dims, "fit")
     key = jax.random.PRNGKey(seed)
     if method == "nuts":
         target_accept = target_accept_for(model, target_accept)

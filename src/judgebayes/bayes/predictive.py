@@ -39,7 +39,7 @@ from numpyro.distributions.distribution import MaskedDistribution
 from numpyro.infer import Predictive
 
 from judgebayes.bayes.inference import _is_data_site, _trace
-from judgebayes.bayes.spec import ModelSpec
+from judgebayes.bayes.spec import ModelSpec, resolve_spec
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -53,12 +53,7 @@ _PREDICTIVE = ("prior_predictive", "posterior_predictive")
 def _unpack(model: Callable | ModelSpec, data: Mapping[str, Any] | None,
             coords: Mapping[str, Any] | None, dims: Mapping[str, list[str]] | None,
             ) -> tuple[Callable, Mapping[str, Any], dict, dict]:
-    if isinstance(model, ModelSpec):
-        model, data, coords, dims = (model.model, model.data if data is None else data,
-                                     model.coords if coords is None else coords,
-                                     model.dims if dims is None else dims)
-    if data is None:
-        raise TypeError("the model's data are needed (or a ModelSpec from judgebayes.models)")
+    model, data, coords, dims = resolve_spec(model, data, coords, dims, "a predictive check")
     return model, data, dict(coords or {}), dict(dims or {})
 
 
