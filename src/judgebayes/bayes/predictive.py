@@ -342,6 +342,18 @@ def predictive_statistic(idata: az.InferenceData, stat: Callable[..., Any], *,
     return az.from_dict(**out, coords=dict(coords or {}), dims={name: stat_dims})
 
 
+def _observed_and_replicated(idata: az.InferenceData, var: str | None, group: str,
+                             ) -> tuple[str, xr.DataArray, xr.DataArray]:
+    """The variable's name, its observed values and its replicates ``(sample, ...)``."""
+    names = list(idata.observed_data.data_vars)
+    var = var if var is not None else (names[0] if len(names) == 1 else None)
+    if var is None:
+        raise ValueError(f"choose the variable with var=..., from {names}")
+    obs = idata.observed_data[var]
+    rep = idata[group][var].stack(sample=("chain", "draw")).transpose("sample", *obs.dims)
+    return var, obs, rep
+
+
 def bayesian_pvalues(idata: az.InferenceData, var: str | None = None, *,
                      group: str = "posterior_predictive") -> pd.DataFrame:
     """Predictive p-values of every entry of an observed variable: one row each.
@@ -363,12 +375,7 @@ def bayesian_pvalues(idata: az.InferenceData, var: str | None = None, *,
         the two-sided ``p_value`` = min(1, 2·min(P(rep ≥ obs), P(rep ≤ obs))). A check
         fails where ``p_value`` is tiny: the model rarely generates data like these.
     """
-    names = list(idata.observed_data.data_vars)
-    var = var if var is not None else (names[0] if len(names) == 1 else None)
-    if var is None:
-        raise ValueError(f"choose the variable with var=..., from {names}")
-    obs = idata.observed_data[var]
-    rep = idata[group][var].stack(sample=("chain", "draw")).transpose("sample", *obs.dims)
+    var, obs, rep = _observed_and_replicated(idata, var, group)
     r, o = rep.values.reshape(rep.shape[0], -1), obs.values.reshape(-1)
     ge, le = (r >= o).mean(axis=0), (r <= o).mean(axis=0)
     index = (pd.MultiIndex.from_product([obs[d].values for d in obs.dims], names=obs.dims)
@@ -408,12 +415,7 @@ def plot_statistic(idata: az.InferenceData, var: str | None = None, *,
     """
     from judgebayes.plots import ppc_plot
 
-    names = list(idata.observed_data.data_vars)
-    var = var if var is not None else (names[0] if len(names) == 1 else None)
-    if var is None:
-        raise ValueError(f"choose the variable with var=..., from {names}")
-    obs = idata.observed_data[var]
-    rep = idata[group][var].stack(sample=("chain", "draw")).transpose("sample", *obs.dims)
+    var, obs, rep = _observed_and_replicated(idata, var, group)
     if labels is None and obs.ndim == 1:
         labels = [str(v) for v in obs[obs.dims[0]].values]
     check = xr.Dataset({"replicated": (("draw", "entry"), rep.values.reshape(rep.shape[0], -1)),
