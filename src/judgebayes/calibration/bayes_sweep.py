@@ -36,7 +36,6 @@ had not finished after 15 minutes on two busy cores). On 50 replications (correl
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -53,6 +52,7 @@ from judgebayes.calibration.sweep import (
     _TEST_CELLS,
     Sweep,
     _cell_features,
+    _difference_summary,
     _summarise,
     pair_cell_probs,
 )
@@ -128,15 +128,7 @@ def _bootstrap_intervals(rng: np.random.Generator, cal: np.ndarray, test: np.nda
 
     reps = est(boot(cal, n_cal), boot(test, n_test))
     plug = est(cal.astype(float), test.astype(float))
-    out = {}
-    for name in names:
-        d = reps[name][..., 1] - reps[name][..., 0]
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN rows: failures
-            lo, med, hi = np.nanquantile(d, [alpha / 2, 0.5, 1 - alpha / 2], axis=1)
-        failed = ~np.isfinite(plug[name][..., 1] - plug[name][..., 0]) | ~np.isfinite(med)
-        out[name] = np.stack([med, lo, hi, failed.astype(float)])
-    return out
+    return {name: _difference_summary(reps[name], plug[name], alpha) for name in names}
 
 
 def sweep_bayes(*, delta_j_values: Sequence[float] = (0.0, 0.15, 0.3),

@@ -241,15 +241,22 @@ def _sweep_chunk(rng: np.random.Generator, pcal: np.ndarray, ptest: np.ndarray, 
             "ppi_1x": halves["ppi_2x"], "ppi_2x": full["ppi_2x"]}
     plug = {"naive": pfull["naive"], "rg": pfull["rg"], "rg_2x": pfull["rg_2x"],
             "ppi_1x": phalf["ppi_2x"], "ppi_2x": pfull["ppi_2x"]}
-    out = {}
-    for name, x in reps.items():
-        d = x[..., 1] - x[..., 0]  # (r, n_boot)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN rows: failures
-            lo, med, hi = np.nanquantile(d, [alpha / 2, 0.5, 1 - alpha / 2], axis=1)
-        failed = ~np.isfinite(plug[name][..., 1] - plug[name][..., 0]) | ~np.isfinite(med)
-        out[name] = np.stack([med, lo, hi, failed.astype(float)])
-    return out
+    return {name: _difference_summary(x, plug[name], alpha) for name, x in reps.items()}
+
+
+def _difference_summary(reps: np.ndarray, plug: np.ndarray, alpha: float) -> np.ndarray:
+    """Median, percentile interval and failure flag of the difference model 1 − model 0.
+
+    ``reps`` holds bootstrap replicates ``(r, n_boot, 2)`` of each replication's two
+    estimates, ``plug`` the plug-in estimates ``(r, 2)``; a replication fails when its
+    plug-in difference or its median is not finite. Returns ``(4, r)``.
+    """
+    d = reps[..., 1] - reps[..., 0]  # (r, n_boot)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN rows: failures
+        lo, med, hi = np.nanquantile(d, [alpha / 2, 0.5, 1 - alpha / 2], axis=1)
+    failed = ~np.isfinite(plug[..., 1] - plug[..., 0]) | ~np.isfinite(med)
+    return np.stack([med, lo, hi, failed.astype(float)])
 
 
 @dataclass(frozen=True, repr=False)
