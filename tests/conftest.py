@@ -6,7 +6,10 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -15,9 +18,27 @@ import judgebayes as jb
 
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 os.environ.setdefault("JUDGEBAYES_DATA", str(SHARED_DATA))
-# No persistent JAX compilation cache in the user's home from tests (bayes.driver).
-os.environ.setdefault("JUDGEBAYES_JAX_CACHE", "off")
+# One persistent JAX compilation cache for the session (bayes.driver), in a new temporary
+# folder rather than the user's home: the first process that compiles a kernel writes it,
+# and every other process of the run (the other xdist worker, the notebook kernels, the
+# CLI and README subprocesses, which inherit this environment) loads it instead of
+# compiling it again. The folder starts empty, so a run never reuses an earlier run's code.
+if "JUDGEBAYES_JAX_CACHE" not in os.environ:
+    _CACHE = tempfile.mkdtemp(prefix="judgebayes-test-jax-")
+    os.environ["JUDGEBAYES_JAX_CACHE"] = _CACHE
+    atexit.register(shutil.rmtree, _CACHE, ignore_errors=True)
 CONSISTENCY_DIR = SHARED_DATA / "llm_consistency"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Turn the session's compilation cache on in this process from the start.
+
+    The package turns it on at its first NUTS fit; doing it here lets the MAP fits and
+    predictive checks that come earlier in a worker use it too.
+    """
+    from judgebayes.bayes.driver import enable_persistent_cache
+
+    enable_persistent_cache()  # a no-op where JUDGEBAYES_JAX_CACHE=off
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
