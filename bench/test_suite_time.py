@@ -25,22 +25,16 @@ How to run
 from __future__ import annotations
 
 import argparse
-import multiprocessing as mp
 import os
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+from _busy import busy  # bench/ is on sys.path when run as a script
+
 TARGET_MIN = 10.0
 BEFORE = {"loaded": 19.8, "idle": 7.9}  # issue 17, the route before: not measured here
-
-
-def _spin(stop: mp.Event) -> None:
-    x = 0
-    while not stop.is_set():
-        for _ in range(100_000):
-            x += 1
 
 
 def _run(repo: Path, args: list[str], python: str) -> tuple[float, str]:
@@ -62,17 +56,9 @@ def main() -> None:
     parser.add_argument("--busy", type=int, default=1, help="CPU-bound processes beside it")
     opts = parser.parse_args()
 
-    stop = mp.Event()
-    spinners = [mp.Process(target=_spin, args=(stop,), daemon=True) for _ in range(opts.busy)]
-    for p in spinners:
-        p.start()
-    try:
+    with busy(opts.busy):
         wall, summary = _run(opts.repo, ["-n", "2", "--dist", "worksteal"], opts.python)
         load = os.getloadavg()
-    finally:
-        stop.set()
-        for p in spinners:
-            p.join()
 
     print(f"repository: {opts.repo}; {os.cpu_count()} CPUs; {opts.busy} busy process(es) "
           f"beside the suite; load average at the end {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")

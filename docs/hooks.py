@@ -153,9 +153,9 @@ def readme_try_it() -> str:
 
 
 def bench_section() -> str:
-    """Every ``bench/*.py``: its docstring and its last recorded run, if any."""
+    """Every ``bench/*.py`` (helpers named ``_*.py`` aside): its docstring and last run."""
     out: list[str] = []
-    for script in sorted(BENCH.glob("*.py")):
+    for script in sorted(p for p in BENCH.glob("*.py") if not p.name.startswith("_")):
         doc = ast.get_docstring(ast.parse(script.read_text(encoding="utf-8"))) or ""
         title, _, body = doc.partition("\n")
         out += [f"## `{script.name}`", "", f"**{title.strip()}**", "", _rst_to_md(body.strip()),
