@@ -27,16 +27,24 @@ vectorised pair of chains cost the same CPU time per chain, but ``vmap``'s batch
 of NumPyro's tree-building loops made the sampler ten times slower to trace (1.1 s
 against 0.1 s of CPU) and a second slower to compile, paid by the first fit of
 every process.
+
+XLA's compilation of a kernel, not its tracing, is most of a first fit's cost (about
+4–5 s of CPU for the NUTS kernel of even a small model, most of it one thread's work).
+:meth:`CompiledModel.precompile` traces and lowers a model's kernels in the calling
+thread and hands their compilation to a pool of background threads (XLA releases the
+GIL), so a caller that fits several models (``fit_calibration``'s designs) compiles
+them side by side and overlaps their compilation with its own tracing and sampling.
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -156,10 +164,48 @@ class CompiledModel:
                    lambda **a: functools.partial(constrain_fn, bound, (), a,
                                                  return_deterministic=True))
 
-    def _kernel(self, name: tuple, build: Callable[[], Callable]) -> Callable:
-        if name not in self._kernels:
-            self._kernels[name] = build()
-        return self._kernels[name]
+    def _kernel(self, name: tuple, build: Callable[[], Any]) -> Any:
+        """The kernel ``name``, built by ``build()`` on first use; one that
+        :meth:`precompile` handed to the compile pool is waited for here."""
+        kernel = self._kernels.get(name)
+        if kernel is None:
+            kernel = self._kernels[name] = build()
+        elif isinstance(kernel, Future):
+            try:
+                kernel = kernel.result()
+            except BaseException:
+                del self._kernels[name]  # the next call compiles (and reports) it here
+                raise
+            self._kernels[name] = kernel
+        return kernel
+
+    def precompile(self, arrays: Mapping[str, jax.Array], *, loglik: bool = True) -> None:
+        """Start compiling the NUTS chunk kernel (and the pointwise log-likelihood kernel)
+        of this layout now, in a background thread, and return.
+
+        Tracing and lowering to StableHLO run here, in the calling thread (a NumPyro
+        model is traced on its global handler stack); XLA's compilation, most of a
+        first fit's cost (about 5 s of CPU for a small NUTS kernel) and which releases
+        the GIL, runs in a pool of one thread per core. :meth:`nuts` and
+        :meth:`pointwise_log_likelihood` then wait for the kernels instead of
+        compiling them. Precompiling several models before fitting them compiles
+        their kernels side by side on a multi-core machine, and the next model's
+        compilation overlaps this one's tracing and sampling. The compiled code is
+        the same as without it: same draws, and the persistent compilation cache
+        applies as usual.
+        """
+        enable_persistent_cache()
+        pool = _compile_pool()
+        nuts = ("nuts", CHUNK)
+        if nuts not in self._kernels:
+            lowered, blank = self._lower_nuts(arrays, _raw_key(jax.random.PRNGKey(0)), CHUNK)
+            self._kernels[nuts] = pool.submit(_compile_with, lowered, blank)
+        if loglik:
+            shapes = jax.eval_shape(lambda z: self.postprocess_gen(**arrays)(z), self.z_template)
+            blocks = _blocks(shapes)
+            name = ("loglik", LOGLIK_BLOCK, _signature(blocks))
+            if name not in self._kernels:
+                self._kernels[name] = pool.submit(self._lower_loglik(blocks, arrays).compile)
 
     # ----------------------------------------------------------------- NUTS
     def nuts(self, rng: jax.Array, arrays: Mapping[str, jax.Array], *, chains: int,
@@ -176,9 +222,7 @@ class CompiledModel:
         """
         enable_persistent_cache()
         plan = Plan(*map(jnp.asarray, make_plan(warmup, draws, target_accept)))
-        if jax.dtypes.issubdtype(rng.dtype, jax.dtypes.prng_key):
-            rng = jax.random.key_data(rng)
-        rng = np.asarray(rng)
+        rng = _raw_key(rng)
         # Compile in this thread: tracing a NumPyro model uses its global handler
         # stack, which two threads must not share.
         chunk = CHUNK
@@ -209,13 +253,22 @@ class CompiledModel:
         """The chunk kernel of one chain, compiled ahead of time for these argument
         shapes (see :mod:`judgebayes.bayes.driver`), and a state of its shapes (zeros)."""
         def build() -> tuple[Callable, ChainState]:
-            blank = jax.tree.map(lambda s: np.zeros(s.shape, s.dtype), jax.eval_shape(
-                blank_state, self.z_template, rng))
-            run = jax.jit(chunk_fn(self.potential_gen, self.postprocess_gen, self.z_template,
-                                   chunk=chunk))
-            return run.lower(blank, np.int32(0), plan, arrays).compile(), blank
+            lowered, blank = self._lower_nuts(arrays, rng, chunk)
+            return lowered.compile(), blank
 
         return self._kernel(("nuts", chunk), build)
+
+    def _lower_nuts(self, arrays: Mapping[str, jax.Array], rng: np.ndarray, chunk: int,
+                    ) -> tuple[jax.stages.Lowered, ChainState]:
+        """The chunk kernel traced and lowered (not compiled) for these argument shapes,
+        and a state of its shapes (zeros). The plan's values do not matter, only its
+        shapes and dtypes (those of every :func:`~judgebayes.bayes.driver.make_plan`)."""
+        blank = jax.tree.map(lambda s: np.zeros(s.shape, s.dtype), jax.eval_shape(
+            blank_state, self.z_template, rng))
+        plan = Plan(*map(jnp.asarray, make_plan(1, 1, 0.8)))
+        run = jax.jit(chunk_fn(self.potential_gen, self.postprocess_gen, self.z_template,
+                               chunk=chunk))
+        return run.lower(blank, np.int32(0), plan, arrays), blank
 
     # ------------------------------------------------------------------ MAP
     def flat_potential(self) -> tuple[np.ndarray, Callable, Callable, Callable]:
@@ -248,10 +301,13 @@ class CompiledModel:
         last one padded), so a new number of draws or chains compiles nothing.
         """
         lead = next(iter(samples.values())).shape[:2]
-        flat = {k: v.reshape(-1, *v.shape[2:]) for k, v in samples.items()}
+        blocks = _blocks({k: jax.ShapeDtypeStruct(v.shape[2:], v.dtype)
+                          for k, v in samples.items()})
+        flat = {k: np.asarray(v).reshape(-1, *v.shape[2:]).astype(blocks[k].dtype, copy=False)
+                for k, v in samples.items()}
         n = int(np.prod(lead))
-        fn = self._kernel(("loglik", LOGLIK_BLOCK), lambda: jax.jit(
-            lambda s, a: log_likelihood(self.model, s, parallel=True, **a)))
+        fn = self._kernel(("loglik", LOGLIK_BLOCK, _signature(blocks)),
+                          lambda: self._lower_loglik(blocks, arrays).compile())
         parts = []
         for start in range(0, n, LOGLIK_BLOCK):
             rows = (slice(start, start + LOGLIK_BLOCK) if start + LOGLIK_BLOCK <= n else
@@ -260,6 +316,13 @@ class CompiledModel:
             parts.append({k: np.asarray(v)[:n - start] for k, v in out.items()})
         return {k: np.concatenate([p[k] for p in parts]).reshape(*lead, *parts[0][k].shape[1:])
                 for k in parts[0]}
+
+    def _lower_loglik(self, blocks: Mapping[str, jax.ShapeDtypeStruct],
+                      arrays: Mapping[str, jax.Array]) -> jax.stages.Lowered:
+        """The pointwise log-likelihood of a block of draws (``blocks``: their shapes),
+        traced and lowered for these argument shapes."""
+        return jax.jit(lambda s, a: log_likelihood(self.model, s, parallel=True, **a)).lower(
+            dict(blocks), arrays)
 
     def observed(self, arrays: Mapping[str, jax.Array],
                  select: Callable[[Mapping[str, Any]], bool]) -> dict[str, np.ndarray]:
@@ -270,6 +333,42 @@ class CompiledModel:
             lambda a: {k: s["value"] for k, s in trace(seed(self.model, 0)).get_trace(**a).items()
                        if select(s)}))
         return {k: np.asarray(v) for k, v in fn(arrays).items()}
+
+
+def _raw_key(rng: jax.Array) -> np.ndarray:
+    """The raw key data of a PRNG key (typed or raw), on the host."""
+    if jax.dtypes.issubdtype(rng.dtype, jax.dtypes.prng_key):
+        rng = jax.random.key_data(rng)
+    return np.asarray(rng)
+
+
+def _compile_with(lowered: jax.stages.Lowered, blank: ChainState) -> tuple[Callable, ChainState]:
+    return lowered.compile(), blank
+
+
+def _blocks(shapes: Mapping[str, Any]) -> dict[str, jax.ShapeDtypeStruct]:
+    """Shapes of a block of :data:`LOGLIK_BLOCK` draws of sites shaped ``shapes`` (one
+    draw each), in the dtypes JAX computes in (float32 unless x64 is on)."""
+    return {k: jax.ShapeDtypeStruct((LOGLIK_BLOCK, *v.shape),
+                                    jax.dtypes.canonicalize_dtype(v.dtype))
+            for k, v in shapes.items()}
+
+
+def _signature(blocks: Mapping[str, jax.ShapeDtypeStruct]) -> tuple:
+    return tuple(sorted((k, v.shape, str(v.dtype)) for k, v in blocks.items()))
+
+
+_pool: ThreadPoolExecutor | None = None
+
+
+def _compile_pool() -> ThreadPoolExecutor:
+    """The threads :meth:`CompiledModel.precompile` compiles in (one per core)."""
+    global _pool
+    with _cache_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max(1, os.cpu_count() or 1),
+                                       thread_name_prefix="judgebayes-compile")
+        return _pool
 
 
 def _run_chain(kernel: Callable, starts: Iterator[ChainState], arrays: Mapping, plan: Plan,

@@ -16,6 +16,7 @@ that every design is scored on the same observations.
 from __future__ import annotations
 
 import contextlib
+import inspect
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -28,6 +29,8 @@ import pandas as pd
 import scipy.sparse
 import xarray as xr
 
+from judgebayes.bayes import inference
+from judgebayes.bayes.compiled import CompiledModel
 from judgebayes.bayes.inference import SamplerWarning, fit, ppc
 from judgebayes.calibration.designs import DESIGNS, CalibrationData, _cells, calibration_data
 from judgebayes.calibration.items import JudgedItems
@@ -440,12 +443,16 @@ def fit_calibration(items: JudgedItems | pd.DataFrame | CalibrationData, *,
     else:  # the items only (no limit on the number of models)
         pdata = item_index(data)
     cells, cell = _cells(data.data)
+    pcells, pcell = (_paired_cells(pdata.data) if any(d in PAIRED_DESIGNS for d in designs)
+                     else (None, None))  # fast: a few unique() calls
+    if method == "nuts" and inspect.unwrap(fit) is inference.fit:  # not a stand-in (tests)
+        _compile_ahead([(DESIGNS[d], pcells if d in PAIRED_DESIGNS else cells)
+                        for d in designs])
     fits = {}
     options = {"method": method, "chains": chains, "draws": draws, "warmup": warmup,
                "seed": seed, "progress": progress, "target_accept": target_accept}
     for design in designs:
         if design in PAIRED_DESIGNS:
-            pcells, pcell = _paired_cells(pdata.data)  # fast: a few unique() calls
             coords = {k: v for k, v in pdata.coords.items() if k != "item"}
             dims = {k: v for k, v in pdata.dims(design).items()
                     if k not in ("judge_label", "human_label")}
@@ -461,6 +468,26 @@ def fit_calibration(items: JudgedItems | pd.DataFrame | CalibrationData, *,
                         dims=dims, **options)
         fits[design] = _item_loglik(idata, design, cells, cell, data, pdata)
     return BayesCalibration(data, fits, alpha)
+
+
+def _compile_ahead(jobs: Sequence[tuple[Callable, Mapping[str, Any]]]) -> None:
+    """Start compiling every design's NUTS and log-likelihood kernels, side by side.
+
+    Each design's kernels are traced here, one design after another, and compiled by
+    XLA in background threads (:meth:`~judgebayes.bayes.compiled.CompiledModel.precompile`),
+    so that on a multi-core machine the designs compile in parallel, and overlap the
+    tracing of the next design and the sampling of the previous one, instead of one
+    after another inside each ``fit``. A first call in a new process (a cold
+    compilation cache) spends most of its time there. ``fit`` then finds the
+    kernels compiled (the same code, so the same draws). Any failure is left to
+    ``fit`` to report.
+    """
+    for model, data in jobs:
+        try:
+            compiled, arrays = CompiledModel.of(model, data)
+            compiled.precompile(arrays)
+        except Exception:  # fit compiles it again and says what is wrong
+            continue
 
 
 @contextlib.contextmanager
