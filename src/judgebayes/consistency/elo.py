@@ -69,10 +69,20 @@ def read_elo(path: str | Path, *, key: str | None = None) -> pd.Series:
 
 
 def _ols(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
-    from scipy import stats  # ~1 s to import: only when used
+    """Intercept and slope of the least-squares line of y on x.
 
-    res = stats.linregress(x, y)
-    return float(res.intercept), float(res.slope)
+    The arithmetic of :func:`scipy.stats.linregress` (same operations, so the same
+    floating-point results) without its argument-checking wrapper, which cost ~2.5 ms a
+    call: leave-one-judge-out and split-conformal loops fit thousands of lines.
+    """
+    x, y = np.asarray(x), np.asarray(y)
+    if x.size == 0 or y.size == 0:
+        return float("nan"), float("nan")  # as linregress (which also warns)
+    if len(x) > 1 and np.amax(x) == np.amin(x):
+        raise ValueError("Cannot calculate a linear regression if all x values are identical")
+    ssxm, ssxym, _, _ = np.cov(x, y, bias=1).flat
+    slope = ssxym / ssxm
+    return float(np.mean(y, None) - slope * np.mean(x, None)), float(slope)
 
 
 @dataclass(frozen=True, repr=False)
