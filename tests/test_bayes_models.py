@@ -25,9 +25,15 @@ def arena() -> tuple[jb.SimulatedArena, jb.Battles]:
     return sim, jb.Battles(frame.assign(human_label=human))
 
 
-def test_soft_elo_posterior_is_centred_on_the_truth(arena: tuple) -> None:
+@pytest.fixture(scope="module")
+def soft_posterior(arena: tuple):
+    """The β-propagating Soft-Elo posterior of the arena (both tests below read it)."""
+    return soft_elo_posterior(arena[1], n_draws=600, seed=0)
+
+
+def test_soft_elo_posterior_is_centred_on_the_truth(arena: tuple, soft_posterior) -> None:
     sim, battles = arena
-    post = soft_elo_posterior(battles, n_draws=600, seed=0)
+    post = soft_posterior
     elo = post.posterior["elo"].values[0]
     # Soft-Elo's β is fitted on human non-ties, so it targets the decisive-preference scale.
     truth = sim.truth.set_index("model")["elo_decisive"].reindex(
@@ -51,9 +57,9 @@ def test_soft_elo_posterior_is_centred_on_the_truth(arena: tuple) -> None:
     assert beta.std() == pytest.approx(fisher_se, rel=0.15)
 
 
-def test_beta_uncertainty_widens_the_extreme_models_most(arena: tuple) -> None:
+def test_beta_uncertainty_widens_the_extreme_models_most(arena: tuple, soft_posterior) -> None:
     _, battles = arena
-    full = soft_elo_posterior(battles, n_draws=600, seed=0)
+    full = soft_posterior
     fixed = soft_elo_posterior(battles, n_draws=600, seed=0, beta="fixed")
     assert np.ptp(fixed.posterior["beta"].values) == 0
     sd_full = full.posterior["elo"].std(("chain", "draw")).values

@@ -45,8 +45,26 @@ def test_leaderboard_columns_and_interval_order() -> None:
     assert frame["n_battles"].sum() == 2 * 1500
 
 
+@pytest.fixture(scope="module")
+def coverage_arenas() -> list[tuple[jb.PairStats, np.ndarray]]:
+    """200 simulated arenas (6 models, 600 battles, ties ν = 0.4) as pair statistics, each
+    with its estimand; both resampling schemes bootstrap the same arenas (simulated once)."""
+    rng = np.random.default_rng(123)
+    arenas = []
+    nu = 0.4
+    for rep in range(200):
+        theta = rng.normal(0, 0.6, 6)
+        theta -= theta.mean()
+        sim = jb.simulate_bt(theta=theta, n_battles=600, tie_nu=nu, seed=1000 + rep)
+        i, j = np.triu_indices(6, 1)
+        win, tie, _ = jb.simulate.davidson_probs(theta[i] - theta[j], nu)
+        pop = jb.PairStats.from_battles(i, j, win + tie / 2, tuple(map(str, range(6))))
+        arenas.append((sim.battles.pair_stats("human_label"), jb.fit_bt(pop, lam=0.0).elo))
+    return arenas
+
+
 @pytest.mark.parametrize("scheme", ["poisson", "multinomial"])
-def test_percentile_intervals_cover_at_nominal_rate(scheme: str) -> None:
+def test_percentile_intervals_cover_at_nominal_rate(scheme: str, coverage_arenas: list) -> None:
     """95% intervals for each model's (centred) Elo cover the truth ≈ 95% of the time.
 
     200 simulated arenas × 6 models; the estimand is the population BT fit to the
@@ -56,18 +74,9 @@ def test_percentile_intervals_cover_at_nominal_rate(scheme: str) -> None:
     0.015 (smaller, as models within an arena are not perfectly correlated); the
     tolerance ±0.045 is three such SEs.
     """
-    rng = np.random.default_rng(123)
     covered = []
-    nu = 0.4
-    for rep in range(200):
-        theta = rng.normal(0, 0.6, 6)
-        theta -= theta.mean()
-        sim = jb.simulate_bt(theta=theta, n_battles=600, tie_nu=nu, seed=1000 + rep)
-        i, j = np.triu_indices(6, 1)
-        win, tie, _ = jb.simulate.davidson_probs(theta[i] - theta[j], nu)
-        pop = jb.PairStats.from_battles(i, j, win + tie / 2, tuple(map(str, range(6))))
-        truth = jb.fit_bt(pop, lam=0.0).elo
-        board = jb.bootstrap_bt(sim.battles, lam=0.0, n_boot=200, scheme=scheme, seed=rep,
+    for rep, (stats, truth) in enumerate(coverage_arenas):
+        board = jb.bootstrap_bt(stats, lam=0.0, n_boot=200, scheme=scheme, seed=rep,
                                 progress=False)
         covered.append(np.mean((board.elo_lo <= truth) & (truth <= board.elo_hi)))
     assert abs(np.mean(covered) - 0.95) < 0.045
