@@ -13,6 +13,8 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+from judgebayes.bayes.driver import CACHE_MIN_COMPILE_S, persistent_cache_dir
+
 NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb"))
 
 
@@ -23,6 +25,13 @@ def test_there_are_notebooks() -> None:
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_executes(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("JUDGEBAYES_QUICK", "1")  # the kernel inherits this environment
+    # The session's compilation cache (tests/conftest.py) from the kernel's first compile,
+    # not only from its first NUTS fit: MAP fits and training steps that come earlier in
+    # a notebook are then written for, and loaded from, the other processes too.
+    cache = persistent_cache_dir()
+    if cache is not None:
+        monkeypatch.setenv("JAX_COMPILATION_CACHE_DIR", str(cache))
+        monkeypatch.setenv("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", str(CACHE_MIN_COMPILE_S))
     nb = nbformat.read(path, as_version=4)
     NotebookClient(nb, timeout=900, kernel_name="python3",
                    resources={"metadata": {"path": str(path.parent)}}).execute()
