@@ -1,8 +1,12 @@
 """`judgebayes calibrate FILE --bayes`: the Bayesian designs beside the frequentist table.
 
-One NUTS run per default design (shared, model_specific, hierarchical, paired) on a
-small simulated file, 1 chain × 200 draws: what is checked is the plumbing (tables,
-files, names), not the statistics (tests/test_calibration_paired.py).
+One NUTS run per default design (shared, model_specific, hierarchical, paired), 1 chain ×
+200 draws: what is checked is the plumbing (tables, files, names), not the statistics
+(tests/test_calibration_bayes.py, tests/test_calibration_paired.py). The file holds the
+items that tests/test_calibration_bayes.py recovers θ and J from
+(``_calibration_fixtures.recovery_items``): the same weighted cells, so in a process that
+has run either, the four designs' NUTS and log-likelihood kernels are compiled once
+(compiling, not sampling, is what the Bayesian fits of this test cost).
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from _calibration_fixtures import recovery_items
 from judgebayes.calibration.sweep import simulate_items
 from judgebayes.cli import main
 
@@ -21,10 +26,8 @@ DEFAULT = ["shared", "model_specific", "hierarchical", "paired"]
 
 @pytest.fixture(scope="module")
 def items_csv(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    sim = simulate_items([0.65, 0.75], [0.8, 0.7], [0.85, 0.8], n_cal=200, n_test=400,
-                         seed=4)
     path = tmp_path_factory.mktemp("items") / "items.csv"
-    sim.rows.to_csv(path, index=False)
+    recovery_items().rows.to_csv(path, index=False)
     return path
 
 

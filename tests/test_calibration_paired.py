@@ -20,12 +20,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from numpyro.infer import Predictive, log_likelihood
-from numpyro.infer.util import log_density
+from numpyro.infer import Predictive
 from scipy import stats
 from scipy.special import expit
 
 import judgebayes as jb
+from _calibration_fixtures import log_joint, pointwise_loglik
 from judgebayes.bayes.sbc import sbc
 from judgebayes.calibration.bayes_sweep import sweep_bayes
 from judgebayes.calibration.designs import DESIGNS, calibration_data, specific_calibration_model
@@ -68,8 +68,8 @@ def test_likelihood_sums_the_patterns_consistent_with_the_labels(mixed) -> None:
     pi = np.array([0.2, 0.15, 0.1, 0.55])  # patterns 00, 10 (A only), 01 (B only), 11
     q0, q1 = _q(A, LOG_DOR)
     with jax.enable_x64(True):
-        ll = log_likelihood(paired_calibration_model, {"pi": pi[None, None], "a": A[None],
-                                                      "log_dor": LOG_DOR[None]}, **data)
+        ll = pointwise_loglik(paired_calibration_model, {
+            "pi": pi[None, None], "a": A[None], "log_dor": LOG_DOR[None]}, data)
     got = np.asarray(ll["human_label"][0] + ll["judge_label"][0])
     # Brute force: Σ over patterns z agreeing with the labels of π_z Π_m Binomial(ẑ_m; k_m, ·).
     want = np.zeros(len(got))
@@ -97,11 +97,11 @@ def test_independent_patterns_give_the_row_designs_likelihood() -> None:
     pi = np.array([(1 - th[0]) * (1 - th[1]), th[0] * (1 - th[1]), (1 - th[0]) * th[1],
                    th[0] * th[1]])
     with jax.enable_x64(True):
-        rows = log_likelihood(specific_calibration_model, {
-            "theta": th[None], "a": A[None], "log_dor": LOG_DOR[None]}, **cd.data)
-        items = log_likelihood(paired_calibration_model, {
+        rows = pointwise_loglik(specific_calibration_model, {
+            "theta": th[None], "a": A[None], "log_dor": LOG_DOR[None]}, cd.data)
+        items = pointwise_loglik(paired_calibration_model, {
             "pi": pi[None, None], "a": A[None], "log_dor": LOG_DOR[None]},
-            **paired_data(cd).data)
+            paired_data(cd).data)
     total = sum(float(v.sum()) for v in rows.values())
     # float32 inside log_likelihood; a different likelihood would be off by ≫ 1e-6.
     assert sum(float(v.sum()) for v in items.values()) == pytest.approx(total, rel=1e-6)
@@ -115,9 +115,9 @@ def test_weighted_cells_have_the_item_likelihood(mixed) -> None:
         np.testing.assert_array_equal(cells[k][cell], mixed.data[k])
     params = {"pi": np.array([[0.2, 0.15, 0.1, 0.55]]), "a": A, "log_dor": LOG_DOR}
     with jax.enable_x64(True):
-        full, _ = log_density(paired_calibration_model, (), dict(mixed.data), params)
-        weighted, _ = log_density(paired_calibration_model, (), cells, params)
-    assert float(weighted) == pytest.approx(float(full), rel=1e-12)
+        full = log_joint(paired_calibration_model, mixed.data, params)
+        weighted = log_joint(paired_calibration_model, cells, params)
+    assert weighted == pytest.approx(full, rel=1e-12)
 
 
 def test_model_generates_correlated_correctness() -> None:
@@ -149,9 +149,13 @@ def test_model_generates_correlated_correctness() -> None:
 @pytest.mark.parametrize("model", [paired_calibration_model,
                                    paired_hierarchical_calibration_model])
 def test_prior_has_uniform_accuracy_marginals_and_j_positive(model) -> None:
+    # Labels passed as data: Predictive draws the parameters from the prior (it conditions
+    # on nothing) without simulating labels, vectorised (parallel=True) instead of a
+    # compiled scan that also simulates the labels (half the time).
     runs = np.ones((4, 2), np.int32)
-    prior = Predictive(model, num_samples=4000)(jax.random.PRNGKey(1), runs,
-                                                np.zeros((4, 2), bool))
+    prior = Predictive(model, num_samples=4000, parallel=True)(
+        jax.random.PRNGKey(1), runs, np.zeros((4, 2), bool),
+        human_label=np.full((4, 2), -1, np.int32), judge_label=np.zeros((4, 2), np.int32))
     theta = np.asarray(prior["theta"])
     assert theta.shape == (4000, 2) and float(prior["J"].min()) > 0
     for m in range(2):  # Beta(1, 1), as the row designs' θ prior

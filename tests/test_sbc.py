@@ -65,6 +65,9 @@ def bt_template(stats_5: jb.PairStats) -> dict:
 
 @pytest.fixture(scope="module")
 def bt_sbc(bt_template: dict) -> SBCResult:
+    # Its tests come first and together: pytest-xdist's work stealing moves the tail of a
+    # worker's queue to the other worker, and a split among them computes this SBC
+    # (about 10 s of CPU, mostly compiling) in both.
     return sbc(bt_model, bt_template, seed=0, **SETTINGS)
 
 
@@ -85,13 +88,6 @@ def test_sbc_is_deterministic(bt_sbc: SBCResult, bt_template: dict) -> None:
     np.testing.assert_array_equal(again.ranks, bt_sbc.ranks[:10])
 
 
-def test_davidson_model_is_calibrated(stats_5: jb.PairStats) -> None:
-    result = sbc(davidson_model, davidson_data(stats_5, lam=0.5), seed=1, **SETTINGS)
-    assert result.parameters[-1] == "log_nu" and len(result.parameters) == 6
-    assert int(result.n_divergent.sum()) == 0
-    assert result.passed, str(result)
-
-
 def test_negative_control_misscaled_posterior(bt_sbc: SBCResult) -> None:
     """The real draws shrunk to half their spread (an overconfident posterior) are flagged."""
     centre = bt_sbc.posterior.mean(axis=1, keepdims=True)
@@ -106,6 +102,25 @@ def test_negative_control_misscaled_posterior(bt_sbc: SBCResult) -> None:
                                 centre + 2.0 * (bt_sbc.posterior - centre))
     assert not wide.passed, str(wide)
     assert np.all(wide.to_frame()["rank_sd"] < 1 / np.sqrt(12))
+
+
+def test_result_reports_and_plots(bt_sbc: SBCResult) -> None:
+    frame = bt_sbc.to_frame()
+    assert list(frame.columns) == ["parameter", "ecdf_pvalue", "chi2", "chi2_pvalue", "flagged",
+                                   "rank_mean", "rank_sd"]
+    assert not frame["flagged"].any()
+    assert "50 simulations" in str(bt_sbc) and "ranks look uniform" in str(bt_sbc)
+    fig = bt_sbc.plot().flat[0].figure  # plot() returns the panels, as everywhere
+    assert len([ax for ax in fig.axes if ax.get_visible()]) == 5
+    with pytest.raises(AttributeError):
+        bt_sbc.alpha = 0.5  # type: ignore[misc]
+
+
+def test_davidson_model_is_calibrated(stats_5: jb.PairStats) -> None:
+    result = sbc(davidson_model, davidson_data(stats_5, lam=0.5), seed=1, **SETTINGS)
+    assert result.parameters[-1] == "log_nu" and len(result.parameters) == 6
+    assert int(result.n_divergent.sum()) == 0
+    assert result.passed, str(result)
 
 
 def overcounted_bt_model(i: jnp.ndarray, j: jnp.ndarray, n: jnp.ndarray, n_models: int,
@@ -183,18 +198,6 @@ def test_rank_statistics_counts_draws_below() -> None:
     np.testing.assert_array_equal(rank_statistics(prior, post), [[2, 2], [2, 1]])
     with pytest.raises(ValueError, match="n_sims"):
         rank_statistics(prior, post[:, :, :1])
-
-
-def test_result_reports_and_plots(bt_sbc: SBCResult) -> None:
-    frame = bt_sbc.to_frame()
-    assert list(frame.columns) == ["parameter", "ecdf_pvalue", "chi2", "chi2_pvalue", "flagged",
-                                   "rank_mean", "rank_sd"]
-    assert not frame["flagged"].any()
-    assert "50 simulations" in str(bt_sbc) and "ranks look uniform" in str(bt_sbc)
-    fig = bt_sbc.plot().flat[0].figure  # plot() returns the panels, as everywhere
-    assert len([ax for ax in fig.axes if ax.get_visible()]) == 5
-    with pytest.raises(AttributeError):
-        bt_sbc.alpha = 0.5  # type: ignore[misc]
 
 
 def test_bad_arguments_are_rejected(bt_template: dict) -> None:
