@@ -1,8 +1,9 @@
 """The hand-written derivatives of the Bradley–Terry likelihood (``bayes.bt_models``).
 
 :func:`~judgebayes.bayes.bt_models.soft_binomial_logpdf` carries a ``jax.custom_jvp``
-and :func:`~judgebayes.bayes.bt_models.pair_difference` gathers both ends of every
-pair at once; both must give the values and derivatives of the plain formulas of
+and :func:`~judgebayes.bayes.bt_models.pair_difference` forms θ_i − θ_j so that its
+transpose is cheap (from all M × M differences, or from one gather of both ends);
+both must give the values and derivatives of the plain formulas of
 seed 000, Eq. 1 (``y·log σ(d) + (n − y)·log σ(−d)`` with ``d = θ_i − θ_j``) as JAX's
 autodiff of those formulas gives them, to float64 rounding, at the edges too (y = 0,
 y = n, d = 0, |d| up to 700).
@@ -20,6 +21,7 @@ from numpyro.infer.util import potential_energy
 
 import judgebayes as jb
 from judgebayes.bayes.bt_models import (
+    DENSE_PAIRS_RATIO,
     SoftBinomial,
     bt_data,
     bt_model,
@@ -111,18 +113,26 @@ def test_soft_binomial_broadcasts_draws_over_pairs() -> None:
     np.testing.assert_allclose(lp, plain_logpdf(values, n, logits), rtol=1e-12)
 
 
-def test_pair_difference_and_its_gradient() -> None:
+@pytest.mark.parametrize(("n_models", "n_pairs"), [(9, 50), (40, 50)])
+def test_pair_difference_and_its_gradient(n_models: int, n_pairs: int) -> None:
+    # 9 models, 50 pairs: the dense form (81 <= 4 x 50); 40 models: the gathered ends.
+    # Pairs repeat, run in both orientations and use negative (Python-style) indices.
+    dense = n_models**2 <= DENSE_PAIRS_RATIO * n_pairs
+    assert dense == (n_models == 9)
     rng = np.random.default_rng(2)
-    theta = jnp.asarray(rng.normal(size=9))
-    i = jnp.asarray(rng.integers(0, 9, 50))
-    j = jnp.asarray(rng.integers(0, 9, 50))
+    theta = jnp.asarray(rng.normal(size=n_models))
+    i = jnp.asarray(rng.integers(-n_models, n_models, n_pairs))
+    j = jnp.asarray(rng.integers(0, n_models, n_pairs))
     np.testing.assert_array_equal(pair_difference(theta, i, j), theta[i] - theta[j])
-    cot = jnp.asarray(rng.normal(size=50))
+    cot = jnp.asarray(rng.normal(size=n_pairs))
     ours = jax.vjp(lambda t: pair_difference(t, i, j), theta)[1](cot)[0]
     ref = jax.vjp(lambda t: t[i] - t[j], theta)[1](cot)[0]
     np.testing.assert_allclose(ours, ref, rtol=1e-12, atol=1e-12)
+    tangent = jnp.asarray(rng.normal(size=n_models))
+    np.testing.assert_allclose(jax.jvp(lambda t: pair_difference(t, i, j), (theta,), (tangent,))[1],
+                               tangent[i] - tangent[j], rtol=1e-12, atol=1e-12)
     # batched θ (draws × models), as the pointwise log-likelihood vmaps it
-    thetas = jnp.asarray(rng.normal(size=(3, 9)))
+    thetas = jnp.asarray(rng.normal(size=(3, n_models)))
     np.testing.assert_array_equal(jax.vmap(lambda t: pair_difference(t, i, j))(thetas),
                                   thetas[:, i] - thetas[:, j])
     np.testing.assert_array_equal(pair_difference(thetas, i, j), thetas[:, i] - thetas[:, j])
@@ -139,8 +149,13 @@ def _plain_bt_model(i: jax.Array, j: jax.Array, n: jax.Array, n_models: int,
         numpyro.factor("y", plain_logpdf(y, n, theta[i] - theta[j]))
 
 
-def test_bt_potential_value_gradient_and_hessian_equal_the_plain_model() -> None:
-    stats = jb.simulate_bt(12, 3000, seed=3).battles.pair_stats("human_label")
+@pytest.mark.parametrize(("n_models", "n_battles"), [(12, 3000), (40, 150)])
+def test_bt_potential_value_gradient_and_hessian_equal_the_plain_model(
+        n_models: int, n_battles: int) -> None:
+    # 12 models, all 66 pairs: pair_difference's dense form; 40 models, fewer than 150
+    # pairs: its gathered form
+    stats = jb.simulate_bt(n_models, n_battles, seed=3).battles.pair_stats("human_label")
+    assert (stats.n_models**2 <= DENSE_PAIRS_RATIO * stats.n_pairs) == (n_models == 12)
     data = bt_data(stats, lam=0.05)
     rng = np.random.default_rng(3)
     x = jnp.asarray(rng.uniform(-2, 2, stats.n_models - 1))
