@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import arviz as az
 import jax
 import numpy as np
@@ -20,6 +22,36 @@ NUTS = {"chains": 2, "draws": 300, "warmup": 300, "progress": False}
 @pytest.fixture(scope="module")
 def stats() -> jb.PairStats:
     return jb.simulate_bt(5, 800, seed=4).battles.pair_stats("human_label")
+
+
+def _driver_starts(compiled: CompiledModel, key: np.ndarray, chains: int) -> list:
+    """The start states the driver gives chains ``0 .. chains - 1`` for ``key``."""
+    from judgebayes.bayes.driver import blank_state, chain_starts
+
+    blank = jax.eval_shape(blank_state, compiled.z_template, key)
+    return [next(chain_starts(blank, compiled.z_template, key, c)) for c in range(chains)]
+
+
+def numpyro_chain(compiled: CompiledModel, arrays: dict, warmup: int, iterations: int,
+                  record: Callable[[object], object]) -> Callable:
+    """One chain of NumPyro's own NUTS kernel (``hmc``'s init_kernel / sample_kernel,
+    what ``MCMC(NUTS(model))`` runs, target acceptance 0.8) from a start ``(z0, key)``:
+    ``record(state)`` of each of ``iterations`` iterations, ``warmup`` of them warm-up."""
+    from numpyro.infer.hmc import hmc
+
+    init_kernel, sample_kernel = hmc(potential_fn_gen=compiled.potential_gen, algo="NUTS")
+
+    def run(z0: dict, key: jax.Array) -> object:
+        st = init_kernel(z0, num_warmup=warmup, target_accept_prob=0.8,
+                         model_kwargs=arrays)._replace(rng_key=key)
+
+        def step(s: object, _: object) -> tuple:
+            s = sample_kernel(s, model_kwargs=arrays)
+            return s, record(s)
+
+        return jax.lax.scan(step, st, None, length=iterations)[1]
+
+    return run
 
 
 def test_split_data_traces_arrays_and_fixes_the_rest(stats: jb.PairStats) -> None:
@@ -99,24 +131,34 @@ def test_closing_step_size_window_realises_the_target_acceptance() -> None:
     # step size realises a mean acceptance well above the target (numpyro#1786); the
     # driver's closing window (a fifth of warm-up) brings it near the 0.8 asked for.
     # 16 chains on a 50-d Gaussian with scales over two decades: the chain-to-chain sd
-    # of a chain's mean acceptance is ~0.02, so each 16-chain mean has se ~0.005 and
-    # the gap measured over seeds 0-3 (0.03-0.045) is > 4 se; the step sizes the
-    # chains settle on also vary about half as much (cv 0.03-0.04 vs 0.07-0.085).
-    from numpyro.infer import MCMC
-    from numpyro.infer import NUTS as NumPyroNUTS
-
+    # of a chain's mean acceptance is 0.011-0.021, so each 16-chain mean has se ~0.005,
+    # their difference ~0.006, and the gap measured over seeds 0-3 (0.029-0.036) is
+    # > 4.5 se; the step sizes the chains settle on also vary less (cv 0.033-0.040 vs
+    # 0.044-0.071; seed 0: 0.033 vs 0.067).
+    # NumPyro's side is its NUTS kernel (``hmc``'s init_kernel / sample_kernel, what
+    # ``MCMC(NUTS(model))`` runs) from the driver's start points, its 16 chains one
+    # after the other in one compiled program: half the time of ``MCMC`` with
+    # vectorised chains, whose batched tree building is slow to compile.
     scale = np.geomspace(0.1, 10.0, 50)
-    run = {"chains": 16, "draws": 500, "warmup": 1000}
-    st = fit(_gaussian, {"scale": scale}, seed=0, progress=False, **run).sample_stats
+    chains, draws, warmup = 16, 500, 1000
+    st = fit(_gaussian, {"scale": scale}, seed=0, progress=False, chains=chains, draws=draws,
+             warmup=warmup).sample_stats
     ours = st.acceptance_rate.mean("draw").values
     ours_eps = st.step_size.values[:, -1]
-    mcmc = MCMC(NumPyroNUTS(_gaussian), num_warmup=run["warmup"], num_samples=run["draws"],
-                num_chains=run["chains"], chain_method="vectorized", progress_bar=False)
-    mcmc.run(jax.random.PRNGKey(0), scale=scale,
-             extra_fields=("accept_prob", "adapt_state.step_size"))
-    extra = mcmc.get_extra_fields(group_by_chain=True)
-    theirs = np.asarray(extra["accept_prob"]).mean(axis=1)
-    theirs_eps = np.asarray(extra["adapt_state.step_size"])[:, -1]
+
+    compiled, arrays = CompiledModel.of(_gaussian, {"scale": scale})
+    starts = _driver_starts(compiled, np.asarray(jax.random.PRNGKey(0)), chains)
+    run = numpyro_chain(compiled, arrays, warmup, warmup + draws,
+                        lambda s: (s.accept_prob, s.adapt_state.step_size))
+
+    def chain(start: tuple) -> tuple:
+        accept, eps = run(*start)
+        return accept[warmup:].mean(), eps[-1]
+
+    z0 = jax.tree.map(lambda *z: np.stack(z), *[s.z for s in starts])
+    keys = np.stack([np.asarray(s.rng_key) for s in starts])
+    theirs, theirs_eps = map(np.asarray, jax.jit(lambda z, k: jax.lax.map(chain, (z, k)))(
+        z0, keys))
     # If this fails after a NumPyro upgrade, check whether numpyro#1786 was fixed
     # upstream (then the closing window may no longer be needed).
     assert abs(ours.mean() - 0.8) < 0.045
@@ -215,10 +257,7 @@ def test_warm_up_adaptation_is_numpyros(stats: jb.PairStats,
     # boundaries in warm-up, at its end's chunk and in the draws).
     # In float64 the two programs agree to rounding (its chaotic growth stays far below
     # the tolerance over 150 iterations on this posterior).
-    from numpyro.infer.hmc import hmc
-
     import judgebayes.bayes.compiled as compiled_module
-    from judgebayes.bayes.driver import blank_state, chain_starts
 
     monkeypatch.setattr(compiled_module, "CHUNK", 40)
     warmup, draws = 90, 60
@@ -227,20 +266,13 @@ def test_warm_up_adaptation_is_numpyros(stats: jb.PairStats,
         key = np.asarray(jax.random.PRNGKey(3))
         ours, stats_ = compiled.nuts(key, arrays, chains=1, draws=draws, warmup=warmup,
                                      target_accept=0.8)
-        blank = jax.eval_shape(blank_state, compiled.z_template, key)
-        start = next(chain_starts(blank, compiled.z_template, key, 0))  # chain 0's
-        init_kernel, sample_kernel = hmc(potential_fn_gen=compiled.potential_gen, algo="NUTS")
+        start = _driver_starts(compiled, key, 1)[0]  # chain 0's
+        run = numpyro_chain(compiled, arrays, warmup, warmup + draws,
+                            lambda s: (s.z, s.adapt_state.step_size))
 
         @jax.jit
         def theirs(z0: dict, k: jax.Array) -> tuple:
-            st = init_kernel(z0, num_warmup=warmup, target_accept_prob=0.8,
-                             model_kwargs=arrays)._replace(rng_key=k)
-
-            def step(s: object, _: object) -> tuple:
-                s = sample_kernel(s, model_kwargs=arrays)
-                return s, (s.z, s.adapt_state.step_size)
-
-            zs, eps = jax.lax.scan(step, st, None, length=warmup + draws)[1]
+            zs, eps = run(z0, k)
             return jax.vmap(compiled.postprocess_gen(**arrays))(zs), eps
 
         values, eps = theirs(start.z, start.rng_key)
@@ -297,7 +329,7 @@ def test_persistent_cache_folder_follows_the_environment(monkeypatch: pytest.Mon
         assert persistent_cache_dir() is None
 
 
-def _half_line(c: float) -> None:
+def _half_line(c: np.ndarray) -> None:
     """x ~ Normal(0, 1) restricted to x > c: log density −inf below c."""
     import jax.numpy as jnp
 
@@ -310,10 +342,11 @@ def test_chains_redraw_their_start_until_the_density_is_finite() -> None:
     # one does, as NumPyro does. No start at all lies above 3: an error, not garbage.
     import warnings
 
+    # c is an array, so both data sets share one layout (one compiled kernel).
     with warnings.catch_warnings():  # NUTS meets the -inf wall: divergences are expected
         warnings.simplefilter("ignore")
-        idata = fit(_half_line, {"c": 1.5}, chains=3, draws=50, warmup=50, seed=1,
+        idata = fit(_half_line, {"c": np.asarray(1.5)}, chains=3, draws=50, warmup=50, seed=1,
                     progress=False)
     assert float(idata.posterior["x"].min()) > 1.5
     with pytest.raises(RuntimeError, match="no start point"):
-        fit(_half_line, {"c": 3.0}, chains=1, draws=10, warmup=10, progress=False)
+        fit(_half_line, {"c": np.asarray(3.0)}, chains=1, draws=10, warmup=10, progress=False)
