@@ -18,7 +18,8 @@ acceptance as arguments, so neither ``draws``, ``warmup``, ``chains`` nor
 ``target_accept`` compiles anything, and it holds no host callback, so JAX's
 persistent compilation cache can keep it on disk for the next process. MAP uses
 NumPyro's potential function (the negative log joint on the unconstrained space)
-with JAX gradients and Hessians.
+with its JAX gradient; the Laplace Hessian is a central difference of that compiled
+gradient (:func:`central_hessian`), which compiles nothing more.
 
 Each chain runs on its own Python thread (JAX releases the GIL while a compiled
 function runs), so chains use every core without asking JAX for several host devices
@@ -73,7 +74,7 @@ from judgebayes.bayes.driver import (
     uniform_init,
 )
 
-__all__ = ["CompiledModel", "nuts_chain", "split_data", "step_size_tail",
+__all__ = ["CompiledModel", "central_hessian", "nuts_chain", "split_data", "step_size_tail",
            "target_accept_for", "uniform_init"]
 
 _CACHE_SIZE = 32
@@ -275,7 +276,12 @@ class CompiledModel:
         """Flat start point, jitted value-and-gradient, Hessian, and batched constrain.
 
         Call (and use the results) with ``jax.enable_x64(True)`` on: the kernels are
-        traced for float64 vectors.
+        traced for float64 vectors. The Hessian, ``hessian(x, arrays)``, is
+        :func:`central_hessian` of the compiled value-and-gradient: compiling
+        ``jax.hessian`` of the potential cost 3.9 s of the 7.3 s of CPU of a MAP fit of
+        the anchors model (``tests/test_anchors_model.py``), the differences of the
+        gradient 0.2 s, and they agree with it to 1e-8 of the largest entry or better
+        (see there).
         """
         def build() -> tuple:
             flat0, unravel = ravel_pytree(jax.tree.map(
@@ -287,8 +293,9 @@ class CompiledModel:
             def constrain(xs: jax.Array, arrays: dict) -> dict:
                 return jax.vmap(lambda x: self.postprocess_gen(**arrays)(unravel(x)))(xs)
 
-            return (np.asarray(flat0), jax.jit(jax.value_and_grad(potential)),
-                    jax.jit(jax.hessian(potential)), jax.jit(constrain))
+            value_and_grad = jax.jit(jax.value_and_grad(potential))
+            return (np.asarray(flat0), value_and_grad,
+                    functools.partial(central_hessian, value_and_grad), jax.jit(constrain))
 
         return self._kernel(("map",), build)
 
@@ -333,6 +340,70 @@ class CompiledModel:
             lambda a: {k: s["value"] for k, s in trace(seed(self.model, 0)).get_trace(**a).items()
                        if select(s)}))
         return {k: np.asarray(v) for k, v in fn(arrays).items()}
+
+
+def central_hessian(value_and_grad: Callable, x: Any, arrays: Mapping[str, jax.Array],
+                    ) -> np.ndarray:
+    r"""Hessian of a potential by central differences of its compiled gradient, symmetrised.
+
+    Column j is (∇U(x + h_j e_j) − ∇U(x − h_j e_j)) / (2 h_j), with the step
+    h_j = ε^{1/3} · max(1, |x_j|) (ε the machine epsilon of ``x``'s dtype under JAX:
+    2.2e-16 in float64, so h_j ≈ 6e-6 · max(1, |x_j|)); the step actually taken is
+    the representable difference of the two points. The result is (Ĥ + Ĥᵀ) / 2.
+
+    Accuracy. By Taylor's theorem the difference of g_i = ∂_i U has truncation error
+    h_j² / 6 · ∂_j³ g_i(ξ), and the two computed gradients carry rounding errors of
+    about ε · G_i (G_i: the magnitude of the terms summed into g_i), divided by 2h_j.
+    With h_j = ε^{1/3} s_j (s_j = max(1, |x_j|)) the entry's error is at most about
+
+        ε^{2/3} · (s_j² · |∂_j³ g_i| / 6 + G_i / s_j),
+
+    ε^{2/3} = 3.7e-11 in float64: the step balances the two terms. Symmetrising
+    averages the (i, j) and (j, i) estimates, which keeps that bound. Against
+    ``jax.hessian`` (exact up to rounding), measured: on a 5-model Bradley–Terry and a
+    shared calibration design the largest error is 1–2e-9, 1e-10 of the largest entry
+    and rounding-dominated (``tests/test_map_hessian.py`` checks every entry against
+    the bound above); on the anchors model (173 dimensions) it is 2.1e-5 on a diagonal
+    entry of 512 (9e-9 of the largest entry, 2,270), truncation-dominated: that
+    direction's fourth derivative, 3.4e6, predicts it to three digits. The Laplace
+    covariance H⁻¹ moves by at most κ(H) times the relative error (the anchors'
+    posterior SDs by 2e-8 relative): far below the Monte Carlo error of any number of
+    Laplace draws. Call it with x64 on, as :meth:`CompiledModel.flat_potential` says;
+    in float32 (ε^{2/3} = 2.4e-5) the same formula is only good to ~1e-4.
+
+    Cost. 2n calls of the already compiled ``value_and_grad`` (n = ``x.size``),
+    dispatched one after the other, and nothing compiled: ``jax.hessian`` compiled a
+    forward-over-reverse program (3.9 s of CPU on the anchors model), and vmapping
+    the gradient over the 2n points would compile a batched one as well.
+
+    Parameters
+    ----------
+    value_and_grad
+        ``value_and_grad(x, arrays) -> (U(x), ∇U(x))``, jitted.
+    x
+        The point (a flat vector).
+    arrays
+        The potential's array arguments.
+
+    Returns
+    -------
+    numpy.ndarray
+        The symmetric ``(n, n)`` Hessian estimate.
+    """
+    dtype = jnp.asarray(x).dtype
+    x = np.asarray(x, dtype=dtype).ravel()
+    h = np.finfo(dtype).eps ** (1 / 3) * np.maximum(1.0, np.abs(x))
+    grads = []
+    for j in range(x.size):
+        up, down = x.copy(), x.copy()
+        up[j] += h[j]
+        down[j] -= h[j]
+        # dispatched without waiting: JAX runs them while the next ones are queued
+        grads.append((value_and_grad(jnp.asarray(up), arrays)[1],
+                      value_and_grad(jnp.asarray(down), arrays)[1], up[j] - down[j]))
+    hess = np.stack([(np.asarray(g_up, dtype=np.float64) - np.asarray(g_down, dtype=np.float64))
+                     / step for g_up, g_down, step in grads], axis=1)
+    return 0.5 * (hess + hess.T)
 
 
 def _raw_key(rng: jax.Array) -> np.ndarray:
