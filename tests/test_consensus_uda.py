@@ -178,3 +178,33 @@ def test_literal_eq2_ignores_the_verdicts() -> None:
     b = adapter.ratings(flipped, small.answers, small.judge_answers).ratings
     np.testing.assert_allclose(a, b)
     assert np.abs(a - 1200).max() > 0  # the ratings do move
+
+
+def test_a_second_training_on_other_data_compiles_nothing() -> None:
+    """The training data are arguments of the jitted step, not constants baked into it: a
+    second fit on other battles of the same shapes traces and compiles nothing, and still
+    learns from its own data."""
+    sims = [simulate_consensus(n_models=4, n_judges=3, n_prompts=8, dim=4, seed=s)
+            for s in (1, 2)]
+    # test_literal_eq2_ignores_the_verdicts' fit (seed 1), so the first one is compiled once
+    settings = {"verdict_input": False, "epochs": 3, "hidden": (8,), "progress": False}
+    first = fit_uda(sims[0].battles, sims[0].answers, sims[0].judge_answers, **settings)
+    seen: list[str] = []
+
+    def listen(name: str, _seconds: float, **_: object) -> None:
+        if name.startswith("/jax/core/compile/"):
+            seen.append(name)
+
+    out = []
+    jax.monitoring.register_event_duration_secs_listener(listen)
+    try:
+        out.append(fit_uda(sims[1].battles, sims[1].answers, sims[1].judge_answers,
+                           **settings))
+    finally:
+        jax.monitoring.unregister_event_duration_listener(listen)
+    assert seen == []
+    second = out[0]
+    assert second.config == first.config  # same shapes and settings
+    # other data, so other losses (not the first fit's data replayed)
+    for loss in ("train_loss", "val_loss"):
+        assert not np.allclose(second.history[loss], first.history[loss])

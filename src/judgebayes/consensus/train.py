@@ -19,8 +19,9 @@ loss are kept (the paper's "select the best model based on validation loss").
 
 from __future__ import annotations
 
+import functools
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import jax
@@ -154,32 +155,19 @@ def fit_uda(battles: Battles, answers: Embeddings, judge_answers: Embeddings, *,
     config["dim"], config["dim_in"] = int(batches[0].e_i.shape[-1]), int(x_train.shape[-1])
     data = [_device(b, x, config) for b, x in zip(batches, (x_train, x_val), strict=True)]
 
-    def loss_fn(params: Mapping[str, jax.Array], d: Mapping[str, jax.Array]) -> jax.Array:
-        final, _, _ = adaptive_ratings(params, d["x"], d["i"], d["j"], d["mask"],
-                                       n_models=len(batches[0].models), k0=config["k"],
-                                       scale=config["scale"], initial=config["initial"])
-        return consensus_loss(final, d["anchor"], alpha=alpha, sigma=sigma, beta=beta)
-
-    schedule = optax.warmup_cosine_decay_schedule(
-        0.0, learning_rate, max(1, int(warmup * epochs)), max(2, epochs),
-        end_value=0.05 * learning_rate)
-    optimiser = optax.chain(optax.clip_by_global_norm(1.0),
-                            optax.adamw(schedule, weight_decay=weight_decay))
+    step, optimiser, schedule = _training(
+        len(batches[0].models), config["k"], config["scale"], config["initial"],
+        float(alpha), float(sigma), float(beta), float(learning_rate), float(weight_decay),
+        max(1, int(warmup * epochs)), max(2, epochs))
     params = {k: jnp.asarray(v) for k, v in init_mlp(seed, [config["dim_in"],
                                                               *config["hidden"], 3]).items()}
     state = optimiser.init(params)
     rates = np.asarray(jax.vmap(schedule)(jnp.arange(epochs)))
 
-    @jax.jit
-    def step(params: Any, state: Any) -> tuple[Any, Any, jax.Array, jax.Array]:
-        loss, grads = jax.value_and_grad(loss_fn)(params, data[0])
-        updates, state = optimiser.update(grads, state, params)
-        return optax.apply_updates(params, updates), state, loss, loss_fn(params, data[1])
-
     rows, best, best_loss, start = [], params, np.inf, time.perf_counter()
     for epoch in tqdm(range(epochs), desc=f"UDA ({'full' if self_features else 'ablated'})",
                       disable=not progress, unit="epoch"):
-        new, state, train_loss, val_loss = step(params, state)
+        new, state, train_loss, val_loss = step(params, state, data[0], data[1])
         val = float(val_loss)  # of the weights *before* this step
         if val < best_loss:
             best, best_loss, best_epoch = params, val, epoch
@@ -191,6 +179,52 @@ def fit_uda(battles: Battles, answers: Embeddings, judge_answers: Embeddings, *,
     kept = {name: np.asarray(v) for name, v in best.items()}
     kept.update(mean=np.asarray(mean), std=np.asarray(std))
     return UDAAdapter(kept, config, history, int(best_epoch))
+
+
+@functools.lru_cache(maxsize=16)
+def _training(n_models: int, k0: float, scale: float, initial: float, alpha: float,
+              sigma: float, beta: float, learning_rate: float, weight_decay: float,
+              warmup_steps: int, decay_steps: int,
+              ) -> tuple[Callable[..., Any], optax.GradientTransformation, optax.Schedule]:
+    """The jitted training step of :func:`fit_uda`, its optimiser and learning-rate schedule.
+
+    One step function per setting (cached), with the training and validation data
+    as its arguments: ``jax.jit`` compiles it once per shape of the weights and the
+    data, so a second :func:`fit_uda` with the same settings on other data of the same
+    shapes compiles nothing, and the compiled code holds no data (the persistent
+    compilation cache keeps a small entry that any data of these shapes reuses).
+    Where the data were constants of the step, XLA folded some of the arithmetic on
+    them at compile time; as arguments they are computed at run time, which rounds
+    differently in float32 (trained weights within about 1e-5).
+
+    Returns
+    -------
+    step
+        ``step(params, state, train, val) -> (params, state, train_loss, val_loss)``:
+        one AdamW update on the training data, the training loss before it and the
+        validation loss of the weights before it.
+    optimiser, schedule
+        The optax optimiser (clipping, AdamW) and its warm-up + cosine schedule.
+    """
+    def loss_fn(params: Mapping[str, jax.Array], d: Mapping[str, jax.Array]) -> jax.Array:
+        final, _, _ = adaptive_ratings(params, d["x"], d["i"], d["j"], d["mask"],
+                                       n_models=n_models, k0=k0, scale=scale,
+                                       initial=initial)
+        return consensus_loss(final, d["anchor"], alpha=alpha, sigma=sigma, beta=beta)
+
+    schedule = optax.warmup_cosine_decay_schedule(
+        0.0, learning_rate, warmup_steps, decay_steps, end_value=0.05 * learning_rate)
+    optimiser = optax.chain(optax.clip_by_global_norm(1.0),
+                            optax.adamw(schedule, weight_decay=weight_decay))
+
+    @jax.jit
+    def step(params: Any, state: Any, train: Mapping[str, jax.Array],
+             val: Mapping[str, jax.Array]) -> tuple[Any, Any, jax.Array, jax.Array]:
+        loss, grads = jax.value_and_grad(loss_fn)(params, train)
+        updates, state = optimiser.update(grads, state, params)
+        return optax.apply_updates(params, updates), state, loss, loss_fn(params, val)
+
+    return step, optimiser, schedule
 
 
 def _device(batch: UDABatch, x: np.ndarray, config: Mapping[str, Any]) -> dict[str, jax.Array]:
