@@ -5,8 +5,11 @@ from __future__ import annotations
 import warnings
 
 import arviz as az
+import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
+from numpyro.infer import Predictive
 from scipy.special import expit
 
 import judgebayes as jb
@@ -46,7 +49,8 @@ def test_map_equals_penalised_mle_of_eq1_hard_labels(small: tuple, lam: float) -
 
 
 def test_map_equals_penalised_mle_of_eq1_soft_targets() -> None:
-    sim = jb.simulate_arena(8, 1500, seed=3)
+    # 7 models, all 21 pairs: the layout of ``small``, so the MAP kernels compile once.
+    sim = jb.simulate_arena(7, 1500, seed=3)
     soft = expit(0.5 * sim.battles.column("score_diff"))
     stats = sim.battles.pair_stats(soft)
     idata = fit(bt_model, bt_data(stats), method="map", draws=10)
@@ -95,6 +99,27 @@ def test_loo_and_posterior_predictive_check(small: tuple, nuts: az.InferenceData
     # The model is the data's story (ties aside): nearly every pair's win rate is inside
     # its 99% predictive interval.
     assert inside.mean() >= 0.9
+
+
+def test_ppc_draws_what_numpyro_draws(small: tuple, nuts: az.InferenceData) -> None:
+    """``ppc`` runs one compiled program (``bayes.predictive``) instead of NumPyro's
+    ``Predictive`` op by op: the same replicates from the same posterior draws and key,
+    and the observed data as they were given."""
+    from judgebayes.bayes import predictive
+
+    stats, _, _ = small
+    data = bt_data(stats)
+    out = ppc(bt_model, data, nuts, seed=3, max_draws=50)
+    assert any(k[0] is bt_model and v is not None for k, v in predictive._programs.items())
+    post = az.extract(nuts, group="posterior", num_samples=50, rng=3)
+    samples = {k: jnp.asarray(post[k].transpose("sample", ...).values) for k in post.data_vars}
+    free = {k: v for k, v in data.items() if k != "y"}
+    ref = Predictive(bt_model, posterior_samples=samples, return_sites=["y"])(
+        jax.random.PRNGKey(3), **free, y=None)["y"]
+    assert out["replicated"].shape == (50, stats.n_pairs)
+    np.testing.assert_array_equal(out["replicated"].values, np.asarray(ref))
+    np.testing.assert_array_equal(out["observed"].values, np.asarray(data["y"]))
+    assert out["replicated"].values.std(axis=0).min() > 0
 
 
 def test_davidson_model_recovers_the_tie_parameter() -> None:

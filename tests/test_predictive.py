@@ -12,10 +12,11 @@ prior) and posterior predictive p-values of MAP fits that stay moderate on well-
 simulations and are tiny where the model is wrong (an intransitive pair, a shared
 calibration for two different judges).
 
-Cost: JAX compiles each model's samplers once (eager, per operation and shape), which
-dominates: about 110 s of CPU for the file, 3–10 s per new model layout; the MAP fits of
-the calibration designs and of the anchors model, and the β-posterior Soft-Elo (NUTS),
-are marked ``slow`` (about 26 s of it).
+Cost: compilation dominates. The predictive checks compile one program per layout
+(``bayes.predictive``; here two per spec, the prior and the posterior from the prior's
+draws) or, for the models that read their counts (Davidson, the consistency models,
+the calibration designs), run op by op; the MAP fits of the calibration designs and of
+the anchors model, and the β-posterior Soft-Elo (NUTS), are marked ``slow``.
 
 Tolerances are Monte Carlo: with D = 500 draws a mean's error is its SD/√D; every bound
 is at least 3 such errors (most 4 or more) away from the closed form. All draws are
@@ -24,21 +25,25 @@ seeded, so the outcome is deterministic.
 
 from __future__ import annotations
 
+import logging
 import warnings
 
 import arviz as az
+import jax
 import matplotlib
 import numpy as np
 import numpyro
 import numpyro.distributions as dist
 import pandas as pd
 import pytest
+from numpyro.infer import Predictive
 from scipy import integrate
 from scipy import stats as st
 from scipy.special import expit, logit
 
 import judgebayes as jb
 from judgebayes.anchors import ordered_logistic_spec, simulate_verdicts
+from judgebayes.bayes import predictive as pred
 from judgebayes.bayes.inference import _observed
 from judgebayes.bayes.predictive import bayesian_pvalues, plot_statistic, predictive_statistic
 from judgebayes.calibration.designs import DESIGNS
@@ -407,6 +412,76 @@ def test_anchor_posterior_reproduces_the_verdict_levels(specs: dict) -> None:
     check = predictive_statistic(jb.posterior_predictive(spec, fit, seed=2), _levels,
                                  name="share", dims=["level"])
     assert bayesian_pvalues(check)["p_value"].min() > 0.01
+
+
+# ------------------------------------------------------------ compiled route
+def _layouts_of(model: object) -> list:
+    """The cached programs of ``model`` (``None``: its layout runs op by op)."""
+    return [v for k, v in pred._programs.items() if k[0] is model]
+
+
+def test_compiled_route_draws_as_numpyro_op_by_op(specs: dict) -> None:
+    """The compiled program draws what ``Predictive`` draws op by op, for the prior
+    (parameters, deterministic sites and the data) and for replicates given draws:
+    integer data equal, floating-point values to rounding."""
+    spec = specs["temperature"]
+    model, data = spec.model, dict(spec.data)
+    sites, latent, deterministic = pred._sites(model, data, {}, {})
+    free = {k: (None if k in sites else v) for k, v in data.items()}
+    names = [*latent, *deterministic, *sites]
+    key = jax.random.PRNGKey(4)
+    ours = pred._predict(model, free, key, names, 0, num_samples=40)
+    theirs = Predictive(model, num_samples=40, return_sites=names, parallel=True)(key, **free)
+    given = {k: ours[k] for k in latent}
+    ours_rep = pred._predict(model, free, key, list(sites), 0, samples=given)
+    theirs_rep = Predictive(model, posterior_samples=given, return_sites=list(sites),
+                            parallel=True)(key, **free)
+    assert _layouts_of(model) and None not in _layouts_of(model)  # both compiled
+    for a, b in [(ours, theirs), (ours_rep, theirs_rep)]:
+        assert set(a) == set(b)
+        for k in a:
+            x, y = np.asarray(a[k]), np.asarray(b[k])
+            assert x.shape == y.shape and x.dtype == y.dtype
+            if np.issubdtype(x.dtype, np.floating):
+                np.testing.assert_allclose(x, y, rtol=1e-5, atol=1e-6)
+            else:
+                np.testing.assert_array_equal(x, y)
+        assert np.asarray(a["y"]).std() > 0  # real draws, not a constant
+
+
+def test_new_data_of_the_same_shapes_compiles_nothing(specs: dict, priors: dict,
+                                                      caplog: pytest.LogCaptureFixture) -> None:
+    """A second BT data set (another arena, the same 5 models and 10 pairs) reuses the
+    prior predictive program of the first: nothing is traced or compiled, and its draws
+    follow its own data (the observed data differ, the simulated ones come from the
+    same prior draws, as the program's arguments are only the key and the data)."""
+    first = _prior(specs, priors, "bt")
+    spec = jb.models.bt(jb.simulate_bt(5, 1500, tie_nu=0.6, seed=12).battles, "human_label")
+    assert spec.data["i"].shape == specs["bt"].data["i"].shape
+    traced = pred._traced
+    with caplog.at_level(logging.WARNING), jax.log_compiles(True):
+        second = jb.prior_predictive(spec, draws=D, seed=0)
+    assert pred._traced == traced
+    assert not [r for r in caplog.records if "Compiling" in r.getMessage()]
+    assert not np.array_equal(first.observed_data["y"], second.observed_data["y"])
+    np.testing.assert_array_equal(first.prior["theta"], second.prior["theta"])
+    assert second.prior_predictive["y"].shape == first.prior_predictive["y"].shape
+
+
+@pytest.mark.parametrize("name", ["davidson", "calibration_shared"])
+def test_a_model_that_reads_its_data_runs_op_by_op_and_is_not_traced_again(
+        name: str, specs: dict, priors: dict) -> None:
+    """NumPyro's Multinomial sampler needs its counts concrete (Davidson's ties), and the
+    calibration designs' Binomial sampler draws otherwise when they are not: both run
+    op by op, as NumPyro does, and a second call does not trace them again."""
+    spec = specs[name]
+    prior = _prior(specs, priors, name)
+    assert None in _layouts_of(spec.model)
+    traced = pred._traced
+    again = jb.prior_predictive(spec, draws=D, seed=0)
+    assert pred._traced == traced
+    for var in prior.prior_predictive.data_vars:
+        np.testing.assert_array_equal(again.prior_predictive[var], prior.prior_predictive[var])
 
 
 # ---------------------------------------------------------------- edge cases

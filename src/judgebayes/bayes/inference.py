@@ -304,8 +304,9 @@ def _fit_map(model: Callable, data: Mapping[str, Any], draws: int, key: jax.Arra
         e = rng.standard_normal((draws, res.x.size))
         z = res.x + solve_triangular(chol, e.T, lower=True, trans="T").T
         both = constrain(jnp.asarray(np.vstack([res.x[None], z])), arrays)
-        point = {k: np.asarray(v[0]) for k, v in both.items()}
-        samples = {k: np.asarray(v[1:])[None] for k, v in both.items()}
+        both = {k: np.asarray(v) for k, v in both.items()}  # slicing a JAX array compiles
+        point = {k: v[0] for k, v in both.items()}
+        samples = {k: v[1:][None] for k, v in both.items()}
         idata = _to_idata(model, data, samples, coords, dims, "map+laplace",
                           compiled=compiled, arrays=arrays)
     map_group = az.from_dict(posterior={k: v[None, None] for k, v in point.items()},
@@ -346,18 +347,24 @@ def ppc(model: Callable, data: Mapping[str, Any], idata: az.InferenceData, *,
     xarray.Dataset
         ``replicated`` (draw × statistic) and ``observed`` (statistic).
     """
-    obs = _observed(model, data)
+    from judgebayes.bayes.predictive import _discover, _predict  # it imports this module
+
+    # Sites from one abstract trace and the replicates from one compiled program
+    # (bayes.predictive), not two traces and a Predictive run op by op.
+    sites, latent, deterministic = _discover(model, data, {}, {})
+    obs = {k: s.full for k, s in sites.items()}
     site = site or (next(iter(obs)) if len(obs) == 1 else None)
     if site is None or site not in obs:
         raise ValueError(f"choose one observed site with site=..., one of {list(obs)}")
     post = az.extract(idata, group="posterior", num_samples=min(max_draws, _n_draws(idata)),
                       rng=seed)
-    latent = _latent_sites(model, data)
+    wanted = {*latent, *deterministic}
     samples = {k: jnp.asarray(post[k].transpose("sample", ...).values) for k in post.data_vars
-               if k in latent}
-    free = {k: v for k, v in data.items() if k != site}
-    rep = np.asarray(Predictive(model, posterior_samples=samples, return_sites=[site])(
-        jax.random.PRNGKey(seed), **free, **{site: None})[site])
+               if k in wanted}
+    free = {**{k: v for k, v in data.items() if k != site}, site: None}
+    n = post.sizes["sample"]
+    rep = np.asarray(_predict(model, free, jax.random.PRNGKey(seed), [site],
+                              n * sites[site].size, samples=samples, parallel=False)[site])
     f = stat or (lambda x: x)
     replicated = np.stack([np.asarray(f(r)) for r in rep])
     observed = np.asarray(f(obs[site]))
