@@ -26,7 +26,9 @@ from scipy.special import expit
 
 import judgebayes as jb
 from _calibration_fixtures import log_joint, pointwise_loglik
+from judgebayes.bayes.compiled import CompiledModel
 from judgebayes.bayes.sbc import sbc
+from judgebayes.calibration import paired
 from judgebayes.calibration.bayes_sweep import sweep_bayes
 from judgebayes.calibration.designs import DESIGNS, calibration_data, specific_calibration_model
 from judgebayes.calibration.paired import (
@@ -109,8 +111,10 @@ def test_independent_patterns_give_the_row_designs_likelihood() -> None:
 
 def test_weighted_cells_have_the_item_likelihood(mixed) -> None:
     cells, cell = _paired_cells(mixed.data)
-    assert len(cells["weight"]) < len(cell) / 2
-    np.testing.assert_array_equal(np.bincount(cell), cells["weight"])
+    # Every outcome the design allows: model A labelled on its 1-run items (4 states) and
+    # unlabelled on its 3-run items (4), B unlabelled with 0, 1 or 3 runs (1 + 2 + 4).
+    assert len(cells["weight"]) == 8 * 7
+    np.testing.assert_array_equal(np.bincount(cell, minlength=8 * 7), cells["weight"])
     for k in ("n_runs", "human_label", "judge_label"):
         np.testing.assert_array_equal(cells[k][cell], mixed.data[k])
     params = {"pi": np.array([[0.2, 0.15, 0.1, 0.55]]), "a": A, "log_dor": LOG_DOR}
@@ -118,6 +122,58 @@ def test_weighted_cells_have_the_item_likelihood(mixed) -> None:
         full = log_joint(paired_calibration_model, mixed.data, params)
         weighted = log_joint(paired_calibration_model, cells, params)
     assert weighted == pytest.approx(full, rel=1e-12)
+
+
+def test_empty_cells_leave_the_density_as_the_datas_own_cells(mixed, monkeypatch) -> None:
+    """The fixed layout is the data's unique cells (the previous layout) plus cells of
+    weight 0, which change the log density by nothing beyond the rounding of its sums."""
+    fixed, cell = _paired_cells(mixed.data)
+    monkeypatch.setattr(paired, "_MAX_LAYOUT_CELLS", 0)  # the data's own cells
+    own, own_cell = _paired_cells(mixed.data)
+    assert len(own["weight"]) < len(cell) / 2 and (own["weight"] > 0).all()
+    used = fixed["weight"] > 0
+    assert used.sum() == len(own["weight"]) < len(fixed["weight"])
+    for k in ("n_runs", "labelled", "human_label", "judge_label", "weight"):
+        np.testing.assert_array_equal(fixed[k][used], own[k], err_msg=k)  # same order
+    np.testing.assert_array_equal(np.flatnonzero(used)[own_cell], cell)
+    rng = np.random.default_rng(0)
+    for model in (paired_calibration_model, paired_hierarchical_calibration_model):
+        sites = ({"pi": rng.dirichlet(np.ones(4), 1), "a": rng.normal(size=2),
+                  "log_dor": rng.normal(size=2)} if model is paired_calibration_model else
+                 {"pi": rng.dirichlet(np.ones(4), 1), "mu_a": rng.normal(size=1),
+                  "mu_log_dor": rng.normal(size=1), "tau_a": np.array([0.7]),
+                  "tau_log_dor": np.array([0.4]), "a_raw": rng.normal(size=2),
+                  "log_dor_raw": rng.normal(size=2)})
+        with jax.enable_x64(True):
+            a, b = log_joint(model, fixed, sites), log_joint(model, own, sites)
+        assert a == pytest.approx(b, rel=1e-13, abs=1e-10), model.__name__
+
+
+def test_one_design_one_compiled_kernel(monkeypatch) -> None:
+    """Two data sets of one design, other labels and sizes: the same cell arrays' shapes
+    and values of everything but the weights, so one compiled NUTS kernel serves both."""
+    sims = [simulate_items([0.7, 0.6], [0.7, 0.8], [0.8, 0.75], n_cal=n_cal, n_test=n_test,
+                           seed=seed) for n_cal, n_test, seed in ((40, 80, 1), (300, 500, 2))]
+    (c1, _), (c2, _) = (_paired_cells(paired_data(s.items).data) for s in sims)
+    assert set(c1) == set(c2) and len(c1["weight"]) == 36  # 6 states per labelled model
+    for k in c1:
+        assert np.shape(c1[k]) == np.shape(c2[k]), k
+        if k != "weight":
+            np.testing.assert_array_equal(c1[k], c2[k], err_msg=k)
+    assert not np.array_equal(c1["weight"], c2["weight"])
+    model = DESIGNS["paired"]
+    assert CompiledModel.of(model, c1)[0] is CompiledModel.of(model, c2)[0]
+    # Where every combination is too many (7^4 = 2,401 for four models with a labelled
+    # run and two unlabelled ones), the data's own cells, as before.
+    many = simulate_items([0.7, 0.6, 0.8, 0.65], 0.8, 0.8, n_cal=40, n_test=60, runs=2,
+                          seed=0)
+    data = paired_data(many.items).data
+    cells, cell = _paired_cells(data)
+    key = np.column_stack([data["n_runs"], data["human_label"], data["judge_label"]])
+    assert len(cells["weight"]) == len(np.unique(key, axis=0)) < 100
+    assert (cells["weight"] > 0).all()
+    for k in ("n_runs", "human_label", "judge_label"):
+        np.testing.assert_array_equal(cells[k][cell], data[k])
 
 
 def test_model_generates_correlated_correctness() -> None:
