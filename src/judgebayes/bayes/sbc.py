@@ -45,15 +45,11 @@ observed site set to ``None``: ``model(**data)`` generates, as for
 :class:`numpyro.infer.Predictive`), refits every data set by NUTS, thins the draws
 towards independence and computes the ranks and tests.
 
-The simulations run as one compiled program, and the refits run the NUTS chain of
-:func:`judgebayes.bayes.inference.fit` (:func:`judgebayes.bayes.compiled.nuts_chain`)
-as another, vmapped over a batch of simulations, with the simulated data, the design
-arrays and the seeds as arguments. Both are cached by the model, the
-shapes of its arrays and the settings (not the data's values), so a second call of
-the same layout, with another seed or another template of the same shapes, traces
-and compiles nothing; tracing the vmapped NUTS alone costs seconds (the calibration
-spec of ``tests/test_sbc.py``: ~26 s of CPU on a loaded 2-core machine). The design
-(pairs, counts) is that of the template ``data``.
+The simulations run as one compiled program, the refits (the NUTS chain of
+:func:`judgebayes.bayes.inference.fit`) as another vmapped over a batch of simulations,
+with data, design arrays and seeds as arguments, both cached by model, array shapes and
+settings: a second call of the same layout (another seed, another template of the same
+shapes) traces and compiles nothing. The design is that of the template ``data``.
 
 References
 ----------
@@ -67,10 +63,7 @@ Statistics and Computing 32, 32.
 
 from __future__ import annotations
 
-import hashlib
-import threading
-from collections import OrderedDict
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -83,7 +76,8 @@ from arviz.stats.ecdf_utils import ecdf_confidence_band
 from scipy import stats
 from tqdm.auto import tqdm
 
-from judgebayes.bayes.compiled import CompiledModel, nuts_chain, split_data, target_accept_for
+import judgebayes.bayes.compiled as cm
+from judgebayes.bayes.compiled import CompiledModel, split_data, target_accept_for
 from judgebayes.bayes.inference import _is_data_site
 from judgebayes.bayes.spec import ModelSpec
 from judgebayes.core.results import ResultDisplay
@@ -384,190 +378,85 @@ def _trace(model: Callable, data: Mapping[str, Any], key: jax.Array) -> dict:
 
 
 def _labels(name: str, shape: tuple[int, ...]) -> list[str]:
-    if not shape:
-        return [name]
-    return [f"{name}[{','.join(map(str, idx))}]" for idx in np.ndindex(*shape)]
+    return [f"{name}[{','.join(map(str, idx))}]" for idx in np.ndindex(*shape)] if shape else [name]
 
 
-# ------------------------------------------------------------- program cache
-#: Compiled SBC programs kept (simulators, refits and bound models), least recently used out.
-_CACHE_SIZE = 16
-_programs: OrderedDict[tuple, Any] = OrderedDict()
-_programs_lock = threading.Lock()
-#: Marks a simulator layout whose model could not be traced that way (see :func:`_simulate`).
-_UNTRACEABLE = object()
-#: Errors of a model that needs concrete values where it got tracers: JAX's own, and
-#: NumPyro's ``ValueError``\s (a Multinomial draw needs a concrete ``total_count``, or
-#: ``total_count_max``). A genuine error of the model is raised again by the next route.
-_CONCRETE_ERRORS = (jax.errors.JAXTypeError, jax.errors.JAXIndexError, TypeError, ValueError,
-                    NotImplementedError)
+_UNTRACEABLE = object()  # a simulator layout whose model could not be traced that way
+#: A model that needs concrete values: JAX's errors (TypeError, IndexError) or NumPyro's
+#: (a Multinomial draw's ``total_count``). A genuine error recurs on the next route.
+_CONCRETE_ERRORS = (TypeError, ValueError, IndexError, NotImplementedError)
 
 
-def _freeze(value: Any) -> Hashable:
-    """A hashable fingerprint of a data value: arrays by shape, dtype and content.
-
-    Raises ``TypeError`` for a value that has none (then nothing is cached).
-    """
-    if isinstance(value, np.ndarray | jax.Array):
-        a = np.ascontiguousarray(value)
-        return ("array", a.shape, str(a.dtype), hashlib.sha1(a.tobytes()).hexdigest())
-    if isinstance(value, list | tuple):
-        return (type(value).__name__, tuple(_freeze(v) for v in value))
-    if isinstance(value, dict):
-        return ("dict", tuple(sorted((k, _freeze(v)) for k, v in value.items())))
-    hash(value)
-    return (type(value).__name__, value)
-
-
-def _layout(arrays: Mapping[str, jax.Array], static: Mapping[str, Any]) -> tuple:
-    """The part of a cache key that a model's arguments give: static values (by
-    content), array shapes and dtypes (not contents), and whether x64 is on."""
-    return (_freeze(static), tuple(sorted((k, v.shape, str(v.dtype)) for k, v in arrays.items())),
-            bool(jax.config.jax_enable_x64))
-
-
-def _program(key: tuple | None, build: Callable[[], Any]) -> Any:
-    """The cached program ``key``, built by ``build()`` on first use (``key=None``: not
-    cached). A jitted program compiles on its first call and keeps its executable, so
-    a later :func:`sbc` call with the same key compiles nothing."""
-    if key is None:
-        return build()
-    with _programs_lock:
-        if key in _programs:
-            _programs.move_to_end(key)
-            return _programs[key]
-    program = build()
-    with _programs_lock:
-        _programs[key] = program
-        while len(_programs) > _CACHE_SIZE:
-            _programs.popitem(last=False)
-    return program
-
-
-def _key_or_none(make: Callable[[], tuple]) -> tuple | None:
-    try:
-        key = make()
-        hash(key)
-    except TypeError:  # an argument with no fingerprint: build afresh, cache nothing
-        return None
-    return key
-
-
-# ------------------------------------------------------------------- template
 def _template_sites(model: Callable, data: Mapping[str, Any], key: jax.Array,
                     ) -> dict[str, tuple[str, bool, bool, tuple[int, ...]]]:
-    """Each site's type, whether it holds data, whether it is observed, and its shape.
-
-    Found by abstract evaluation of ``model(**data)`` (nothing runs or compiles), with
-    the arrays traced (cached by the layout), else bound (a model that needs their
-    concrete values), else by running the model op by op.
-    """
+    """Each site's type, whether it holds data, whether it is observed, and its shape:
+    from abstract evaluation of ``model(**data)`` (nothing compiles; cached by layout),
+    with the arrays traced, else bound (a model that needs their values), else op by op."""
     def sites(tr: Mapping[str, Any]) -> dict:
         return {k: (s["type"], _is_data_site(s), bool(s.get("is_observed")),
                     tuple(np.shape(s["value"]))) for k, s in tr.items()}
 
     found: dict = {}
 
-    def record(rng: jax.Array, arrays: Mapping[str, Any], static: Mapping[str, Any]) -> int:
-        found.update(sites(_trace(model, {**static, **arrays}, rng)))
-        return 0
+    def abstract(traced: Mapping[str, Any], bound: Mapping[str, Any]) -> dict:
+        def record(rng: jax.Array, a: Mapping[str, Any]) -> int:
+            found.update(sites(_trace(model, {**bound, **a}, rng)))
+            return 0
+
+        jax.eval_shape(record, key, traced)
+        return dict(found)
 
     arrays, static = split_data(data)
-    layout = _key_or_none(lambda: ("template", model, *_layout(arrays, static)))
-    with _programs_lock:
-        if layout is not None and layout in _programs:
-            return _programs[layout]
-    for attempt, (traced, bound) in enumerate(((arrays, static), ({}, data))):
+    layout = cm._program_key(lambda: ("template", model, *cm._shape_key(arrays, static)))
+    for traced, bound, name in ((arrays, static, layout), ({}, data, None)):
         try:
-            jax.eval_shape(lambda rng, a, b=bound: record(rng, a, b), key, traced)
+            return cm._cached_program(name, lambda t=traced, b=bound: abstract(t, b))
         except _CONCRETE_ERRORS:
             found.clear()
-            continue
-        if attempt == 0:  # the sites of this layout, whatever the arrays' values
-            _program(layout, lambda: dict(found))
-        return found
     return sites(_trace(model, data, key))
 
 
-# ----------------------------------------------------------------- simulation
-def _batches(n_sims: int, batch_size: int) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Simulation indices of each batch, the last padded by repeating simulation
-    ``n_sims − 1`` (same shape: one compiled program), and the real ones among them."""
-    out = []
-    for start in range(0, n_sims, batch_size):
-        idx = np.arange(start, start + batch_size)
-        out.append((np.minimum(idx, n_sims - 1), idx[idx < n_sims]))
-    return out
-
-
 def _simulate(model: Callable, gen_data: Mapping[str, Any], params: Sequence[str],
-              observed: Sequence[str], sim_key: jax.Array, n_sims: int, batch_size: int,
+              observed: Sequence[str], sim_key: jax.Array, n_sims: int,
               ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """Prior draws (``(n_sims, n_params)``, flattened as the labels) and simulated data.
 
     Simulation s runs ``model(**gen_data)`` seeded with ``fold_in(sim_key, s)``, as one
-    jitted program of ``(s, sim_key, arrays)`` called once per simulation, with the
-    arrays of ``gen_data`` as arguments (cached by their shapes: a later call of the
-    same layout traces and compiles nothing); a model that needs concrete values of
-    its arrays (NumPyro's Multinomial sampler: its ``total_count``) gets them bound
-    (cached by their contents); a model that cannot be traced at all (Python control
-    flow on a drawn value) runs op by op. Measured in fresh processes (CPU, 2 loaded
-    cores): 50 Bradley–Terry simulations 2.8 s op by op, 2.0 s jitted; 30 of the
-    calibration spec of ``tests/test_sbc.py`` 5.0 against 4.1 s; a repeated call
-    ~0.1 s. Vmapping the program over a batch instead compiled for longer than op by
-    op ran (3.6 and 5.6 s). The draws are those of the op-by-op route up to rounding:
-    XLA's fused code gives some continuous draws 1–2 float32 ulps apart (1.2–2.4e-7).
-    """
+    jitted program of ``(s, sim_key, arrays)`` called per simulation, cached by the
+    arrays' shapes (a later call of the layout traces and compiles nothing); a model
+    that needs the arrays' values (NumPyro's Multinomial draw) gets them bound, cached
+    by content; one that cannot be traced runs op by op. CPU, fresh processes, 2 loaded
+    cores: 50 BT simulations 2.8 s op by op, 2.0 s jitted, 3.6 s vmapped; the 30 of
+    ``tests/test_sbc.py``'s calibration spec 5.0, 4.1 and 5.6 s. XLA's fused code puts
+    some continuous draws 1–2 float32 ulps (1.2–2.4e-7) from the op-by-op ones."""
     arrays, static = split_data(gen_data)
-    base = _key_or_none(lambda: (model, tuple(params), tuple(observed), *_layout(arrays, static)))
+    base = cm._program_key(lambda: ("simulate", model, tuple(params), tuple(observed),
+                                    *cm._shape_key(arrays, static)))
 
     def simulator(bound: Mapping[str, Any]) -> Callable:
-        def one(s: jax.Array, rng: jax.Array, traced: Mapping[str, Any]) -> tuple[dict, dict]:
+        def one(s: Any, rng: jax.Array, traced: Mapping[str, Any]) -> tuple[dict, dict]:
             tr = _trace(model, {**bound, **traced}, jax.random.fold_in(rng, s))
             return ({p: tr[p]["value"] for p in params}, {k: tr[k]["value"] for k in observed})
 
-        return jax.jit(one)
+        return one
 
-    attempts = [(None if base is None else (*base, "traced"), static, arrays),
-                (_key_or_none(lambda: (*base, "bound", _freeze(arrays))) if base else None,
-                 gen_data, {})]
-    for key, bound, traced in attempts:
-        with _programs_lock:
-            if key is not None and _programs.get(key) is _UNTRACEABLE:
-                continue
-        run = _program(key, lambda b=bound: simulator(b))
+    bound_key = base and cm._program_key(lambda: (*base, cm._fingerprint(arrays)))
+    for key, bound, traced in ((base, static, arrays), (bound_key, gen_data, {})):
+        run = cm._cached_program(key, lambda b=bound: jax.jit(simulator(b)))
         try:
-            first = run(np.int32(0), sim_key, traced)
+            outs = [] if run is _UNTRACEABLE else [run(np.int32(0), sim_key, traced)]
         except _CONCRETE_ERRORS:
-            if key is not None:
-                with _programs_lock:
-                    _programs[key] = _UNTRACEABLE
-            continue
-        # dispatched one after the other without waiting; copied to the host below
-        outs = [first, *(run(np.int32(s), sim_key, traced) for s in range(1, n_sims))]
-        prior = np.stack([np.concatenate([np.ravel(values[p]) for p in params])
-                          for values, _ in outs])
-        return prior, {k: np.stack([np.asarray(obs[k]) for _, obs in outs]) for k in observed}
-    rows, obs_rows = [], []
-    for s in range(n_sims):
-        tr = _trace(model, gen_data, jax.random.fold_in(sim_key, s))
-        rows.append(np.concatenate([np.ravel(tr[p]["value"]) for p in params]))
-        obs_rows.append({k: np.asarray(tr[k]["value"]) for k in observed})
-    return np.stack(rows), {k: np.stack([row[k] for row in obs_rows]) for k in observed}
-
-
-# ---------------------------------------------------------------------- refits
-def _bind_design(model: Callable, design: Mapping[str, Any]) -> Callable:
-    """``model`` with the design bound, the same function object for the same design
-    contents (so :meth:`CompiledModel.of` finds its compiled model again)."""
-    def build() -> Callable:
-        def bound(**values: Any) -> Any:
-            return model(**design, **values)
-
-        bound.__name__ = getattr(model, "__name__", "model")
-        return bound
-
-    return _program(_key_or_none(lambda: ("bound", model, _freeze(dict(design)))), build)
+            cm._cached_program(key, lambda: _UNTRACEABLE, replace=True)
+            outs = []
+        if outs:
+            break
+    else:  # Python control flow on a drawn value: op by op
+        run, traced = simulator(gen_data), {}
+        outs = [run(np.int32(0), sim_key, traced)]
+    # dispatched without waiting for the previous ones; copied to the host below
+    outs += [run(np.int32(s), sim_key, traced) for s in range(1, n_sims)]
+    prior = np.stack([np.concatenate([np.ravel(v[p]) for p in params]) for v, _ in outs])
+    return prior, {k: np.stack([np.asarray(o[k]) for _, o in outs]) for k in observed}
 
 
 def _compile_for_sbc(model: Callable, data: Mapping[str, Any], observed: Sequence[str],
@@ -576,53 +465,22 @@ def _compile_for_sbc(model: Callable, data: Mapping[str, Any], observed: Sequenc
 
     :meth:`CompiledModel.of` binds every argument when the model needs concrete values
     of some array (NumPy code or Python control flow on a design array), and then the
-    simulated data could not be passed in. Here the design is bound and only the
-    observed sites are traced.
+    simulated data could not be passed in. Here the design is bound (one function per
+    design content: the compiled model is found again) and the observed sites traced.
     """
     obs = {k: jnp.asarray(data[k]) for k in observed}
     design = {k: v for k, v in data.items() if k not in observed}
     compiled, arrays = CompiledModel.of(model, {**design, **obs})
     if all(k in arrays for k in observed):
         return compiled, arrays
-    compiled, arrays = CompiledModel.of(_bind_design(model, design), obs)
+    key = cm._program_key(lambda: ("bound", model, cm._fingerprint(design)))
+    bound = cm._cached_program(key, lambda: cm._bind(model, design))
+    compiled, arrays = CompiledModel.of(bound, obs)
     if not all(k in arrays for k in observed):
         raise ValueError("SBC refits every simulated data set with one compiled NUTS, so the "
                          "model must take its observed sites as traced arrays (it needs "
                          f"concrete values of {list(observed)})")
     return compiled, arrays
-
-
-def _refitter(compiled: CompiledModel, params: Sequence[str], *, warmup: int, draws: int,
-              thin: int, target_accept: float) -> Callable:
-    """``run(fit_key, rows, arrays, obs) -> (draws, divergences)``: NUTS refits of a
-    batch, jitted and vmapped over the rows, cached with the compiled model.
-
-    Row r's chain is seeded with ``fold_in(fit_key, rows[r])``; ``obs`` holds each row's
-    simulated data (leading axis: row), ``arrays`` the design arrays every row shares.
-    Everything that varies between calls of :func:`sbc` of one layout (data, seeds) is
-    an argument, so the program is traced and compiled once per layout, settings and
-    batch shape.
-    """
-    n_keep = -(-draws // thin)
-
-    def one(rng: jax.Array, arrays: dict, obs: dict) -> tuple[jnp.ndarray, jnp.ndarray]:
-        kwargs = {**arrays, **obs}
-        zs, stats = nuts_chain(compiled.potential_gen, compiled.z_template, warmup=warmup,
-                               draws=draws, target_accept=target_accept,
-                               model_kwargs=kwargs, rng=rng)
-        zs = jax.tree.map(lambda x: x[::thin], zs)
-        values = jax.vmap(compiled.postprocess_gen(**kwargs))(zs)
-        flat = jnp.concatenate([values[p].reshape(n_keep, -1) for p in params], axis=1)
-        return flat, stats["diverging"].sum()
-
-    def run(fit_key: jax.Array, rows: jax.Array, arrays: dict, obs: dict,
-            ) -> tuple[jnp.ndarray, jnp.ndarray]:
-        keys = jax.vmap(lambda r: jax.random.fold_in(fit_key, r))(rows)
-        return jax.vmap(one, in_axes=(0, None, 0))(keys, arrays, obs)
-
-    name = ("sbc", tuple(params), warmup, draws, thin, target_accept,
-            bool(jax.config.jax_enable_x64))
-    return compiled._kernel(name, lambda: jax.jit(run))
 
 
 def sbc(model: Callable | ModelSpec, data: Mapping[str, Any] | None = None, *,
@@ -713,19 +571,22 @@ def sbc(model: Callable | ModelSpec, data: Mapping[str, Any] | None = None, *,
     # 1. Prior draws and simulated data: one compiled program, vmapped over a batch.
     sim_key, fit_key = jax.random.split(key)
     prior, sim_obs = _simulate(model, {**data, **dict.fromkeys(observed)}, params, observed,
-                               sim_key, n_sims, batch_size)
+                               sim_key, n_sims)
     labels = [lab for p in params for lab in _labels(p, template[p][3])]
 
     # 2. One compiled NUTS refit, vmapped over (simulation, chain), reused by later calls.
     compiled, arrays = _compile_for_sbc(model, data, observed)
     arrays = {k: v for k, v in arrays.items() if k not in sim_obs}  # replaced per row
-    run_batch = _refitter(compiled, params, warmup=warmup, draws=draws, thin=thin,
-                          target_accept=target_accept)
+    run_batch = compiled.batched_nuts(params, warmup=warmup, draws=draws, thin=thin,
+                                      target_accept=target_accept)
     n_keep = -(-draws // thin)
     posterior = np.empty((n_sims, chains * n_keep, len(labels)))
     n_divergent = np.zeros(n_sims, dtype=int)
     with tqdm(total=n_sims, desc="SBC", unit="sim", disable=not progress) as bar:
-        for idx, real in _batches(n_sims, batch_size):
+        for start in range(0, n_sims, batch_size):
+            idx = np.arange(start, start + batch_size)
+            real = idx[idx < n_sims]
+            idx = np.minimum(idx, n_sims - 1)  # pad the last batch: same shape, one compile
             rows = np.repeat(idx, chains)
             seeds = (rows * chains + np.tile(np.arange(chains), len(idx))).astype(np.int32)
             obs = {k: v[rows] for k, v in sim_obs.items()}
