@@ -416,8 +416,9 @@ def test_anchor_posterior_reproduces_the_verdict_levels(specs: dict) -> None:
 
 # ------------------------------------------------------------ compiled route
 def _layouts_of(model: object) -> list:
-    """The cached programs of ``model`` (``None``: its layout runs op by op)."""
-    return [v for k, v in pred._programs.items() if k[0] is model]
+    """The cached programs of ``model``, by layout or by data set (``None``: none)."""
+    return [v for k, v in pred._programs.items()
+            if (k[0][0] if isinstance(k[0], tuple) else k[0]) is model]
 
 
 def test_compiled_route_draws_as_numpyro_op_by_op(specs: dict) -> None:
@@ -449,13 +450,13 @@ def test_compiled_route_draws_as_numpyro_op_by_op(specs: dict) -> None:
         assert np.asarray(a["y"]).std() > 0  # real draws, not a constant
 
 
-def test_new_data_of_the_same_shapes_compiles_nothing(specs: dict, priors: dict,
+def test_new_data_of_the_same_shapes_compiles_nothing(specs: dict,
                                                       caplog: pytest.LogCaptureFixture) -> None:
     """A second BT data set (another arena, the same 5 models and 10 pairs) reuses the
     prior predictive program of the first: nothing is traced or compiled, and its draws
     follow its own data (the observed data differ, the simulated ones come from the
     same prior draws, as the program's arguments are only the key and the data)."""
-    first = _prior(specs, priors, "bt")
+    first = jb.prior_predictive(specs["bt"], draws=D, seed=0)
     spec = jb.models.bt(jb.simulate_bt(5, 1500, tie_nu=0.6, seed=12).battles, "human_label")
     assert spec.data["i"].shape == specs["bt"].data["i"].shape
     traced = pred._traced
@@ -469,19 +470,43 @@ def test_new_data_of_the_same_shapes_compiles_nothing(specs: dict, priors: dict,
 
 
 @pytest.mark.parametrize("name", ["davidson", "calibration_shared"])
-def test_a_model_that_reads_its_data_runs_op_by_op_and_is_not_traced_again(
-        name: str, specs: dict, priors: dict) -> None:
+def test_a_model_that_reads_its_data_gets_a_program_per_data_set(name: str,
+                                                                specs: dict) -> None:
     """NumPyro's Multinomial sampler needs its counts concrete (Davidson's ties), and the
-    calibration designs' Binomial sampler draws otherwise when they are not: both run
-    op by op, as NumPyro does, and a second call does not trace them again."""
+    calibration designs' Binomial sampler draws otherwise when they are not: their
+    layout gets no program of abstract data but one with this data set's arrays as
+    constants, reused by the next call on the same data."""
     spec = specs[name]
-    prior = _prior(specs, priors, name)
-    assert None in _layouts_of(spec.model)
+    first = jb.prior_predictive(spec, draws=D, seed=0)
+    layouts = _layouts_of(spec.model)
+    assert None in layouts and any(callable(p) for p in layouts)
     traced = pred._traced
     again = jb.prior_predictive(spec, draws=D, seed=0)
     assert pred._traced == traced
-    for var in prior.prior_predictive.data_vars:
-        np.testing.assert_array_equal(again.prior_predictive[var], prior.prior_predictive[var])
+    for var in first.prior_predictive.data_vars:
+        np.testing.assert_array_equal(again.prior_predictive[var], first.prior_predictive[var])
+
+
+def test_a_program_with_the_data_as_constants_draws_as_numpyro_op_by_op(specs: dict) -> None:
+    """The calibration design's program with its data as constants takes its Binomial
+    sampler's concrete-count path, as ``Predictive`` op by op does: the same draws."""
+    spec = specs["calibration_shared"]
+    model, data = spec.model, dict(spec.data)
+    sites, latent, deterministic = pred._sites(model, data, {}, {})
+    free = {k: (None if k in sites else v) for k, v in data.items()}
+    names = [*latent, *deterministic, *sites]
+    key = jax.random.PRNGKey(5)
+    ours = pred._predict(model, free, key, names, 0, num_samples=30)
+    theirs = Predictive(model, num_samples=30, return_sites=names, parallel=True)(key, **free)
+    for k in names:
+        x, y = np.asarray(ours[k]), np.asarray(theirs[k])
+        assert x.shape == y.shape and x.dtype == y.dtype
+        if np.issubdtype(x.dtype, np.floating):
+            np.testing.assert_allclose(x, y, rtol=1e-5, atol=1e-6)
+        else:
+            np.testing.assert_array_equal(x, y)
+    for k in sites:
+        assert np.asarray(ours[k]).std() > 0
 
 
 # ---------------------------------------------------------------- edge cases

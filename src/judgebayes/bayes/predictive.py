@@ -23,30 +23,28 @@ they sit in (``pair``, ``cell``, ``row``, ...). ``numpyro.factor`` terms are not
 A site observed under ``numpyro.handlers.mask`` (padding rows of the anchors model)
 keeps only its unmasked entries: masked entries carry no data to compare.
 
-Both run NumPyro's ``Predictive`` as one compiled program per *layout*: the model,
-its non-array arguments (sizes, hyper-parameters), the shapes and dtypes of its array
-arguments and of the draws, the sites and the number of draws. The arrays and the
-draws are the program's arguments, so a new data set of the same shapes, or a new
-fit, compiles nothing; the last 32 programs are kept. The sites are found by tracing
-the model abstractly (only operations on the data alone run). Op by op, as NumPyro
-runs it, every operation compiles on its own, which costs more than compiling the
-whole program: the calibration notebook's ``ppc`` cell spent about 10 of its 21.5 s
-of CPU tracing the model op by op twice.
-
-A layout runs op by op, as before, where the model cannot be traced with abstract
-data: NumPyro's Multinomial sampler needs its counts concrete (Davidson, the
-consistency models), and a sampler may draw differently when they are not (the
-calibration designs' Binomial, a masked sum over the largest count): the program
-traced with abstract data must have the operations of the same program traced with
-the data as constants. That is checked once per layout, which is then not traced
-again. The draws are those of NumPyro's ``Predictive`` either way (floating-point
-values to rounding). On a CPU a program of up to a million drawn entries is built
-at XLA's quick optimisation level (``xla_backend_optimization_level`` 0), which
-compiles faster and runs slower (see ``_CPU_OPTIONS``).
+Both run NumPyro's ``Predictive`` as one compiled program per layout (the model, its
+non-array arguments, the shapes and dtypes of its arrays and draws, the sites, the
+number of draws) with the arrays and draws as arguments: a new data set of the same
+shapes, or a new fit, compiles nothing (32 programs are kept). Sites are found by an
+abstract trace. Op by op, as NumPyro runs it, every operation compiles on its own: the
+calibration notebook's ``ppc`` spent 10 of its 21.5 s of CPU tracing so twice. A model
+that reads its data (NumPyro's Multinomial needs its counts concrete: Davidson, the
+consistency models; the calibration designs' Binomial draws otherwise when they are
+abstract, which a comparison of the two traces finds, once per layout) gets a program
+per data set with the data as constants, for its first four data sets, then runs op
+by op. The draws are NumPyro's either way (floating-point values to rounding).
+On a CPU a program of up to a million drawn entries (draws times entries; 200,000 if it
+has a loop) is built at XLA's quick optimisation level (``_CPU_OPTIONS``): at load 7-8
+a first prior predictive took 2.9 s of CPU instead of 6.4 (5-model BT, 500 draws), 3.4
+instead of 6.2 (a calibration design, 500,000 entries), and runs slower (0.11 against
+0.04 s; 0.22 against 0.04 s), but NumPyro's Binomial sampler, a loop, ~5x slower (a
+40-model BT's 780,000 entries: 11.5 against 2.2 s).
 """
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
@@ -74,26 +72,21 @@ __all__ = ["bayesian_pvalues", "plot_statistic", "posterior_predictive",
 _PREDICTIVE = ("prior_predictive", "posterior_predictive")
 #: XLA options of a small compiled predictive program on a CPU (quick optimisation).
 _CPU_OPTIONS = {"xla_backend_optimization_level": 0}
-#: Drawn data entries (draws times entries) up to which a CPU program is built with
-#: ``_CPU_OPTIONS``; a larger one is optimised fully.
-_QUICK_ELEMENTS = 1_000_000
+#: Drawn entries up to which a CPU program (one with a loop) gets ``_CPU_OPTIONS``.
+_QUICK_ELEMENTS, _QUICK_LOOP_ELEMENTS = 1_000_000, 200_000
 _PROGRAMS_SIZE = 32
-#: Compiled programs by layout (:func:`_layout`); ``None``: that layout runs op by op.
-_programs: OrderedDict[tuple, Callable | None] = OrderedDict()
+_programs: OrderedDict[tuple, Callable | None] = OrderedDict()  #: by layout or data
 _programs_lock = threading.Lock()
-#: Layouts traced so far (each at most once while it stays in ``_programs``).
-_traced = 0
+_CONSTANT_PER_LAYOUT = 4  #: programs with the data as constants, per layout
+_constant_programs: dict[tuple, int] = {}
+_traced = 0  #: programs traced (a layout or a data set once while it stays cached)
 
 
 def _layout(model: Callable, free: Mapping[str, Any], samples: Mapping[str, jax.Array] | None,
             sites: Sequence[str], num_samples: int | None, parallel: bool,
             ) -> tuple[tuple, dict[str, jax.Array], dict[str, Any]]:
-    """The key of a compiled program, its array arguments and its static ones.
-
-    Arrays (NumPy or JAX) are arguments of the program, keyed by shape and dtype;
-    every other value (sizes, hyper-parameters, ``None`` for a generated site) is
-    static, keyed by its value. TypeError where a static value is not hashable.
-    """
+    """A program's key, array arguments (keyed by shape and dtype) and static ones (every
+    other value, keyed by itself; TypeError where one is not hashable)."""
     arrays = {k: jnp.asarray(v) for k, v in free.items() if isinstance(v, np.ndarray | jax.Array)}
     static = {k: v for k, v in free.items() if k not in arrays}
 
@@ -122,14 +115,13 @@ def _structure(jaxpr: Any) -> list:
 
 def _compile(model: Callable, arrays: dict, static: dict, rng: jax.Array,
              samples: dict | None, sites: Sequence[str], num_samples: int | None,
-             parallel: bool, elements: int) -> Callable | None:
-    """``Predictive`` compiled for one layout, or ``None`` where it must run op by op.
+             parallel: bool, elements: int, *, constants: bool = False) -> Callable | None:
+    """``Predictive`` compiled for one layout, called as ``program(rng, samples, arrays)``;
+    ``None`` where it cannot be.
 
-    The program is traced with its arrays abstract; it is kept only where that
-    succeeds and its operations are those of the same program traced with this data
-    set's arrays as constants: a sampler that reads its counts when they are
-    concrete (the calibration designs' Binomial draws through a masked sum of
-    max-count uniforms) would otherwise draw differently than op by op.
+    Traced with its arrays abstract, it is kept where that succeeds with the operations
+    of the program traced with these arrays as constants (else a sampler that reads
+    its counts could draw otherwise than op by op). ``constants``: the latter program.
     """
     global _traced
     _traced += 1
@@ -138,29 +130,46 @@ def _compile(model: Callable, arrays: dict, static: dict, rng: jax.Array,
         return Predictive(model, posterior_samples=samples, num_samples=num_samples,
                           return_sites=list(sites), parallel=parallel)(rng, **static, **arrays)
 
+    def bound(rng: jax.Array, samples: dict | None) -> dict:
+        return run(rng, samples, arrays)
+
+    def options(ops: list) -> dict | None:
+        loops = "while" in str(ops)
+        quick = elements <= (_QUICK_LOOP_ELEMENTS if loops else _QUICK_ELEMENTS)
+        return _CPU_OPTIONS if quick and jax.default_backend() == "cpu" else None
+
     try:
+        if constants:
+            traced = jax.jit(bound).trace(rng, samples)
+            program = traced.lower().compile(options(_structure(traced.jaxpr.jaxpr)))
+            return lambda rng, samples, _: program(rng, samples)
         traced = jax.jit(run).trace(rng, samples, arrays)
-        concrete = jax.make_jaxpr(lambda r, s: run(r, s, arrays))(rng, samples)
+        concrete = jax.make_jaxpr(bound)(rng, samples)
     except Exception:  # e.g. a sampler that needs a concrete count
         return None
-    if _structure(traced.jaxpr.jaxpr) != _structure(concrete.jaxpr):
+    ops = _structure(traced.jaxpr.jaxpr)
+    if ops != _structure(concrete.jaxpr):
         return None
-    quick = jax.default_backend() == "cpu" and elements <= _QUICK_ELEMENTS
-    return traced.lower().compile(_CPU_OPTIONS if quick else None)
+    return traced.lower().compile(options(ops))
+
+
+def _cached(key: tuple, build: Callable[[], Callable | None]) -> Callable | None:
+    if key in _programs:
+        _programs.move_to_end(key)
+        return _programs[key]
+    program = _programs[key] = build()
+    while len(_programs) > _PROGRAMS_SIZE:
+        _programs.popitem(last=False)
+    return program
 
 
 def _predict(model: Callable, free: Mapping[str, Any], rng_key: jax.Array,
              sites: Sequence[str], elements: int, *,
              samples: Mapping[str, jax.Array] | None = None, num_samples: int | None = None,
              parallel: bool = True) -> dict[str, jax.Array]:
-    """``Predictive(model, ...)(rng_key, **free)``, run as a compiled program.
-
-    One program per layout (:func:`_layout`: the model, its static arguments, the
-    shapes and dtypes of its arrays and draws, the sites and the number of draws),
-    kept in a small LRU cache: a new data set of the same shapes, or a new fit,
-    compiles nothing. A layout whose model cannot be traced with abstract data
-    (see :func:`_compile`) runs op by op, NumPyro's own way, and is not traced again.
-    ``elements`` is the number of data entries drawn (draws times entries).
+    """``Predictive(model, ...)(rng_key, **free)`` by the program of its layout, or of its
+    data set (:func:`_compile`; the first ``_CONSTANT_PER_LAYOUT`` of a layout), else op
+    by op. ``elements``: the data entries drawn (draws times entries).
     """
     def eager() -> dict[str, jax.Array]:
         return Predictive(model, posterior_samples=samples, num_samples=num_samples,
@@ -171,15 +180,16 @@ def _predict(model: Callable, free: Mapping[str, Any], rng_key: jax.Array,
         key, arrays, static = _layout(model, free, samples, sites, num_samples, parallel)
     except TypeError:  # an unhashable non-array argument (a list): nothing to key on
         return eager()
+    args = (model, arrays, static, rng_key, samples, sites, num_samples, parallel, elements)
     with _programs_lock:  # one tracing at a time: NumPyro's handler stack is global
-        if key in _programs:
-            _programs.move_to_end(key)
-            program = _programs[key]
-        else:
-            program = _programs[key] = _compile(model, arrays, static, rng_key, samples, sites,
-                                                num_samples, parallel, elements)
-            while len(_programs) > _PROGRAMS_SIZE:
-                _programs.popitem(last=False)
+        program = _cached(key, lambda: _compile(*args))
+        if program is None:  # the model reads its data: a program of this data set
+            data_key = (key, tuple(sorted((k, hashlib.sha1(np.asarray(v).tobytes()).hexdigest())
+                                          for k, v in arrays.items())))
+            if data_key in _programs or _constant_programs.get(key, 0) < _CONSTANT_PER_LAYOUT:
+                if data_key not in _programs:
+                    _constant_programs[key] = _constant_programs.get(key, 0) + 1
+                program = _cached(data_key, lambda: _compile(*args, constants=True))
     if program is None:
         return eager()
     return program(rng_key, samples, arrays)
@@ -246,14 +256,9 @@ class _DataSite:
 
 def _discover(model: Callable, data: Mapping[str, Any], coords: Mapping[str, Any],
               dims: Mapping[str, list[str]]) -> tuple[dict[str, _DataSite], list[str], list[str]]:
-    """Data sites, latent sample sites and deterministic sites of ``model(**data)``.
-
-    The model is traced with its data concrete and its draws abstract
-    (``jax.make_jaxpr``): only operations on the data alone run (under
-    ``jax.ensure_compile_time_eval``), nothing that draws. Where that fails (a model
-    that needs its draws concrete, or a data site whose value or mask is then not),
-    it runs once with seed 0, operation by operation.
-    """
+    """Data sites, latent sample sites and deterministic sites of ``model(**data)``, from a
+    trace with its draws abstract (only operations on the data alone run), or where that
+    fails (a model that needs its draws concrete) one run with seed 0, op by op."""
     types: dict[str, tuple[str, bool]] = {}
     sites: dict[str, _DataSite] = {}
 
