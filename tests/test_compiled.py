@@ -350,3 +350,16 @@ def test_chains_redraw_their_start_until_the_density_is_finite() -> None:
     assert float(idata.posterior["x"].min()) > 1.5
     with pytest.raises(RuntimeError, match="no start point"):
         fit(_half_line, {"c": np.asarray(3.0)}, chains=1, draws=10, warmup=10, progress=False)
+
+
+def test_small_data_compile_with_xla_classic_emitters() -> None:
+    # bayes.compiled.compiler_options: kernels of small data (a calibration design's
+    # cells, a handful of models' pairs) compile with XLA's classic CPU emitters, larger
+    # ones (the 55-model arena's 1,485 pairs) with XLA's defaults, which sample faster.
+    from judgebayes.bayes.compiled import SMALL_DATA, compiler_options
+
+    small = {"i": np.zeros(300, np.int32), "j": np.zeros(300, np.int32), "y": np.zeros(300)}
+    large = {**small, "n": np.zeros(SMALL_DATA)}
+    if jax.default_backend() == "cpu":
+        assert compiler_options(small) == {"xla_cpu_use_fusion_emitters": False}
+    assert compiler_options(large) is None
