@@ -93,10 +93,12 @@ def test_closed_forms_of_the_derivatives(edges: tuple) -> None:
 
 def test_second_derivatives_and_finite_differences(edges: tuple) -> None:
     y, n, d = (a[:40] for a in edges)  # moderate |d|: finite differences are meaningful
-    check_grads(soft_binomial_logpdf, (y, n, d), order=2, modes=["fwd", "rev"],
+    # jitted: JAX's transformations of a jitted function compile once per signature,
+    # where op by op every operation of every derivative compiles on its own
+    check_grads(jax.jit(soft_binomial_logpdf), (y, n, d), order=2, modes=["fwd", "rev"],
                 atol=1e-6, rtol=1e-6)
-    hess = jax.hessian(lambda d: jnp.sum(soft_binomial_logpdf(y, n, d)))(d)
-    ref = jax.hessian(lambda d: jnp.sum(plain_logpdf(y, n, d)))(d)
+    hess = jax.jit(jax.hessian(lambda d: jnp.sum(soft_binomial_logpdf(y, n, d))))(d)
+    ref = jax.jit(jax.hessian(lambda d: jnp.sum(plain_logpdf(y, n, d))))(d)
     np.testing.assert_allclose(hess, ref, rtol=1e-10, atol=1e-10)
     # −n·σ(d)σ(−d) on the diagonal
     np.testing.assert_allclose(jnp.diag(hess), -n * jax.nn.sigmoid(d) * jax.nn.sigmoid(-d),
@@ -160,15 +162,18 @@ def test_bt_potential_value_gradient_and_hessian_equal_the_plain_model(
     rng = np.random.default_rng(3)
     x = jnp.asarray(rng.uniform(-2, 2, stats.n_models - 1))
 
-    def potential(model: object) -> object:
-        return lambda v: potential_energy(model, (), data, {"theta": v})
+    def derivatives(model: object) -> object:
+        # value, gradient and Hessian of the potential as one compiled program per
+        # model (op by op, each of the hundreds of operations compiled on its own)
+        def potential(v: jax.Array) -> jax.Array:
+            return potential_energy(model, (), data, {"theta": v})
 
+        return jax.jit(lambda v: (*jax.value_and_grad(potential)(v), jax.hessian(potential)(v)))
+
+    ours_at, ref_at = derivatives(bt_model), derivatives(_plain_bt_model)
     for point in (x, 4.0 * x):  # the second has |d| up to ~30
-        ours = jax.value_and_grad(potential(bt_model))(point)
-        ref = jax.value_and_grad(potential(_plain_bt_model))(point)
+        ours, ref = ours_at(point), ref_at(point)
         np.testing.assert_allclose(ours[0], ref[0], rtol=1e-12)
         np.testing.assert_allclose(ours[1], ref[1], rtol=1e-10, atol=1e-10)
-        np.testing.assert_allclose(jax.hessian(potential(bt_model))(point),
-                                   jax.hessian(potential(_plain_bt_model))(point),
-                                   rtol=1e-10, atol=1e-10)
+        np.testing.assert_allclose(ours[2], ref[2], rtol=1e-10, atol=1e-10)
     assert ravel_pytree(ours[1])[0].shape == (stats.n_models - 1,)
