@@ -111,10 +111,11 @@ def test_independent_patterns_give_the_row_designs_likelihood() -> None:
 
 def test_weighted_cells_have_the_item_likelihood(mixed) -> None:
     cells, cell = _paired_cells(mixed.data)
-    # Every outcome the design allows: model A labelled on its 1-run items (4 states) and
-    # unlabelled on its 3-run items (4), B unlabelled with 0, 1 or 3 runs (1 + 2 + 4).
-    assert len(cells["weight"]) == 8 * 7
-    np.testing.assert_array_equal(np.bincount(cell, minlength=8 * 7), cells["weight"])
+    # Every outcome each item type allows: A labelled with 1 run (2 labels × 2 counts)
+    # and B unlabelled with 1 run (2) or absent (1); A and B unlabelled with 3 runs
+    # (4 × 4), or B absent (4 × 1).
+    assert len(cells["weight"]) == 4 * 2 + 4 * 1 + 4 * 4 + 4 * 1
+    np.testing.assert_array_equal(np.bincount(cell, minlength=32), cells["weight"])
     for k in ("n_runs", "human_label", "judge_label"):
         np.testing.assert_array_equal(cells[k][cell], mixed.data[k])
     params = {"pi": np.array([[0.2, 0.15, 0.1, 0.55]]), "a": A, "log_dor": LOG_DOR}
@@ -155,7 +156,8 @@ def test_one_design_one_compiled_kernel(monkeypatch) -> None:
     sims = [simulate_items([0.7, 0.6], [0.7, 0.8], [0.8, 0.75], n_cal=n_cal, n_test=n_test,
                            seed=seed) for n_cal, n_test, seed in ((40, 80, 1), (300, 500, 2))]
     (c1, _), (c2, _) = (_paired_cells(paired_data(s.items).data) for s in sims)
-    assert set(c1) == set(c2) and len(c1["weight"]) == 36  # 6 states per labelled model
+    # 16 cells of calibration items (Z and Ẑ of both models), 4 of test items (Ẑ)
+    assert set(c1) == set(c2) and len(c1["weight"]) == 16 + 4
     for k in c1:
         assert np.shape(c1[k]) == np.shape(c2[k]), k
         if k != "weight":
@@ -163,8 +165,12 @@ def test_one_design_one_compiled_kernel(monkeypatch) -> None:
     assert not np.array_equal(c1["weight"], c2["weight"])
     model = DESIGNS["paired"]
     assert CompiledModel.of(model, c1)[0] is CompiledModel.of(model, c2)[0]
-    # Where every combination is too many (7^4 = 2,401 for four models with a labelled
-    # run and two unlabelled ones), the data's own cells, as before.
+    with monkeypatch.context() as mp:  # the data's own cells: 16 and 20, two kernels
+        mp.setattr(paired, "_MAX_LAYOUT_CELLS", 0)
+        own = [_paired_cells(paired_data(s.items).data)[0] for s in sims]
+    assert [len(c["weight"]) for c in own] == [16, 20]
+    # Where every combination is too many (4^4 + 3^4 = 337 for four models with a
+    # labelled run and two unlabelled ones), the data's own cells, as before.
     many = simulate_items([0.7, 0.6, 0.8, 0.65], 0.8, 0.8, n_cal=40, n_test=60, runs=2,
                           seed=0)
     data = paired_data(many.items).data

@@ -55,17 +55,19 @@ pairs of models) are the fallback. ``item_group`` lets many independent analyses
 and the models of group g numbered g·S + s.
 
 Items enter as weighted cells, so NUTS costs O(cells), whatever the number of items: every
-combination of human labels and judge counts that the design allows (for every group,
-and for each model the run counts and labelling its items have), empty ones with
-weight 0: 36 cells for two labelled models with one judge run per item, of which
-about 20 hold items. Their number depends on the design, not on the labels, so the
-data sets of one design share one compiled sampler; beyond 256 combinations (many
-models or runs) the cells are the data's own unique combinations.
+combination of human labels and judge counts that the design allows, given the groups
+and the item types (which models answered an item, with how many runs, and which a
+human labelled), empty ones with weight 0: 20 cells for two labelled models with one
+judge run per item (16 for calibration items, 4 for test items). Their number depends
+on the design, not on the labels, so the data sets of one design share one compiled
+sampler; beyond 256 combinations (many models or runs) the cells are the data's own
+unique combinations.
 """
 
 from __future__ import annotations
 
 import contextlib
+import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -435,33 +437,34 @@ fit, against a compilation of about 5 to 7 s that a fixed layout saves each late
 """
 
 
-def _slot_states(runs: np.ndarray, labelled: np.ndarray) -> np.ndarray:
-    """Every (runs, human label, judge label) one model slot can hold, ``(P, 3)``.
-
-    For each (k runs, labelled or not) that the slot's items have: a human label 0 or 1
-    where labelled, −1 elsewhere, and 0 … k judge-positive runs. A slot whose items
-    all have one run has 2 states unlabelled and 4 labelled, 6 for both kinds of item;
-    with three runs on its unlabelled items and one on the labelled ones, 8.
-    """
-    kinds = np.unique(np.column_stack([runs, labelled]).astype(np.int64), axis=0)
-    rows = [(k, h, y) for k, lab in kinds for h in ((0, 1) if lab else (-1,))
-            for y in range(k + 1)]
-    return np.array(rows, dtype=np.int64).reshape(-1, 3)
-
-
-def _cell_layout(n_groups: int, states: list[np.ndarray]) -> np.ndarray | None:
+def _cell_layout(n_groups: int, runs: np.ndarray, labelled: np.ndarray) -> np.ndarray | None:
     """Every cell key the design allows, or ``None`` beyond :data:`_MAX_LAYOUT_CELLS`.
 
-    Keys are rows (group, runs of the S slots, human labels, judge labels): every
-    combination of the slots' ``states`` (:func:`_slot_states`), for every group,
-    sorted as ``np.unique(keys, axis=0)`` sorts them (lexicographically).
+    Keys are rows (group, runs of the S slots, human labels, judge labels). The design
+    is the set of item types, the (runs, labelled) of every slot, that the items have;
+    a type with k_s runs on slot s, labelled or not, allows a human label 0 or 1 where
+    labelled (−1 elsewhere) and 0 … k_s judge-positive runs on every slot, so
+    Π_s (k_s + 1)(1 + labelled_s) keys, for every group. Two labelled models with one
+    run: 16 keys of calibration items and 4 of test items. Sorted as
+    ``np.unique(keys, axis=0)`` sorts them (lexicographically).
     """
-    n_slots = len(states)
-    if n_groups * np.prod([len(st) for st in states], dtype=float) > _MAX_LAYOUT_CELLS:
+    types = np.unique(np.column_stack([runs, labelled]).astype(np.int64), axis=0)
+    n_slots = runs.shape[1]
+    sizes = [np.prod([(k + 1) * (1 + lab) for k, lab in zip(t[:n_slots], t[n_slots:],
+                                                             strict=True)], dtype=float)
+             for t in types]
+    if n_groups * sum(sizes) > _MAX_LAYOUT_CELLS:
         return None
-    combo = np.indices((n_groups, *(len(st) for st in states))).reshape(1 + n_slots, -1).T
-    st = np.stack([states[m][combo[:, 1 + m]] for m in range(n_slots)], axis=1)  # (n, S, 3)
-    keys = np.column_stack([combo[:, 0], st[..., 0], st[..., 1], st[..., 2]])
+    rows = []
+    for t in types:
+        k, lab = t[:n_slots], t[n_slots:]
+        slots = [[(h, y) for h in ((0, 1) if lab[m] else (-1,)) for y in range(k[m] + 1)]
+                 for m in range(n_slots)]
+        for combo in itertools.product(*slots):
+            rows.append([*k, *(h for h, _ in combo), *(y for _, y in combo)])
+    keys = np.asarray(rows, dtype=np.int64).reshape(-1, 3 * n_slots)
+    keys = np.column_stack([np.repeat(np.arange(n_groups), len(keys)),
+                            np.tile(keys, (n_groups, 1))])
     return keys[np.lexsort(keys.T[::-1])]
 
 
@@ -491,17 +494,17 @@ def _paired_cells(data: Mapping[str, Any]) -> tuple[dict[str, Any], np.ndarray]:
     """Items merged into weighted cells; returns the cells and every item's cell.
 
     The cells are every combination of outcomes (human labels, judge counts) that the
-    design allows (:func:`_cell_layout`): for every group, and for each model the
-    run counts and labelling its items have; empty ones have weight 0. Their number
-    and order depend on the design, not on the labels, so the data sets of one design
-    share one compiled NUTS kernel (two models with one judge run per item: 36 cells,
-    of which about 20 hold items). Cells of weight 0 are masked out of the log
-    density, so they change it by exactly 0 (the sums of its terms may round
-    differently); the non-empty cells come in the order of the data's own unique
-    cells. Beyond :data:`_MAX_LAYOUT_CELLS` combinations (many models or many runs:
-    the number is a product over the models, 6^3 = 216 for three labelled models with
-    one run each, 6^4 = 1,296 for four) the cells are the data's unique combinations
-    instead, and their number depends on the data.
+    design allows (:func:`_cell_layout`: for every group and item type), empty ones
+    with weight 0. Their number and order depend on the design, not on the labels, so
+    the data sets of one design share one compiled NUTS kernel (two labelled models
+    with one judge run per item: 20 cells, which a few hundred items fill, and a small
+    data set leaves partly empty). Cells of weight 0 are masked out of the log
+    density, so they change it by exactly 0 (its sums may round differently); the
+    non-empty cells come in the order of the data's own unique cells, and where every
+    cell is used the cells are those of the data. Beyond :data:`_MAX_LAYOUT_CELLS`
+    combinations (a product over the models: 4^4 + 2^4 = 272 for four labelled models
+    with one run) the cells are the data's unique combinations instead, and their
+    number depends on the data.
     """
     n, s = np.shape(data["n_runs"])
     grouped = data.get("item_group") is not None
@@ -509,8 +512,7 @@ def _paired_cells(data: Mapping[str, Any]) -> tuple[dict[str, Any], np.ndarray]:
     runs, human = np.asarray(data["n_runs"]), np.asarray(data["human_label"])
     key = np.column_stack([group, runs, human, data["judge_label"]]).astype(np.int64)
     n_groups = int(data.get("n_groups") or group.max(initial=0) + 1) if grouped else 1
-    states = [_slot_states(runs[:, m], human[:, m] >= 0) for m in range(s)]
-    layout = _cell_layout(n_groups, states)
+    layout = _cell_layout(n_groups, runs, human >= 0)
     cell = None if layout is None else _layout_cells(key, layout)
     if cell is None:  # the data's own cells
         layout, cell = np.unique(key, axis=0, return_inverse=True)
