@@ -29,7 +29,7 @@ from _calibration_fixtures import log_joint, pointwise_loglik
 from judgebayes.bayes.compiled import CompiledModel
 from judgebayes.bayes.sbc import sbc
 from judgebayes.calibration import paired
-from judgebayes.calibration.bayes_sweep import sweep_bayes
+from judgebayes.calibration.bayes_sweep import _sweep_items, sweep_bayes
 from judgebayes.calibration.designs import DESIGNS, calibration_data, specific_calibration_model
 from judgebayes.calibration.paired import (
     MAX_MODELS,
@@ -180,6 +180,26 @@ def test_one_design_one_compiled_kernel(monkeypatch) -> None:
     assert (cells["weight"] > 0).all()
     for k in ("n_runs", "human_label", "judge_label"):
         np.testing.assert_array_equal(cells[k][cell], data[k])
+
+
+def test_grouped_cells_are_the_sweeps_layout() -> None:
+    """Groups (replications of the sweep): every group gets the design's 20 cells, so
+    the sweep's items (all 20 cells per replication, empty ones kept) map one to one."""
+    rng = np.random.default_rng(0)
+    cal = rng.multinomial(400, np.full(16, 1 / 16), size=5)
+    cal[0, 3] = 0  # an empty calibration cell in replication 0
+    test = rng.multinomial(800, np.full(4, 1 / 4), size=5)
+    items = _sweep_items(cal, test)
+    cells, cell = _paired_cells(items)
+    assert len(cells["weight"]) == 5 * 20 and cells["n_groups"] == 5
+
+    def table(d: dict) -> dict:
+        key = np.column_stack([d["item_group"], d["n_runs"], d["human_label"],
+                               d["judge_label"]])
+        return {tuple(k): w for k, w in zip(key.tolist(), d["weight"], strict=True)}
+
+    assert table(cells) == table(items)
+    np.testing.assert_array_equal(cells["item_group"][cell], items["item_group"])
 
 
 def test_model_generates_correlated_correctness() -> None:
