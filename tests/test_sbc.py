@@ -39,7 +39,6 @@ import pytest
 from scipy import stats
 
 import judgebayes as jb
-import judgebayes.bayes.compiled as cm
 from judgebayes.bayes.bt_models import (
     SoftBinomial,
     bt_data,
@@ -47,7 +46,7 @@ from judgebayes.bayes.bt_models import (
     davidson_data,
     davidson_model,
 )
-from judgebayes.bayes.sbc import _UNTRACEABLE, SBCResult, _simulate, rank_statistics, sbc
+from judgebayes.bayes.sbc import SBCResult, rank_statistics, sbc
 
 N_SIMS = 50
 # jax.monitoring's events of tracing a function to a jaxpr and of XLA compiling it
@@ -96,8 +95,9 @@ def test_sbc_is_deterministic(bt_sbc: SBCResult, bt_template: dict) -> None:
 
 def test_a_second_call_of_the_same_layout_traces_and_compiles_nothing(
         bt_sbc: SBCResult, bt_template: dict) -> None:
-    """The simulator and the vmapped NUTS are cached by shapes, not data: another design of
-    the same shapes (battle counts doubled) reuses them, and its data are really used."""
+    """The vmapped NUTS and the model's sites are cached by shapes, not data: another design
+    of the same shapes (battle counts doubled) reuses them, and its data are really used;
+    the op-by-op simulations compile nothing new either."""
     events = []
 
     def listener(event: str, duration: float, **kwargs) -> None:
@@ -115,27 +115,6 @@ def test_a_second_call_of_the_same_layout_traces_and_compiles_nothing(
     np.testing.assert_array_equal(again.prior, bt_sbc.prior[:10])
     spread = again.posterior.std(axis=1).mean() / bt_sbc.posterior[:10].std(axis=1).mean()
     assert 0.6 < spread < 0.8  # 1/sqrt(2) as the likelihood dominates a sigma = 1 prior
-
-
-def coin_model(y: jnp.ndarray | None = None) -> None:
-    """Python control flow on a drawn value: only op by op can run it."""
-    p = numpyro.sample("p", dist.Beta(2.0, 2.0))
-    n = 5 if float(p) > 0.5 else 3
-    numpyro.sample("y", dist.Binomial(n, p), obs=y)
-
-
-def test_simulations_of_an_untraceable_model_run_op_by_op() -> None:
-    """Neither the traced nor the bound route can trace ``coin_model``: the op-by-op route
-    gives exactly the draws of seeding the model with fold_in(sim_key, s) by hand."""
-    key = jax.random.PRNGKey(3)
-    prior, obs = _simulate(coin_model, {"y": None}, ["p"], ["y"], key, 4)
-    marked = [k for k, v in cm._programs.items() if v is _UNTRACEABLE and k[1] is coin_model]
-    assert len(marked) == 2  # the traced and the bound route, not tried again next time
-    for s in range(4):
-        tr = numpyro.handlers.trace(numpyro.handlers.seed(
-            coin_model, jax.random.fold_in(key, s))).get_trace(y=None)
-        assert prior[s, 0] == tr["p"]["value"] and obs["y"][s] == tr["y"]["value"]
-    assert np.all(obs["y"] <= np.where(prior[:, 0] > 0.5, 5, 3))
 
 
 def test_negative_control_misscaled_posterior(bt_sbc: SBCResult) -> None:

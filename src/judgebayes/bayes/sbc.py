@@ -45,11 +45,11 @@ observed site set to ``None``: ``model(**data)`` generates, as for
 :class:`numpyro.infer.Predictive`), refits every data set by NUTS, thins the draws
 towards independence and computes the ranks and tests.
 
-The simulations run as one compiled program, the refits (the NUTS chain of
-:func:`judgebayes.bayes.inference.fit`) as another vmapped over a batch of simulations,
-with data, design arrays and seeds as arguments, both cached by model, array shapes and
-settings: a second call of the same layout (another seed, another template of the same
-shapes) traces and compiles nothing. The design is that of the template ``data``.
+The refits run the NUTS chain of :func:`judgebayes.bayes.inference.fit` as one program
+vmapped over a batch of simulations, with data, design arrays and seeds as arguments,
+cached by model, array shapes and settings: a second call of the same layout (another
+seed, another template of the same shapes) traces and compiles it no more. The
+simulations run op by op (:func:`_simulate` says why). The design is the template's.
 
 References
 ----------
@@ -381,7 +381,6 @@ def _labels(name: str, shape: tuple[int, ...]) -> list[str]:
     return [f"{name}[{','.join(map(str, idx))}]" for idx in np.ndindex(*shape)] if shape else [name]
 
 
-_UNTRACEABLE = object()  # a simulator layout whose model could not be traced that way
 #: A model that needs concrete values: JAX's errors (TypeError, IndexError) or NumPyro's
 #: (a Multinomial draw's ``total_count``). A genuine error recurs on the next route.
 _CONCRETE_ERRORS = (TypeError, ValueError, IndexError, NotImplementedError)
@@ -421,42 +420,19 @@ def _simulate(model: Callable, gen_data: Mapping[str, Any], params: Sequence[str
               ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """Prior draws (``(n_sims, n_params)``, flattened as the labels) and simulated data.
 
-    Simulation s runs ``model(**gen_data)`` seeded with ``fold_in(sim_key, s)``, as one
-    jitted program of ``(s, sim_key, arrays)`` called per simulation, cached by the
-    arrays' shapes (a later call of the layout traces and compiles nothing); a model
-    that needs the arrays' values (NumPyro's Multinomial draw) gets them bound, cached
-    by content; one that cannot be traced runs op by op. CPU, fresh processes, 2 loaded
-    cores: 50 BT simulations 2.8 s op by op, 2.0 s jitted, 3.6 s vmapped; the 30 of
-    ``tests/test_sbc.py``'s calibration spec 5.0, 4.1 and 5.6 s. XLA's fused code puts
-    some continuous draws 1–2 float32 ulps (1.2–2.4e-7) from the op-by-op ones."""
-    arrays, static = split_data(gen_data)
-    base = cm._program_key(lambda: ("simulate", model, tuple(params), tuple(observed),
-                                    *cm._shape_key(arrays, static)))
-
-    def simulator(bound: Mapping[str, Any]) -> Callable:
-        def one(s: Any, rng: jax.Array, traced: Mapping[str, Any]) -> tuple[dict, dict]:
-            tr = _trace(model, {**bound, **traced}, jax.random.fold_in(rng, s))
-            return ({p: tr[p]["value"] for p in params}, {k: tr[k]["value"] for k in observed})
-
-        return one
-
-    bound_key = base and cm._program_key(lambda: (*base, cm._fingerprint(arrays)))
-    for key, bound, traced in ((base, static, arrays), (bound_key, gen_data, {})):
-        run = cm._cached_program(key, lambda b=bound: jax.jit(simulator(b)))
-        try:
-            outs = [] if run is _UNTRACEABLE else [run(np.int32(0), sim_key, traced)]
-        except _CONCRETE_ERRORS:
-            cm._cached_program(key, lambda: _UNTRACEABLE, replace=True)
-            outs = []
-        if outs:
-            break
-    else:  # Python control flow on a drawn value: op by op
-        run, traced = simulator(gen_data), {}
-        outs = [run(np.int32(0), sim_key, traced)]
-    # dispatched without waiting for the previous ones; copied to the host below
-    outs += [run(np.int32(s), sim_key, traced) for s in range(1, n_sims)]
-    prior = np.stack([np.concatenate([np.ravel(v[p]) for p in params]) for v, _ in outs])
-    return prior, {k: np.stack([np.asarray(o[k]) for _, o in outs]) for k in observed}
+    Simulation s runs ``model(**gen_data)`` op by op, seeded with ``fold_in(sim_key, s)``.
+    Not jitted, on purpose: one jitted program per layout (tried) saved ~1 s of CPU on a
+    first call (50 BT simulations 2.8 → 2.0 s, the calibration spec's 30 5.0 → 4.1 s;
+    vmapped, 3.6 and 5.6 s) but XLA's fused code put some draws 1–2 float32 ulps away,
+    which changed simulated data sets and so the refits: the paired calibration SBC of
+    ``tests/test_calibration_paired.py`` then had 5 divergences where it allows 3.
+    """
+    rows, obs_rows = [], []
+    for s in range(n_sims):
+        tr = _trace(model, gen_data, jax.random.fold_in(sim_key, s))
+        rows.append(np.concatenate([np.ravel(tr[p]["value"]) for p in params]))
+        obs_rows.append({k: np.asarray(tr[k]["value"]) for k in observed})
+    return np.stack(rows), {k: np.stack([row[k] for row in obs_rows]) for k in observed}
 
 
 def _compile_for_sbc(model: Callable, data: Mapping[str, Any], observed: Sequence[str],
@@ -568,7 +544,7 @@ def sbc(model: Callable | ModelSpec, data: Mapping[str, Any] | None = None, *,
 
     target_accept = target_accept_for(model, target_accept)
 
-    # 1. Prior draws and simulated data: one compiled program, vmapped over a batch.
+    # 1. Prior draws and simulated data (op by op: bit-identical draws, see _simulate).
     sim_key, fit_key = jax.random.split(key)
     prior, sim_obs = _simulate(model, {**data, **dict.fromkeys(observed)}, params, observed,
                                sim_key, n_sims)
