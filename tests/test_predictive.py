@@ -487,17 +487,21 @@ def test_a_model_that_reads_its_data_gets_a_program_per_data_set(name: str,
         np.testing.assert_array_equal(again.prior_predictive[var], first.prior_predictive[var])
 
 
-def test_a_program_with_the_data_as_constants_draws_as_numpyro_op_by_op(specs: dict) -> None:
-    """The calibration design's program with its data as constants takes its Binomial
-    sampler's concrete-count path, as ``Predictive`` op by op does: the same draws."""
+@pytest.mark.parametrize("parallel", [True, False])
+def test_a_program_with_the_data_as_constants_draws_as_numpyro_op_by_op(
+        parallel: bool, specs: dict) -> None:
+    """The calibration design's Binomial sampler reads its counts where they are concrete
+    (under NumPyro's vmap, ``parallel``) and not where they are staged (its lax.map):
+    the compiled route follows each, with the same draws as ``Predictive`` op by op."""
     spec = specs["calibration_shared"]
     model, data = spec.model, dict(spec.data)
     sites, latent, deterministic = pred._sites(model, data, {}, {})
     free = {k: (None if k in sites else v) for k, v in data.items()}
     names = [*latent, *deterministic, *sites]
     key = jax.random.PRNGKey(5)
-    ours = pred._predict(model, free, key, names, 0, num_samples=30)
-    theirs = Predictive(model, num_samples=30, return_sites=names, parallel=True)(key, **free)
+    ours = pred._predict(model, free, key, names, 0, num_samples=30, parallel=parallel)
+    theirs = Predictive(model, num_samples=30, return_sites=names, parallel=parallel)(
+        key, **free)
     for k in names:
         x, y = np.asarray(ours[k]), np.asarray(theirs[k])
         assert x.shape == y.shape and x.dtype == y.dtype

@@ -25,25 +25,22 @@ keeps only its unmasked entries: masked entries carry no data to compare.
 
 Both run NumPyro's ``Predictive`` as one compiled program per layout (the model, its
 non-array arguments, the shapes and dtypes of its arrays and draws, the sites, the
-number of draws) with the arrays and draws as arguments: a new data set of the same
-shapes, or a new fit, compiles nothing (32 programs are kept). Sites are found by an
-abstract trace. Op by op, as NumPyro runs it, every operation compiles on its own: the
-calibration notebook's ``ppc`` spent 10 of its 21.5 s of CPU tracing so twice. A model
-that reads its data (NumPyro's Multinomial needs its counts concrete: Davidson, the
-consistency models; the calibration designs' Binomial draws otherwise when they are
-abstract, which a comparison of the two traces finds, once per layout) gets a program
-per data set with the data as constants, for its first four data sets, then runs op
-by op. The draws are NumPyro's either way (floating-point values to rounding).
-On a CPU a program of up to a million drawn entries (draws times entries; 200,000 if it
-has a loop) is built at XLA's quick optimisation level (``_CPU_OPTIONS``): at load 7-8
-a first prior predictive took 2.9 s of CPU instead of 6.4 (5-model BT, 500 draws), 3.4
-instead of 6.2 (a calibration design, 500,000 entries), and runs slower (0.11 against
-0.04 s; 0.22 against 0.04 s), but NumPyro's Binomial sampler, a loop, ~5x slower (a
-40-model BT's 780,000 entries: 11.5 against 2.2 s).
+draws) with the arrays and draws as arguments: a new data set of the same shapes, or a
+new fit, compiles nothing (32 kept); sites come from an abstract trace. A model that
+reads its data (NumPyro's Multinomial needs concrete counts: Davidson, the consistency
+models; the calibration designs' Binomial draws otherwise with abstract counts, which
+the random operations of two traces show) gets a program per data set with its arrays
+as constants (4 per layout, then op by op). Draws are NumPyro's (floats to rounding).
+A CPU program of up to 10^6 drawn entries (draws times entries; 2·10^5 with a loop) is
+built at XLA's quick level (``_CPU_OPTIONS``): at load 7-8 a first prior predictive took
+2.9 s of CPU, not 6.4 (5-model BT, 500 draws), 3.4, not 6.2 (a calibration design),
+running slower (0.11, 0.22 s against 0.04), and NumPyro's Binomial sampler, a loop,
+~5x slower (a 40-model BT's 780,000 entries: 11.5 against 2.2 s).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import threading
 from collections import OrderedDict
@@ -70,10 +67,8 @@ __all__ = ["bayesian_pvalues", "plot_statistic", "posterior_predictive",
            "predictive_statistic", "prior_predictive"]
 
 _PREDICTIVE = ("prior_predictive", "posterior_predictive")
-#: XLA options of a small compiled predictive program on a CPU (quick optimisation).
-_CPU_OPTIONS = {"xla_backend_optimization_level": 0}
-#: Drawn entries up to which a CPU program (one with a loop) gets ``_CPU_OPTIONS``.
-_QUICK_ELEMENTS, _QUICK_LOOP_ELEMENTS = 1_000_000, 200_000
+_CPU_OPTIONS = {"xla_backend_optimization_level": 0}  #: CPU programs of few entries drawn
+_QUICK_ELEMENTS, _QUICK_LOOP_ELEMENTS = 1_000_000, 200_000  #: (with a loop) get these
 _PROGRAMS_SIZE = 32
 _programs: OrderedDict[tuple, Callable | None] = OrderedDict()  #: by layout or data
 _programs_lock = threading.Lock()
@@ -100,28 +95,28 @@ def _layout(model: Callable, free: Mapping[str, Any], samples: Mapping[str, jax.
     return key, arrays, static
 
 
-def _structure(jaxpr: Any) -> list:
-    """The operations of a jaxpr, nested ones included, with their output types."""
-    out = []
+def _ops(jaxpr: Any, keep: Callable[[str], bool]) -> list:
+    """The operations ``keep`` picks by name in a jaxpr, nested ones included, with types."""
+    out: list = []
     for eqn in jaxpr.eqns:
-        out.append((eqn.primitive.name, tuple(str(v.aval) for v in eqn.outvars)))
+        if keep(eqn.primitive.name):
+            out.append((eqn.primitive.name, tuple(str(v.aval) for v in eqn.outvars)))
         for p in eqn.params.values():
             for sub in p if isinstance(p, tuple | list) else (p,):
                 inner = getattr(sub, "jaxpr", sub)
-                if hasattr(inner, "eqns"):
-                    out.append(_structure(inner))
+                if hasattr(inner, "eqns") and (nested := _ops(inner, keep)):
+                    out.append(nested)
     return out
 
 
-def _compile(model: Callable, arrays: dict, static: dict, rng: jax.Array,
+def _compile(model: Callable, arrays: dict, raw: dict, static: dict, rng: jax.Array,
              samples: dict | None, sites: Sequence[str], num_samples: int | None,
              parallel: bool, elements: int, *, constants: bool = False) -> Callable | None:
     """``Predictive`` compiled for one layout, called as ``program(rng, samples, arrays)``;
     ``None`` where it cannot be.
 
-    Traced with its arrays abstract, it is kept where that succeeds with the operations
-    of the program traced with these arrays as constants (else a sampler that reads
-    its counts could draw otherwise than op by op). ``constants``: the latter program.
+    Kept where, traced with its arrays abstract, it draws its random numbers as the
+    program with the arrays as constants (``constants``: that one), as op by op sees them.
     """
     global _traced
     _traced += 1
@@ -130,27 +125,30 @@ def _compile(model: Callable, arrays: dict, static: dict, rng: jax.Array,
         return Predictive(model, posterior_samples=samples, num_samples=num_samples,
                           return_sites=list(sites), parallel=parallel)(rng, **static, **arrays)
 
-    def bound(rng: jax.Array, samples: dict | None) -> dict:
-        return run(rng, samples, arrays)
+    def bound(rng: jax.Array, samples: dict | None) -> dict:  # as op by op sees them:
+        with jax.ensure_compile_time_eval() if parallel else contextlib.nullcontext():
+            return run(rng, samples, raw)  # concrete under vmap, staged in lax.map
 
-    def options(ops: list) -> dict | None:
-        loops = "while" in str(ops)
+    def options(jaxpr: Any) -> dict | None:
+        loops = bool(_ops(jaxpr, lambda name: name == "while"))
         quick = elements <= (_QUICK_LOOP_ELEMENTS if loops else _QUICK_ELEMENTS)
         return _CPU_OPTIONS if quick and jax.default_backend() == "cpu" else None
 
     try:
         if constants:
             traced = jax.jit(bound).trace(rng, samples)
-            program = traced.lower().compile(options(_structure(traced.jaxpr.jaxpr)))
+            program = traced.lower().compile(options(traced.jaxpr.jaxpr))
             return lambda rng, samples, _: program(rng, samples)
         traced = jax.jit(run).trace(rng, samples, arrays)
         concrete = jax.make_jaxpr(bound)(rng, samples)
     except Exception:  # e.g. a sampler that needs a concrete count
         return None
-    ops = _structure(traced.jaxpr.jaxpr)
-    if ops != _structure(concrete.jaxpr):
+    def draws(jaxpr: Any) -> list:
+        return _ops(jaxpr, lambda name: "random" in name or "threefry" in name)
+
+    if draws(traced.jaxpr.jaxpr) != draws(concrete.jaxpr):
         return None
-    return traced.lower().compile(options(ops))
+    return traced.lower().compile(options(traced.jaxpr.jaxpr))
 
 
 def _cached(key: tuple, build: Callable[[], Callable | None]) -> Callable | None:
@@ -180,7 +178,9 @@ def _predict(model: Callable, free: Mapping[str, Any], rng_key: jax.Array,
         key, arrays, static = _layout(model, free, samples, sites, num_samples, parallel)
     except TypeError:  # an unhashable non-array argument (a list): nothing to key on
         return eager()
-    args = (model, arrays, static, rng_key, samples, sites, num_samples, parallel, elements)
+    raw = {k: free[k] for k in arrays}
+    args = (model, arrays, raw, static, rng_key, samples, sites, num_samples, parallel,
+            elements)
     with _programs_lock:  # one tracing at a time: NumPyro's handler stack is global
         program = _cached(key, lambda: _compile(*args))
         if program is None:  # the model reads its data: a program of this data set
