@@ -290,12 +290,10 @@ class CompiledModel:
 
     def batched_nuts(self, params: Iterable[str], *, warmup: int, draws: int, thin: int,
                      target_accept: float) -> Callable:
-        """``run(fit_key, rows, arrays, obs) -> (draws, divergences)``: one NUTS chain
-        (:func:`~judgebayes.bayes.driver.nuts_chain`) per row, jitted and vmapped (SBC's
-        refits). Row r is seeded with ``fold_in(fit_key, rows[r])`` and fits ``obs``
-        (leading axis: row) with the shared ``arrays``; its draws of the sites
-        ``params``, every ``thin``-th, are flattened to ``(ceil(draws / thin), ·)``.
-        Cached here: it compiles once per layout, settings and batch shape."""
+        """``run(fit_key, rows, arrays, obs) -> (draws, divergences)``: SBC's refits, one
+        :func:`~judgebayes.bayes.driver.nuts_chain` per row (seed ``fold_in(fit_key,
+        rows[r])``, data ``obs[r]`` and the shared ``arrays``), jitted and vmapped, its
+        ``params`` flattened per kept draw; compiled once per layout, settings, batch."""
         n_keep, params = -(-draws // thin), tuple(params)
 
         def one(rng: jax.Array, arrays: dict, obs: dict) -> tuple[jax.Array, jax.Array]:
@@ -320,12 +318,8 @@ class CompiledModel:
         """Flat start point, jitted value-and-gradient, Hessian, and batched constrain.
 
         Call (and use the results) with ``jax.enable_x64(True)`` on: the kernels are
-        traced for float64 vectors. The Hessian, ``hessian(x, arrays)``, is
-        :func:`central_hessian` of the compiled value-and-gradient: compiling
-        ``jax.hessian`` of the potential cost 3.9 s of the 7.3 s of CPU of a MAP fit of
-        the anchors model (``tests/test_anchors_model.py``), the differences of the
-        gradient 0.2 s, and they agree with it to 1e-8 of the largest entry or better
-        (see there).
+        traced for float64 vectors. ``hessian(x, arrays)`` is :func:`central_hessian`
+        of the compiled gradient (no ``jax.hessian`` compile: anchors MAP 7.8 → 3.8 s CPU).
         """
         def build() -> tuple:
             flat0, unravel = ravel_pytree(jax.tree.map(
@@ -391,35 +385,24 @@ def central_hessian(value_and_grad: Callable, x: Any, arrays: Mapping[str, jax.A
                     ) -> np.ndarray:
     r"""Hessian of a potential by central differences of its compiled gradient, symmetrised.
 
-    Column j is (∇U(x + h_j e_j) − ∇U(x − h_j e_j)) / (2 h_j), with the step
-    h_j = ε^{1/3} · max(1, |x_j|) (ε the machine epsilon of ``x``'s dtype under JAX:
-    2.2e-16 in float64, so h_j ≈ 6e-6 · max(1, |x_j|)); the step actually taken is
-    the representable difference of the two points. The result is (Ĥ + Ĥᵀ) / 2.
+    Column j is (∇U(x + h_j e_j) − ∇U(x − h_j e_j)) / (2 h_j), h_j = ε^{1/3} s_j with
+    s_j = max(1, |x_j|) and ε the machine epsilon (2.2e-16 in float64: h_j ≈ 6e-6 s_j),
+    divided by the step actually taken; the result is (Ĥ + Ĥᵀ) / 2.
 
-    Accuracy. By Taylor's theorem the difference of g_i = ∂_i U has truncation error
-    h_j² / 6 · ∂_j³ g_i(ξ), and the two computed gradients carry rounding errors of
-    about ε · G_i (G_i: the magnitude of the terms summed into g_i), divided by 2h_j.
-    With h_j = ε^{1/3} s_j (s_j = max(1, |x_j|)) the entry's error is at most about
+    Accuracy. Taylor truncation h_j² / 6 · ∂_j³ g_i (g_i = ∂_i U) plus the rounding
+    error ε G_i of the two gradients (G_i: the size of the terms summed into g_i) over
+    the step: at most about ε^{2/3} (s_j² |∂_j³ g_i| / 6 + G_i / s_j), ε^{2/3} = 3.7e-11;
+    symmetrising keeps that bound. Measured against ``jax.hessian``: a 5-model BT and a
+    shared calibration design 1–2e-9 (1e-10 of the largest entry, rounding-dominated;
+    ``tests/test_map_hessian.py`` checks every entry against the bound); the anchors
+    model (173 dimensions) 2.1e-5 on an entry of 512 (9e-9 of the largest, 2,270),
+    truncation that its fourth derivative, 3.4e6, predicts to three digits. H⁻¹ moves by
+    at most κ(H) times the relative error (the anchors' SDs by 2e-8): far below any
+    Laplace Monte Carlo error. Needs x64 (in float32 it is good to ~1e-4 only).
 
-        ε^{2/3} · (s_j² · |∂_j³ g_i| / 6 + G_i / s_j),
-
-    ε^{2/3} = 3.7e-11 in float64: the step balances the two terms. Symmetrising
-    averages the (i, j) and (j, i) estimates, which keeps that bound. Against
-    ``jax.hessian`` (exact up to rounding), measured: on a 5-model Bradley–Terry and a
-    shared calibration design the largest error is 1–2e-9, 1e-10 of the largest entry
-    and rounding-dominated (``tests/test_map_hessian.py`` checks every entry against
-    the bound above); on the anchors model (173 dimensions) it is 2.1e-5 on a diagonal
-    entry of 512 (9e-9 of the largest entry, 2,270), truncation-dominated: that
-    direction's fourth derivative, 3.4e6, predicts it to three digits. The Laplace
-    covariance H⁻¹ moves by at most κ(H) times the relative error (the anchors'
-    posterior SDs by 2e-8 relative): far below the Monte Carlo error of any number of
-    Laplace draws. Call it with x64 on, as :meth:`CompiledModel.flat_potential` says;
-    in float32 (ε^{2/3} = 2.4e-5) the same formula is only good to ~1e-4.
-
-    Cost. 2n calls of the already compiled ``value_and_grad`` (n = ``x.size``),
-    dispatched one after the other, and nothing compiled: ``jax.hessian`` compiled a
-    forward-over-reverse program (3.9 s of CPU on the anchors model), and vmapping
-    the gradient over the 2n points would compile a batched one as well.
+    Cost. 2n calls of the compiled ``value_and_grad`` and nothing compiled (0.2 s on
+    the anchors model): ``jax.hessian`` compiled a forward-over-reverse program (3.9 s
+    of CPU there), and a gradient vmapped over the 2n points would compile too.
 
     Parameters
     ----------
@@ -567,25 +550,20 @@ def _bind(model: Callable, static: Mapping[str, Any]) -> Callable:
     return bound
 
 
-# ----------------------------------------------- programs compiled for other modules
-#: Programs that other modules compile per layout (:func:`judgebayes.bayes.sbc.sbc`'s
-#: simulator and refits) kept, least recently used out beyond this many.
+#: Objects other modules cache per layout (:func:`judgebayes.bayes.sbc.sbc`'s), LRU.
 PROGRAMS_KEPT = 16
 _programs: OrderedDict[tuple, Any] = OrderedDict()
 
 
 def _fingerprint(value: Any) -> Any:
-    """A hashable stand-in for a data value: arrays by shape, dtype and content (SHA-1).
-    Raises ``TypeError`` for a value that has none."""
+    """A hashable stand-in for a value, arrays by content (SHA-1); else ``TypeError``."""
     if isinstance(value, np.ndarray | jax.Array):
         a = np.ascontiguousarray(value)
         return ("array", a.shape, str(a.dtype), hashlib.sha1(a.tobytes()).hexdigest())
-    if isinstance(value, list | tuple):
-        return (type(value).__name__, tuple(_fingerprint(v) for v in value))
-    if isinstance(value, dict):
-        return ("dict", tuple(sorted((k, _fingerprint(v)) for k, v in value.items())))
-    hash(value)
-    return (type(value).__name__, value)
+    if isinstance(value, list | tuple | dict):
+        items = sorted(value.items()) if isinstance(value, dict) else enumerate(value)
+        return (type(value).__name__, tuple((k, _fingerprint(v)) for k, v in items))
+    return (type(value).__name__, value, hash(value))
 
 
 def _program_key(make: Callable[[], tuple]) -> tuple | None:
@@ -600,18 +578,16 @@ def _program_key(make: Callable[[], tuple]) -> tuple | None:
 
 def _shape_key(arrays: Mapping[str, jax.Array], static: Mapping[str, Any]) -> tuple:
     """The static arguments by content, the arrays by shape and dtype only, and x64."""
-    return (_fingerprint(static), tuple(sorted((k, v.shape, str(v.dtype))
-                                               for k, v in arrays.items())),
-            bool(jax.config.jax_enable_x64))
+    shapes = tuple(sorted((k, v.shape, str(v.dtype)) for k, v in arrays.items()))
+    return _fingerprint(static), shapes, bool(jax.config.jax_enable_x64)
 
 
-def _cached_program(key: tuple | None, build: Callable[[], Any], *, replace: bool = False,
-                    ) -> Any:
-    """The program cached as ``key``, built by ``build()`` on first use (every time with
-    ``replace``; ``key=None``: not cached). A jitted program keeps the executables it
-    compiles, so a later call with the same key and argument shapes compiles nothing."""
+def _cached_program(key: tuple | None, build: Callable[[], Any]) -> Any:
+    """The program cached as ``key``, built by ``build()`` on first use (``key=None``: not
+    cached). A jitted program keeps its executables: the same key and argument shapes
+    later compile nothing."""
     with _cache_lock:
-        if key is not None and not replace and key in _programs:
+        if key is not None and key in _programs:
             _programs.move_to_end(key)
             return _programs[key]
     program = build()
