@@ -31,11 +31,12 @@ reads its data (NumPyro's Multinomial needs concrete counts: Davidson, the consi
 models; the calibration designs' Binomial draws otherwise with abstract counts, which
 the random operations of two traces show) gets a program per data set with its arrays
 as constants (4 per layout, then op by op). Draws are NumPyro's (floats to rounding).
-A CPU program of up to 10^6 drawn entries (draws times entries; 2·10^5 with a loop) is
-built at XLA's quick level (``_CPU_OPTIONS``): at load 7-8 a first prior predictive took
-2.9 s of CPU, not 6.4 (5-model BT, 500 draws), 3.4, not 6.2 (a calibration design),
-running slower (0.11, 0.22 s against 0.04), and NumPyro's Binomial sampler, a loop,
-~5x slower (a 40-model BT's 780,000 entries: 11.5 against 2.2 s).
+A CPU program of up to 10^6 drawn entries (2·10^5 with a loop) is built at XLA's quick
+level (``_CPU_OPTIONS``): at load 7-8 a first BT prior predictive took 2.9 s of CPU, not
+6.4, and ran 0.11 s, not 0.04; NumPyro's Binomial loop runs ~5x slower there (780,000
+entries: 11.5 against 2.2 s). Against op by op, at load 3: ``ppc`` of the calibration
+designs shared, model-specific, paired 8.9, 3.0, 8.5 -> 4.2, 3.2, 4.6 s of CPU (shared
+again 3.8 -> 0.6 s), same draws; tests test_predictive + test_inference 148 -> 110 s.
 """
 
 from __future__ import annotations
@@ -69,10 +70,9 @@ __all__ = ["bayesian_pvalues", "plot_statistic", "posterior_predictive",
 _PREDICTIVE = ("prior_predictive", "posterior_predictive")
 _CPU_OPTIONS = {"xla_backend_optimization_level": 0}  #: CPU programs of few entries drawn
 _QUICK_ELEMENTS, _QUICK_LOOP_ELEMENTS = 1_000_000, 200_000  #: (with a loop) get these
-_PROGRAMS_SIZE = 32
 _programs: OrderedDict[tuple, Callable | None] = OrderedDict()  #: by layout or data
 _programs_lock = threading.Lock()
-_CONSTANT_PER_LAYOUT = 4  #: programs with the data as constants, per layout
+_PROGRAMS_SIZE, _CONSTANT_PER_LAYOUT = 32, 4  #: kept; with the data as constants
 _constant_programs: dict[tuple, int] = {}
 _traced = 0  #: programs traced (a layout or a data set once while it stays cached)
 
