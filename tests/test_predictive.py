@@ -14,9 +14,9 @@ calibration for two different judges).
 
 Cost: compilation dominates. The predictive checks compile one program per layout
 (``bayes.predictive``; here two per spec, the prior and the posterior from the prior's
-draws) or, for the models that read their counts (Davidson, the consistency models,
-the calibration designs), run op by op; the MAP fits of the calibration designs and of
-the anchors model, and the β-posterior Soft-Elo (NUTS), are marked ``slow``.
+draws), or per data set for the models that read their counts (Davidson, the
+consistency models, the calibration designs); the MAP fits of the calibration designs
+and of the anchors model, and the β-posterior Soft-Elo (NUTS), are marked ``slow``.
 
 Tolerances are Monte Carlo: with D = 500 draws a mean's error is its SD/√D; every bound
 is at least 3 such errors (most 4 or more) away from the closed form. All draws are
