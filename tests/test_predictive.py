@@ -421,33 +421,46 @@ def _layouts_of(model: object) -> list:
             if (k[0][0] if isinstance(k[0], tuple) else k[0]) is model]
 
 
-def test_compiled_route_draws_as_numpyro_op_by_op(specs: dict) -> None:
-    """The compiled program draws what ``Predictive`` draws op by op, for the prior
-    (parameters, deterministic sites and the data) and for replicates given draws:
-    integer data equal, floating-point values to rounding."""
-    spec = specs["temperature"]
+def prior_both_ways(spec: object, seed: int, draws: int, parallel: bool = True) -> tuple:
+    """Prior draws of every site by the compiled route and by ``Predictive`` op by op,
+    from the same key; also the free data, the data sites, the latent sites and the key."""
     model, data = spec.model, dict(spec.data)
     sites, latent, deterministic = pred._sites(model, data, {}, {})
     free = {k: (None if k in sites else v) for k, v in data.items()}
     names = [*latent, *deterministic, *sites]
-    key = jax.random.PRNGKey(4)
-    ours = pred._predict(model, free, key, names, 0, num_samples=40)
-    theirs = Predictive(model, num_samples=40, return_sites=names, parallel=True)(key, **free)
+    key = jax.random.PRNGKey(seed)
+    ours = pred._predict(model, free, key, names, 0, num_samples=draws, parallel=parallel)
+    theirs = Predictive(model, num_samples=draws, return_sites=names, parallel=parallel)(
+        key, **free)
+    return ours, theirs, free, sites, latent, key
+
+
+def test_compiled_route_draws_as_numpyro_op_by_op(specs: dict) -> None:
+    """The compiled program draws what ``Predictive`` draws op by op, for the prior
+    (parameters, deterministic sites and the data) and for replicates given draws:
+    integer data equal, floating-point values to rounding."""
+    model = specs["temperature"].model
+    ours, theirs, free, sites, latent, key = prior_both_ways(specs["temperature"], 4, 40)
     given = {k: ours[k] for k in latent}
     ours_rep = pred._predict(model, free, key, list(sites), 0, samples=given)
     theirs_rep = Predictive(model, posterior_samples=given, return_sites=list(sites),
                             parallel=True)(key, **free)
     assert _layouts_of(model) and None not in _layouts_of(model)  # both compiled
     for a, b in [(ours, theirs), (ours_rep, theirs_rep)]:
-        assert set(a) == set(b)
-        for k in a:
-            x, y = np.asarray(a[k]), np.asarray(b[k])
-            assert x.shape == y.shape and x.dtype == y.dtype
-            if np.issubdtype(x.dtype, np.floating):
-                np.testing.assert_allclose(x, y, rtol=1e-5, atol=1e-6)
-            else:
-                np.testing.assert_array_equal(x, y)
+        assert_same_draws(a, b)
         assert np.asarray(a["y"]).std() > 0  # real draws, not a constant
+
+
+def assert_same_draws(ours: dict, theirs: dict) -> None:
+    """The same sites, shapes and dtypes; integers equal, floats to float32 rounding."""
+    assert set(ours) == set(theirs)
+    for k in ours:
+        x, y = np.asarray(ours[k]), np.asarray(theirs[k])
+        assert x.shape == y.shape and x.dtype == y.dtype
+        if np.issubdtype(x.dtype, np.floating):
+            np.testing.assert_allclose(x, y, rtol=1e-5, atol=1e-6)
+        else:
+            np.testing.assert_array_equal(x, y)
 
 
 def test_new_data_of_the_same_shapes_compiles_nothing(specs: dict,
@@ -493,22 +506,9 @@ def test_a_program_with_the_data_as_constants_draws_as_numpyro_op_by_op(
     """The calibration design's Binomial sampler reads its counts where they are concrete
     (under NumPyro's vmap, ``parallel``) and not where they are staged (its lax.map):
     the compiled route follows each, with the same draws as ``Predictive`` op by op."""
-    spec = specs["calibration_shared"]
-    model, data = spec.model, dict(spec.data)
-    sites, latent, deterministic = pred._sites(model, data, {}, {})
-    free = {k: (None if k in sites else v) for k, v in data.items()}
-    names = [*latent, *deterministic, *sites]
-    key = jax.random.PRNGKey(5)
-    ours = pred._predict(model, free, key, names, 0, num_samples=30, parallel=parallel)
-    theirs = Predictive(model, num_samples=30, return_sites=names, parallel=parallel)(
-        key, **free)
-    for k in names:
-        x, y = np.asarray(ours[k]), np.asarray(theirs[k])
-        assert x.shape == y.shape and x.dtype == y.dtype
-        if np.issubdtype(x.dtype, np.floating):
-            np.testing.assert_allclose(x, y, rtol=1e-5, atol=1e-6)
-        else:
-            np.testing.assert_array_equal(x, y)
+    ours, theirs, _, sites, _, _ = prior_both_ways(specs["calibration_shared"], 5, 30,
+                                                   parallel=parallel)
+    assert_same_draws(ours, theirs)
     for k in sites:
         assert np.asarray(ours[k]).std() > 0
 
