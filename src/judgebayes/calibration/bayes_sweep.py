@@ -39,14 +39,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import jax
 import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from judgebayes.bayes.inference import fit
+from judgebayes.bayes.compiled import CompiledModel
 from judgebayes.calibration.bootstrap import _N_CAL, _N_TEST, _estimates
-from judgebayes.calibration.designs import DESIGNS, _design_dims
-from judgebayes.calibration.paired import PAIRED_DESIGNS, pattern_labels
+from judgebayes.calibration.designs import DESIGNS
+from judgebayes.calibration.paired import PAIRED_DESIGNS
 from judgebayes.calibration.sweep import (
     _CAL_CELLS,
     _TEST_CELLS,
@@ -199,17 +200,19 @@ def sweep_bayes(*, delta_j_values: Sequence[float] = (0.0, 0.15, 0.3),
             data, items = _sweep_rows(cal, test), _sweep_items(cal, test)
             for design in designs:
                 paired = design in PAIRED_DESIGNS
-                idata = fit(DESIGNS[design], items if paired else data, method="nuts",
-                            chains=chains, draws=draws, warmup=warmup,
-                            seed=int(rng.integers(2**31)), progress=False,
-                            target_accept=0.9, dims=_design_dims(design),
-                            coords={"model": np.arange(2 * n_reps),
-                                    "group": np.arange(n_reps), "pattern": pattern_labels(2)})
-                th = idata.posterior["theta"].values.reshape(-1, 2 * n_reps)
+                # fit's NUTS kernel and draws, without the InferenceData: the sweep reads
+                # θ and the divergences only (the pointwise log-likelihood, a kernel of
+                # its own to compile per design, went unused)
+                compiled, arrays = CompiledModel.of(DESIGNS[design],
+                                                    items if paired else data)
+                draws_, stats = compiled.nuts(
+                    jax.random.PRNGKey(int(rng.integers(2**31))), arrays, chains=chains,
+                    draws=draws, warmup=warmup, target_accept=0.9)
+                th = draws_["theta"].reshape(-1, 2 * n_reps)
                 d = th[:, 1::2] - th[:, 0::2]
                 lo, med, hi = np.quantile(d, [alpha / 2, 0.5, 1 - alpha / 2], axis=0)
                 summary = _summarise(med, lo, hi, np.zeros(n_reps, bool), delta_theta)
-                summary["n_failed"] = int(idata.sample_stats["diverging"].sum())
+                summary["n_failed"] = int(stats["diverging"].sum())
                 rows.append({"sweep": sweep, "x": x, "J_A": ja, "J_B": ja + dj,
                              "estimator": f"bayes_{design}", **summary})
                 bar.update(1)
