@@ -36,17 +36,13 @@ thread and hands their compilation to a pool of background threads (XLA releases
 GIL), so a caller that fits several models (``fit_calibration``'s designs) compiles
 them side by side and overlaps their compilation with its own tracing and sampling.
 
-A kernel whose array arguments are small (:data:`SMALL_DATA`) is compiled with XLA's
-classic CPU emitters rather than its newer fusion emitters (:func:`compiler_options`):
-they compile the same program in about two thirds of the CPU time and, on data that
-small, run it as fast. Measured on 2 cores (NUTS, 2 chains × 1,000 + 1,000): a
-Bradley–Terry fit of 8 models (28 pairs) compiled in 2.2 s of CPU instead of 3.4 s and
-sampled in the same 0.12 s; ``fit_calibration``'s three designs (a dozen weighted
-cells each) in 13.3 s instead of 19.9 s, sampling unchanged. On larger data the fusion
-emitters' code runs faster (20 models, 190 pairs: 12 %; the 55-model arena, 1,485
-pairs: 17 %), so a sampler that runs for long keeps them. The two emitters round some
-operations differently (``exp``, ``log1p``), so the same seed gives other, equally
-valid draws under each.
+Kernels of small arrays (:data:`SMALL_DATA`) compile with XLA's classic CPU emitters,
+not its fusion emitters (:func:`compiler_options`): two thirds of the CPU time, and as
+fast on data that small. Measured on 2 cores (NUTS, 2 chains × 1,000 + 1,000): an
+8-model Bradley–Terry fit compiled in 2.2 s of CPU, not 3.4, sampling in 0.12 s both;
+``fit_calibration``'s three designs in 13.3 s, not 19.9, sampling unchanged. Larger
+data run faster under the fusion emitters (190 pairs: 12 %, the arena's 1,485: 17 %).
+The two round ``exp`` and ``log1p`` differently: a seed gives other, equally valid draws.
 """
 
 from __future__ import annotations
@@ -117,8 +113,7 @@ def split_data(data: Mapping[str, Any]) -> tuple[dict[str, jax.Array], dict[str,
 
 def _layout(model: Callable, arrays: Mapping[str, jax.Array], static: Mapping[str, Any],
             ) -> tuple:
-    return (model, tuple(sorted(static.items(), key=lambda kv: kv[0])),
-            tuple(sorted((k, v.shape, str(v.dtype)) for k, v in arrays.items())),
+    return (model, tuple(sorted(static.items(), key=lambda kv: kv[0])), _signature(arrays),
             bool(jax.config.jax_enable_x64))
 
 
@@ -158,8 +153,7 @@ class CompiledModel:
             # The model needs concrete values of an array argument (NumPy code, Python
             # control flow on data): bind every argument; it compiles per data set,
             # as NumPyro's MCMC does, and is cached by the arrays' contents.
-            key = (*key, tuple(sorted((k, hashlib.sha1(np.asarray(v).tobytes()).hexdigest())
-                                      for k, v in arrays.items())))
+            key = (*key, _digests(arrays))
             with _cache_lock:
                 if key in _cache:
                     _cache.move_to_end(key)
@@ -470,8 +464,15 @@ def _blocks(shapes: Mapping[str, Any]) -> dict[str, jax.ShapeDtypeStruct]:
             for k, v in shapes.items()}
 
 
-def _signature(blocks: Mapping[str, jax.ShapeDtypeStruct]) -> tuple:
-    return tuple(sorted((k, v.shape, str(v.dtype)) for k, v in blocks.items()))
+def _signature(values: Mapping[str, Any]) -> tuple:
+    """Name, shape and dtype of every array (or ``ShapeDtypeStruct``), sorted by name."""
+    return tuple(sorted((k, v.shape, str(v.dtype)) for k, v in values.items()))
+
+
+def _digests(arrays: Mapping[str, Any]) -> tuple:
+    """Name and SHA-1 of the bytes of every array, sorted by name: a key by content."""
+    return tuple(sorted((k, hashlib.sha1(np.asarray(v).tobytes()).hexdigest())
+                        for k, v in arrays.items()))
 
 
 _pool: ThreadPoolExecutor | None = None
@@ -578,8 +579,7 @@ def _program_key(make: Callable[[], tuple]) -> tuple | None:
 
 def _shape_key(arrays: Mapping[str, jax.Array], static: Mapping[str, Any]) -> tuple:
     """The static arguments by content, the arrays by shape and dtype only, and x64."""
-    shapes = tuple(sorted((k, v.shape, str(v.dtype)) for k, v in arrays.items()))
-    return _fingerprint(static), shapes, bool(jax.config.jax_enable_x64)
+    return _fingerprint(static), _signature(arrays), bool(jax.config.jax_enable_x64)
 
 
 def _cached_program(key: tuple | None, build: Callable[[], Any]) -> Any:

@@ -42,7 +42,6 @@ again 3.8 -> 0.6 s), same draws; tests test_predictive + test_inference 148 -> 1
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
@@ -58,6 +57,7 @@ from numpyro.distributions.distribution import MaskedDistribution
 from numpyro.handlers import seed, trace
 from numpyro.infer import Predictive
 
+from judgebayes.bayes.compiled import _digests, _signature
 from judgebayes.bayes.inference import _is_data_site, _trace
 from judgebayes.bayes.spec import ModelSpec, resolve_spec
 
@@ -84,12 +84,8 @@ def _layout(model: Callable, free: Mapping[str, Any], samples: Mapping[str, jax.
     other value, keyed by itself; TypeError where one is not hashable)."""
     arrays = {k: jnp.asarray(v) for k, v in free.items() if isinstance(v, np.ndarray | jax.Array)}
     static = {k: v for k, v in free.items() if k not in arrays}
-
-    def signature(a: Mapping[str, jax.Array]) -> tuple:
-        return tuple(sorted((k, v.shape, str(v.dtype)) for k, v in a.items()))
-
-    key = (model, tuple(sorted(static.items(), key=lambda kv: kv[0])), signature(arrays),
-           None if samples is None else signature(samples), tuple(sites), num_samples,
+    key = (model, tuple(sorted(static.items(), key=lambda kv: kv[0])), _signature(arrays),
+           None if samples is None else _signature(samples), tuple(sites), num_samples,
            parallel, bool(jax.config.jax_enable_x64))
     hash(key)
     return key, arrays, static
@@ -184,8 +180,7 @@ def _predict(model: Callable, free: Mapping[str, Any], rng_key: jax.Array,
     with _programs_lock:  # one tracing at a time: NumPyro's handler stack is global
         program = _cached(key, lambda: _compile(*args))
         if program is None:  # the model reads its data: a program of this data set
-            data_key = (key, tuple(sorted((k, hashlib.sha1(np.asarray(v).tobytes()).hexdigest())
-                                          for k, v in arrays.items())))
+            data_key = (key, _digests(arrays))
             if data_key in _programs or _constant_programs.get(key, 0) < _CONSTANT_PER_LAYOUT:
                 if data_key not in _programs:
                     _constant_programs[key] = _constant_programs.get(key, 0) + 1
