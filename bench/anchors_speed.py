@@ -95,11 +95,19 @@ def bench_analysis() -> None:
     t_ref, ref = timed(lambda: reference_informativeness(v))
     assert np.allclose(ours, ref), "the two informativeness routes disagree"
     print(f"{'route':<44} {'judgebayes':>11} {'reference':>12} {'ratio':>9}")
-    line("informativeness, 22 anchors × 750 prompts", t_ours, t_ref,
-         "(per-prompt Python loop over target pairs)")
+    line(
+        "informativeness, 22 anchors × 750 prompts",
+        t_ours,
+        t_ref,
+        "(per-prompt Python loop over target pairs)",
+    )
     t_all, result = timed(lambda: anchors.analyze_anchors(anchors.verdict_table(frame)))
-    line("whole analysis (table → τ, I, N_total)", t_all, t_ref + t_all - t_ours,
-         f"(the same, with the loop for I; validating the table {t_table:.2f} s)")
+    line(
+        "whole analysis (table → τ, I, N_total)",
+        t_all,
+        t_ref + t_all - t_ours,
+        f"(the same, with the loop for I; validating the table {t_table:.2f} s)",
+    )
     print(f"    {result!r}")
 
     d_all, edge, _ = verdict_differences(table)
@@ -108,13 +116,23 @@ def bench_analysis() -> None:
     pick = pool[rng.integers(0, pool.size, 300)]
     length = np.isfinite(d_all[pick]).sum(axis=1)
     s = d_all[pick[:, None], (rng.random((300, 900)) * length[:, None]).astype(int)]
-    t_vec, p_vec = timed(lambda: wilcoxon(s, axis=1, zero_method="pratt",
-                                          alternative="greater", method="approx").pvalue)
-    t_loop, p_loop = timed(lambda: np.array([
-        wilcoxon(row, zero_method="pratt", alternative="greater").pvalue for row in s]))
+    t_vec, p_vec = timed(
+        lambda: (
+            wilcoxon(s, axis=1, zero_method="pratt", alternative="greater", method="approx").pvalue
+        )
+    )
+    t_loop, p_loop = timed(
+        lambda: np.array(
+            [wilcoxon(row, zero_method="pratt", alternative="greater").pvalue for row in s]
+        )
+    )
     assert np.allclose(p_vec, p_loop), "vectorised and per-experiment Wilcoxon disagree"
-    line("Wilcoxon, 300 experiments at N = 900", t_vec, t_loop,
-         f"(Listing 1's loop; pool of {pool.size} distributions)")
+    line(
+        "Wilcoxon, 300 experiments at N = 900",
+        t_vec,
+        t_loop,
+        f"(Listing 1's loop; pool of {pool.size} distributions)",
+    )
 
 
 def min_ess(idata: az.InferenceData) -> float:
@@ -125,22 +143,36 @@ def bench_nuts(prompts: int, chains: int, warmup: int, draws: int) -> None:
     sim = anchors.simulate_verdicts(22, prompts, seed=0)
     table = sim.table(anchor=sim.anchor_at("median"))
     spec = anchors.ordered_logistic_spec(table)
-    print(f"\nordered-logistic NUTS, {len(table):,} verdicts, {chains} chains × {draws} draws "
-          f"after {warmup} warm-up (target_accept 0.9)")
-    print(f"{'call':<10} {'jb.fit':>10} {'NumPyro MCMC':>14} {'ratio':>8} {'ESS jb':>8} "
-          f"{'ESS MCMC':>9}")
-    mcmc = MCMC(NUTS(spec.model, target_accept_prob=0.9), num_warmup=warmup,
-                num_samples=draws, num_chains=chains, chain_method="sequential",
-                progress_bar=False)
+    print(
+        f"\nordered-logistic NUTS, {len(table):,} verdicts, {chains} chains × {draws} draws "
+        f"after {warmup} warm-up (target_accept 0.9)"
+    )
+    print(
+        f"{'call':<10} {'jb.fit':>10} {'NumPyro MCMC':>14} {'ratio':>8} {'ESS jb':>8} "
+        f"{'ESS MCMC':>9}"
+    )
+    mcmc = MCMC(
+        NUTS(spec.model, target_accept_prob=0.9),
+        num_warmup=warmup,
+        num_samples=draws,
+        num_chains=chains,
+        chain_method="sequential",
+        progress_bar=False,
+    )
     for k, call in enumerate(("first", "second")):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", jb.SamplerWarning)
-            t_jb, idata = timed(lambda k=k: jb.fit(spec, chains=chains, warmup=warmup,
-                                                   draws=draws, seed=k, progress=False))
+            t_jb, idata = timed(
+                lambda k=k: jb.fit(
+                    spec, chains=chains, warmup=warmup, draws=draws, seed=k, progress=False
+                )
+            )
         t_np, _ = timed(lambda k=k: mcmc.run(jax.random.PRNGKey(k), **spec.data))
         ref = az.from_numpyro(mcmc)
-        print(f"{call:<10} {t_jb:>9.1f}s {t_np:>13.1f}s {t_np / t_jb:>7.1f}x "
-              f"{min_ess(idata):>8.0f} {min_ess(ref):>9.0f}")
+        print(
+            f"{call:<10} {t_jb:>9.1f}s {t_np:>13.1f}s {t_np / t_jb:>7.1f}x "
+            f"{min_ess(idata):>8.0f} {min_ess(ref):>9.0f}"
+        )
 
 
 def main() -> None:

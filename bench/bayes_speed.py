@@ -112,10 +112,15 @@ def timed(fn: Callable[[], object]) -> tuple[float, object]:
 
 def summarise(route: str, call: str, wall: float, idata: az.InferenceData) -> Run:
     ess = az.ess(idata, var_names=["theta"], method="bulk")["theta"].values
-    return Run(route, call, wall, float(ess.min()),
-               int(idata.sample_stats["diverging"].sum()),
-               float(idata.sample_stats["acceptance_rate"].mean()),
-               idata.posterior["elo"].mean(("chain", "draw")).values)
+    return Run(
+        route,
+        call,
+        wall,
+        float(ess.min()),
+        int(idata.sample_stats["diverging"].sum()),
+        float(idata.sample_stats["acceptance_rate"].mean()),
+        idata.posterior["elo"].mean(("chain", "draw")).values,
+    )
 
 
 def _parse() -> argparse.Namespace:
@@ -123,15 +128,28 @@ def _parse() -> argparse.Namespace:
     parser.add_argument("--chains", type=int, default=4)
     parser.add_argument("--draws", type=int, default=1000)
     parser.add_argument("--warmup", type=int, default=1000)
-    parser.add_argument("--host-devices", type=int, default=None,
-                        help="JAX CPU devices (default: as many as chains)")
-    parser.add_argument("--jax-cache", default=None, metavar="DIR",
-                        help="keep judgebayes' persistent compilation cache in DIR")
+    parser.add_argument(
+        "--host-devices",
+        type=int,
+        default=None,
+        help="JAX CPU devices (default: as many as chains)",
+    )
+    parser.add_argument(
+        "--jax-cache",
+        default=None,
+        metavar="DIR",
+        help="keep judgebayes' persistent compilation cache in DIR",
+    )
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--only-pymc-numpyro", action="store_true",
-                        help=argparse.SUPPRESS)  # the child process of route (iii)
-    parser.add_argument("--repeats", type=int, default=5,
-                        help="warm calls per route; the one with the median ESS/s is shown")
+    parser.add_argument(
+        "--only-pymc-numpyro", action="store_true", help=argparse.SUPPRESS
+    )  # the child process of route (iii)
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=5,
+        help="warm calls per route; the one with the median ESS/s is shown",
+    )
     args = parser.parse_args()
     if args.repeats < 1:
         parser.error("--repeats must be at least 1")
@@ -149,10 +167,12 @@ def main(args: argparse.Namespace) -> None:
     # unless asked for, so that the first call is the cold one it always was.
     os.environ["JUDGEBAYES_JAX_CACHE"] = args.jax_cache or "off"
     t_data, (stats, data) = timed(lambda: _data(args.seed))
-    print(f"arena: {stats.n_models} models, {stats.n_battles} battles, {stats.n_pairs} pairs "
-          f"(simulated and aggregated in {t_data:.1f} s); JAX devices: "
-          f"{jax.local_device_count()}, CPU cores: {os.cpu_count()}, JAX persistent "
-          f"compilation cache: {args.jax_cache or 'off'}")
+    print(
+        f"arena: {stats.n_models} models, {stats.n_battles} battles, {stats.n_pairs} pairs "
+        f"(simulated and aggregated in {t_data:.1f} s); JAX devices: "
+        f"{jax.local_device_count()}, CPU cores: {os.cpu_count()}, JAX persistent "
+        f"compilation cache: {args.jax_cache or 'off'}"
+    )
     coords = {"model": list(stats.models)}
     dims = {"theta": ["model"], "elo": ["model"], "y": ["pair"]}
     nuts = {"chains": args.chains, "draws": args.draws}
@@ -164,66 +184,121 @@ def main(args: argparse.Namespace) -> None:
         """The first call, then the median (by ESS/s) of ``args.repeats`` warm calls."""
         wall, idata = timed(lambda: call(args.seed))
         runs.append(summarise(route, "first", wall, idata))
-        warm = [summarise(route, "warm", *timed(lambda s=s: call(s)))
-                for s in range(args.seed + 1, args.seed + 1 + args.repeats)]
+        warm = [
+            summarise(route, "warm", *timed(lambda s=s: call(s)))
+            for s in range(args.seed + 1, args.seed + 1 + args.repeats)
+        ]
         spread[route] = sorted(r.ess_per_s for r in warm)
         runs.append(sorted(warm, key=lambda r: r.ess_per_s)[len(warm) // 2])
 
     if args.only_pymc_numpyro:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            calls("(iii) PyMC + NumPyro NUTS", lambda s: sample_pymc(
-                twin, tune=args.warmup, seed=s, nuts_sampler="numpyro", progress=False,
-                **nuts))
-        print(CHILD_MARK + json.dumps({"runs": [dataclasses.asdict(r) | {
-            "elo_mean": r.elo_mean.tolist()} for r in runs], "spread": spread}))
+            calls(
+                "(iii) PyMC + NumPyro NUTS",
+                lambda s: sample_pymc(
+                    twin, tune=args.warmup, seed=s, nuts_sampler="numpyro", progress=False, **nuts
+                ),
+            )
+        print(
+            CHILD_MARK
+            + json.dumps(
+                {
+                    "runs": [
+                        dataclasses.asdict(r) | {"elo_mean": r.elo_mean.tolist()} for r in runs
+                    ],
+                    "spread": spread,
+                }
+            )
+        )
         return
 
-    calls("(i) NumPyro, inference.fit",
-          lambda s: fit(bt_model, data, warmup=args.warmup, seed=s, coords=coords, dims=dims,
-                        progress=False, **nuts))
+    calls(
+        "(i) NumPyro, inference.fit",
+        lambda s: fit(
+            bt_model,
+            data,
+            warmup=args.warmup,
+            seed=s,
+            coords=coords,
+            dims=dims,
+            progress=False,
+            **nuts,
+        ),
+    )
     compiled, arrays = CompiledModel.of(bt_model, data)
 
     def sampler_only(s: int) -> az.InferenceData:
-        draws, stats_ = compiled.nuts(jax.random.PRNGKey(s), arrays, warmup=args.warmup,
-                                      target_accept=0.8, **nuts)
+        draws, stats_ = compiled.nuts(
+            jax.random.PRNGKey(s), arrays, warmup=args.warmup, target_accept=0.8, **nuts
+        )
         return az.from_dict(posterior=draws, sample_stats=stats_, coords=coords, dims=dims)
 
-    warm = [summarise("(i') NumPyro, sampler only", "warm", *timed(lambda s=s: sampler_only(s)))
-            for s in range(100, 100 + args.repeats)]
+    warm = [
+        summarise("(i') NumPyro, sampler only", "warm", *timed(lambda s=s: sampler_only(s)))
+        for s in range(100, 100 + args.repeats)
+    ]
     runs.append(sorted(warm, key=lambda r: r.ess_per_s)[len(warm) // 2])
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # fork-after-JAX and BLAS notices of PyMC
-        calls("(ii) PyMC default NUTS", lambda s: sample_pymc(
-            twin, tune=args.warmup, seed=s, nuts_sampler="pymc", progress=False, **nuts))
+        calls(
+            "(ii) PyMC default NUTS",
+            lambda s: sample_pymc(
+                twin, tune=args.warmup, seed=s, nuts_sampler="pymc", progress=False, **nuts
+            ),
+        )
     child = _pymc_numpyro_in_child(args)
     runs += child["runs"]
     spread |= child["spread"]
 
-    map_first, map_idata = timed(lambda: fit(bt_model, data, method="map", seed=0,
-                                             coords=coords, dims=dims))
-    map_times = [timed(lambda: fit(bt_model, data, method="map", seed=0, coords=coords,
-                                   dims=dims))[0] for _ in range(3)]
+    map_first, map_idata = timed(
+        lambda: fit(bt_model, data, method="map", seed=0, coords=coords, dims=dims)
+    )
+    map_times = [
+        timed(lambda: fit(bt_model, data, method="map", seed=0, coords=coords, dims=dims))[0]
+        for _ in range(3)
+    ]
     fit_bt_times = [timed(lambda: jb.fit_bt(stats, lam=LAM))[0] for _ in range(5)]
     ref = jb.fit_bt(stats, lam=LAM).elo
     map_elo = map_idata["map"]["elo"].values
-    report(runs, spread, map_first, statistics.median(map_times),
-           statistics.median(fit_bt_times), float(np.abs(map_elo - ref).max()), ref, args)
+    report(
+        runs,
+        spread,
+        map_first,
+        statistics.median(map_times),
+        statistics.median(fit_bt_times),
+        float(np.abs(map_elo - ref).max()),
+        ref,
+        args,
+    )
 
 
 def _pymc_numpyro_in_child(args: argparse.Namespace) -> dict:
     """Route (iii) in a child process whose JAX has one CPU device per chain."""
-    cmd = [sys.executable, __file__, "--only-pymc-numpyro", "--chains", str(args.chains),
-           "--draws", str(args.draws), "--warmup", str(args.warmup), "--seed", str(args.seed),
-           "--repeats", str(args.repeats)]
+    cmd = [
+        sys.executable,
+        __file__,
+        "--only-pymc-numpyro",
+        "--chains",
+        str(args.chains),
+        "--draws",
+        str(args.draws),
+        "--warmup",
+        str(args.warmup),
+        "--seed",
+        str(args.seed),
+        "--repeats",
+        str(args.repeats),
+    ]
     if args.host_devices:
         cmd += ["--host-devices", str(args.host_devices)]
     if args.jax_cache:
         cmd += ["--jax-cache", args.jax_cache]
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
-    found = json.loads(next(line for line in out.splitlines()
-                            if line.startswith(CHILD_MARK))[len(CHILD_MARK):])
+    found = json.loads(
+        next(line for line in out.splitlines() if line.startswith(CHILD_MARK))[len(CHILD_MARK) :]
+    )
     found["runs"] = [Run(**r | {"elo_mean": np.asarray(r["elo_mean"])}) for r in found["runs"]]
     return found
 
@@ -235,52 +310,79 @@ def _data(seed: int) -> tuple[jb.PairStats, dict]:
     return stats, bt_data(stats, lam=LAM)
 
 
-def report(runs: list[Run], spread: dict[str, list[float]], map_first: float,
-           map_warm: float, fit_bt_s: float, map_gap: float, ref_elo: np.ndarray,
-           args: argparse.Namespace) -> None:
+def report(
+    runs: list[Run],
+    spread: dict[str, list[float]],
+    map_first: float,
+    map_warm: float,
+    fit_bt_s: float,
+    map_gap: float,
+    ref_elo: np.ndarray,
+    args: argparse.Namespace,
+) -> None:
     base = {r.call: r for r in runs if r.route.startswith("(ii)")}
-    print(f"\nNUTS, {args.chains} chains x {args.draws} draws after {args.warmup} warm-up "
-          f"(min bulk ESS over 55 theta; ratio = ESS/s over PyMC default, same call; "
-          f"accept = realised mean acceptance, every route targets 0.8)")
-    head = (f"{'route':<30}{'call':<8}{'wall s':>8}{'min ESS':>9}{'ESS/s':>8}{'ratio':>7}"
-            f"{'div':>5}{'accept':>8}{'max|dElo| vs MAP':>19}")
+    print(
+        f"\nNUTS, {args.chains} chains x {args.draws} draws after {args.warmup} warm-up "
+        f"(min bulk ESS over 55 theta; ratio = ESS/s over PyMC default, same call; "
+        f"accept = realised mean acceptance, every route targets 0.8)"
+    )
+    head = (
+        f"{'route':<30}{'call':<8}{'wall s':>8}{'min ESS':>9}{'ESS/s':>8}{'ratio':>7}"
+        f"{'div':>5}{'accept':>8}{'max|dElo| vs MAP':>19}"
+    )
     print(head)
     print("-" * len(head))
     for r in runs:
         ratio = r.ess_per_s / base[r.call].ess_per_s
         gap = float(np.abs(r.elo_mean - ref_elo).max())
-        print(f"{r.route:<30}{r.call:<8}{r.wall_s:>8.1f}{r.min_ess:>9.0f}{r.ess_per_s:>8.0f}"
-              f"{ratio:>7.1f}{r.divergent:>5d}{r.accept:>8.2f}{gap:>19.2f}")
+        print(
+            f"{r.route:<30}{r.call:<8}{r.wall_s:>8.1f}{r.min_ess:>9.0f}{r.ess_per_s:>8.0f}"
+            f"{ratio:>7.1f}{r.divergent:>5d}{r.accept:>8.2f}{gap:>19.2f}"
+        )
     print(f"\nwarm ESS/s of each of the {args.repeats} warm calls (sorted):")
     for route, values in spread.items():
         print(f"  {route:<30}" + " ".join(f"{v:7.0f}" for v in values))
     ours, pymc = spread["(i) NumPyro, inference.fit"], spread["(ii) PyMC default NUTS"]
-    print(f"  ratio (i)/(ii), worst pairing to best: {ours[0] / pymc[-1]:.1f}x to "
-          f"{ours[-1] / pymc[0]:.1f}x")
+    print(
+        f"  ratio (i)/(ii), worst pairing to best: {ours[0] / pymc[-1]:.1f}x to "
+        f"{ours[-1] / pymc[0]:.1f}x"
+    )
     print("\nMAP (55 models, 1,485 pairs)")
     print(f"  inference.fit(method='map'), first call     {map_first:8.3f} s")
-    print(f"  inference.fit(method='map'), warm (median)  {map_warm:8.3f} s"
-          f"   max |dElo| vs fit_bt = {map_gap:.4f}")
-    print(f"  jb.fit_bt (median of 5)                     {fit_bt_s:8.4f} s"
-          f"   (fit(method='map') / fit_bt = {map_warm / fit_bt_s:.0f}x)")
+    print(
+        f"  inference.fit(method='map'), warm (median)  {map_warm:8.3f} s"
+        f"   max |dElo| vs fit_bt = {map_gap:.4f}"
+    )
+    print(
+        f"  jb.fit_bt (median of 5)                     {fit_bt_s:8.4f} s"
+        f"   (fit(method='map') / fit_bt = {map_warm / fit_bt_s:.0f}x)"
+    )
     numpyro = {r.call: r for r in runs if r.route.startswith("(i) ")}
     sampler = next(r for r in runs if r.route.startswith("(i') "))
     print("\nTargets")
     for call in ("first", "warm"):
         ratio = numpyro[call].ess_per_s / base[call].ess_per_s
-        print(f"  NumPyro ESS/s >= {TARGET_RATIO:.0f}x PyMC default ({call} call): {ratio:.1f}x "
-              f"-> {'met' if ratio >= TARGET_RATIO else 'NOT met'}")
+        print(
+            f"  NumPyro ESS/s >= {TARGET_RATIO:.0f}x PyMC default ({call} call): {ratio:.1f}x "
+            f"-> {'met' if ratio >= TARGET_RATIO else 'NOT met'}"
+        )
         if call == "warm":
             ratio = sampler.ess_per_s / base[call].ess_per_s
-            print(f"  NumPyro sampler-only ESS/s >= {TARGET_RATIO:.0f}x PyMC default whole call "
-                  f"({call} call): {ratio:.1f}x -> "
-                  f"{'met' if ratio >= TARGET_RATIO else 'NOT met'}")
-        print(f"  NumPyro wall < {TARGET_WALL_S:.0f} s ({call} call): "
-              f"{numpyro[call].wall_s:.1f} s -> "
-              f"{'met' if numpyro[call].wall_s < TARGET_WALL_S else 'NOT met'}")
+            print(
+                f"  NumPyro sampler-only ESS/s >= {TARGET_RATIO:.0f}x PyMC default whole call "
+                f"({call} call): {ratio:.1f}x -> "
+                f"{'met' if ratio >= TARGET_RATIO else 'NOT met'}"
+            )
+        print(
+            f"  NumPyro wall < {TARGET_WALL_S:.0f} s ({call} call): "
+            f"{numpyro[call].wall_s:.1f} s -> "
+            f"{'met' if numpyro[call].wall_s < TARGET_WALL_S else 'NOT met'}"
+        )
     for name, value in (("inference.fit(method='map'), warm", map_warm), ("jb.fit_bt", fit_bt_s)):
-        print(f"  MAP < {TARGET_MAP_S} s via {name}: {value:.3f} s -> "
-              f"{'met' if value < TARGET_MAP_S else 'NOT met'}")
+        print(
+            f"  MAP < {TARGET_MAP_S} s via {name}: {value:.3f} s -> "
+            f"{'met' if value < TARGET_MAP_S else 'NOT met'}"
+        )
 
 
 if __name__ == "__main__":

@@ -85,8 +85,11 @@ def timed(fn: Callable[[], object]) -> tuple[float, object]:
     return time.perf_counter() - t0, out
 
 
-def median_time(fn: Callable[[], object], repeats: int, warmup: bool = True,
-                ) -> tuple[float, object]:
+def median_time(
+    fn: Callable[[], object],
+    repeats: int,
+    warmup: bool = True,
+) -> tuple[float, object]:
     """Median wall time of ``repeats`` calls (after one untimed warm-up) and the last result."""
     if warmup:
         fn()
@@ -98,15 +101,20 @@ def median_time(fn: Callable[[], object], repeats: int, warmup: bool = True,
 
 
 # --------------------------------------------------------------------------- peer (a)
-def peer_a_design(a: np.ndarray, b: np.ndarray, y: np.ndarray, n_models: int,
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def peer_a_design(
+    a: np.ndarray,
+    b: np.ndarray,
+    y: np.ndarray,
+    n_models: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Dense design (+1 at A, −1 at B), labels and weights; a tie is two half-weight rows."""
     tie = y == 0.5
     n = len(y)
     tie_rows = np.flatnonzero(tie)
     rows = np.concatenate([np.arange(n), tie_rows])
-    labels = np.concatenate([np.where(tie, 1, y).astype(np.int64),
-                             np.zeros(len(tie_rows), dtype=np.int64)])
+    labels = np.concatenate(
+        [np.where(tie, 1, y).astype(np.int64), np.zeros(len(tie_rows), dtype=np.int64)]
+    )
     weights = np.concatenate([np.where(tie, 0.5, 1.0), np.full(len(tie_rows), 0.5)])
     x = np.zeros((len(rows), n_models))
     r = np.arange(len(rows))
@@ -115,13 +123,20 @@ def peer_a_design(a: np.ndarray, b: np.ndarray, y: np.ndarray, n_models: int,
     return x, labels, weights
 
 
-def peer_a_fit(a: np.ndarray, b: np.ndarray, y: np.ndarray, n_models: int,
-               lam: float = LAM) -> tuple[np.ndarray, int]:
+def peer_a_fit(
+    a: np.ndarray, b: np.ndarray, y: np.ndarray, n_models: int, lam: float = LAM
+) -> tuple[np.ndarray, int]:
     """Route (a): scikit-learn L2 logistic regression on the battle design; θ and iterations."""
     x, labels, weights = peer_a_design(a, b, y, n_models)
     # l1_ratio=0 is penalty="l2" (scikit-learn >= 1.8 deprecates the `penalty` argument).
-    clf = LogisticRegression(C=1.0 / (2.0 * lam), l1_ratio=0.0, fit_intercept=False,
-                             tol=1e-8, max_iter=100_000, solver="lbfgs")
+    clf = LogisticRegression(
+        C=1.0 / (2.0 * lam),
+        l1_ratio=0.0,
+        fit_intercept=False,
+        tol=1e-8,
+        max_iter=100_000,
+        solver="lbfgs",
+    )
     clf.fit(x, labels, sample_weight=weights)
     return clf.coef_.ravel().copy(), int(clf.n_iter_[0])
 
@@ -152,8 +167,9 @@ def peer_b_aggregate(a: np.ndarray, b: np.ndarray, y: np.ndarray, n_models: int)
     return PairCounts(keys // n_models, keys % n_models, counts.astype(float), n_models)
 
 
-def peer_b_loss(theta: np.ndarray, pc: PairCounts, wins: np.ndarray, losses: np.ndarray,
-                lam: float) -> tuple[float, np.ndarray]:
+def peer_b_loss(
+    theta: np.ndarray, pc: PairCounts, wins: np.ndarray, losses: np.ndarray, lam: float
+) -> tuple[float, np.ndarray]:
     """Aggregated negative log-likelihood + λ‖θ‖² and its gradient."""
     d = theta[pc.i] - theta[pc.j]
     value = -(wins @ log_expit(d) + losses @ log_expit(-d)) + lam * theta @ theta
@@ -163,17 +179,30 @@ def peer_b_loss(theta: np.ndarray, pc: PairCounts, wins: np.ndarray, losses: np.
     return float(value), grad + 2.0 * lam * theta
 
 
-def peer_b_solve(pc: PairCounts, counts: np.ndarray | None = None, lam: float = LAM,
-                 ) -> tuple[np.ndarray, int]:
+def peer_b_solve(
+    pc: PairCounts,
+    counts: np.ndarray | None = None,
+    lam: float = LAM,
+) -> tuple[np.ndarray, int]:
     """L-BFGS-B fit from θ = 0 on (possibly resampled) pair counts; θ and iterations."""
     wins, losses = pc.scores(counts)
-    res = minimize(peer_b_loss, np.zeros(pc.n_models), args=(pc, wins, losses, lam),
-                   jac=True, method="L-BFGS-B", options=PEER_B_OPTIONS)
+    res = minimize(
+        peer_b_loss,
+        np.zeros(pc.n_models),
+        args=(pc, wins, losses, lam),
+        jac=True,
+        method="L-BFGS-B",
+        options=PEER_B_OPTIONS,
+    )
     return res.x, int(res.nit)
 
 
-def peer_b_fit(a: np.ndarray, b: np.ndarray, y: np.ndarray, n_models: int,
-               ) -> tuple[np.ndarray, int, PairCounts]:
+def peer_b_fit(
+    a: np.ndarray,
+    b: np.ndarray,
+    y: np.ndarray,
+    n_models: int,
+) -> tuple[np.ndarray, int, PairCounts]:
     """Route (b): aggregate, then fit; θ, iterations and the pair counts."""
     pc = peer_b_aggregate(a, b, y, n_models)
     theta, nit = peer_b_solve(pc)
@@ -235,11 +264,13 @@ def run_size(n_models: int, n_battles: int, repeats: int) -> Row:
     y = np.asarray(battles.column("human_label"), dtype=float)
 
     print("  judgebayes fit / bootstrap ...", flush=True)
-    t_jb_fit, fit = median_time(lambda: jb.fit_bt(battles, target="human_label", lam=LAM),
-                                repeats)
+    t_jb_fit, fit = median_time(lambda: jb.fit_bt(battles, target="human_label", lam=LAM), repeats)
     elo_jb = centred_elo(fit.theta)
-    t_jb_boot, boot = timed(lambda: jb.bootstrap_bt(battles, target="human_label", lam=LAM,
-                                                    n_boot=N_BOOT, seed=SEED, progress=False))
+    t_jb_boot, boot = timed(
+        lambda: jb.bootstrap_bt(
+            battles, target="human_label", lam=LAM, n_boot=N_BOOT, seed=SEED, progress=False
+        )
+    )
     se_jb = boot.se
 
     print("  peer (b) fit / bootstrap ...", flush=True)
@@ -249,17 +280,30 @@ def run_size(n_models: int, n_battles: int, repeats: int) -> Row:
     se_b = reps_b.std(axis=0, ddof=1)
 
     n_rows = n_battles + int((y == 0.5).sum())
-    print(f"  peer (a) fit (dense {n_rows:,} x {n_models} design, "
-          f"{n_rows * n_models * 8 / 2**30:.2f} GiB) ...", flush=True)
+    print(
+        f"  peer (a) fit (dense {n_rows:,} x {n_models} design, "
+        f"{n_rows * n_models * 8 / 2**30:.2f} GiB) ...",
+        flush=True,
+    )
     t_a_fit, (theta_a, a_iter) = timed(lambda: peer_a_fit(a, b, y, n_models))
 
-    return Row(n_models=n_models, n_battles=n_battles, jb_fit=t_jb_fit, jb_boot=t_jb_boot,
-               a_fit=t_a_fit, a_rows=n_rows, a_iter=a_iter, b_fit=t_b_fit, b_iter=b_iter,
-               b_boot=t_b_boot,
-               d_elo_a=float(np.max(np.abs(elo_jb - centred_elo(theta_a)))),
-               d_elo_b=float(np.max(np.abs(elo_jb - centred_elo(theta_b)))),
-               se_jb_median=float(np.median(se_jb)), se_b_median=float(np.median(se_b)),
-               d_se_median=float(np.median(np.abs(se_jb - se_b))))
+    return Row(
+        n_models=n_models,
+        n_battles=n_battles,
+        jb_fit=t_jb_fit,
+        jb_boot=t_jb_boot,
+        a_fit=t_a_fit,
+        a_rows=n_rows,
+        a_iter=a_iter,
+        b_fit=t_b_fit,
+        b_iter=b_iter,
+        b_boot=t_b_boot,
+        d_elo_a=float(np.max(np.abs(elo_jb - centred_elo(theta_a)))),
+        d_elo_b=float(np.max(np.abs(elo_jb - centred_elo(theta_b)))),
+        se_jb_median=float(np.median(se_jb)),
+        se_b_median=float(np.median(se_b)),
+        d_se_median=float(np.median(np.abs(se_jb - se_b))),
+    )
 
 
 def print_table(rows: list[Row]) -> None:
@@ -277,28 +321,34 @@ def print_table(rows: list[Row]) -> None:
         ("ratio boot (b) / judgebayes", lambda r: f"{r.ratio_b_boot:.1f}x"),
         ("max |dElo| judgebayes vs (a)", lambda r: f"{r.d_elo_a:.2e}"),
         ("max |dElo| judgebayes vs (b)", lambda r: f"{r.d_elo_b:.2e}"),
-        ("median SE judgebayes / (b) [Elo]",
-         lambda r: f"{r.se_jb_median:.2f} / {r.se_b_median:.2f}"),
+        (
+            "median SE judgebayes / (b) [Elo]",
+            lambda r: f"{r.se_jb_median:.2f} / {r.se_b_median:.2f}",
+        ),
         ("median |SE_jb - SE_b| [Elo]", lambda r: f"{r.d_se_median:.3f}"),
     ]
     heads = [f"{r.n_models} x {r.n_battles:,}" for r in rows]
     w0 = max(len(name) for name, _ in lines)
     cells = [[fmt(r) for r in rows] for _, fmt in lines]
     widths = [max(len(heads[k]), *(len(c[k]) for c in cells)) for k in range(len(rows))]
-    header = " | ".join([f"{'models x battles':<{w0}}",
-                         *(f"{h:>{w}}" for h, w in zip(heads, widths, strict=True))])
+    header = " | ".join(
+        [f"{'models x battles':<{w0}}", *(f"{h:>{w}}" for h, w in zip(heads, widths, strict=True))]
+    )
     print()
     print(header)
     print("-" * len(header))
     for (name, _), row in zip(lines, cells, strict=True):
-        print(" | ".join([f"{name:<{w0}}", *(f"{c:>{w}}" for c, w in zip(row, widths,
-                                                                          strict=True))]))
+        print(
+            " | ".join([f"{name:<{w0}}", *(f"{c:>{w}}" for c, w in zip(row, widths, strict=True))])
+        )
     print()
-    print(f"Notes: λ = {LAM}; ties (Davidson ν = {TIE_NU}) are two half-weight rows / half a "
-          f"win each. Peer (a) uses a dense float64 design (build time included), one run. "
-          f"Peer (b) bootstrap: {N_BOOT_PEER} replicates timed, cost of {N_BOOT} EXTRAPOLATED "
-          f"(x{N_BOOT // N_BOOT_PEER}), single process, cold start θ = 0; "
-          f"L-BFGS-B options {PEER_B_OPTIONS}. SE_b is from {N_BOOT_PEER} replicates.")
+    print(
+        f"Notes: λ = {LAM}; ties (Davidson ν = {TIE_NU}) are two half-weight rows / half a "
+        f"win each. Peer (a) uses a dense float64 design (build time included), one run. "
+        f"Peer (b) bootstrap: {N_BOOT_PEER} replicates timed, cost of {N_BOOT} EXTRAPOLATED "
+        f"(x{N_BOOT // N_BOOT_PEER}), single process, cold start θ = 0; "
+        f"L-BFGS-B options {PEER_B_OPTIONS}. SE_b is from {N_BOOT_PEER} replicates."
+    )
 
 
 def print_targets(rows: list[Row]) -> None:
@@ -308,10 +358,14 @@ def print_targets(rows: list[Row]) -> None:
     print(f"Targets at ({TARGET_SIZE[0]} models, {TARGET_SIZE[1]:,} battles):")
     checks = [
         (f"one fit <= {TARGET_FIT_S} s", lambda r: (r.jb_fit, r.jb_fit <= TARGET_FIT_S, "s")),
-        (f"{N_BOOT} bootstrap replicates <= {TARGET_BOOT_S:g} s",
-         lambda r: (r.jb_boot, r.jb_boot <= TARGET_BOOT_S, "s")),
-        (f">= {TARGET_RATIO_A:g}x faster than route (a) (fit)",
-         lambda r: (r.ratio_a_fit, r.ratio_a_fit >= TARGET_RATIO_A, "x")),
+        (
+            f"{N_BOOT} bootstrap replicates <= {TARGET_BOOT_S:g} s",
+            lambda r: (r.jb_boot, r.jb_boot <= TARGET_BOOT_S, "s"),
+        ),
+        (
+            f">= {TARGET_RATIO_A:g}x faster than route (a) (fit)",
+            lambda r: (r.ratio_a_fit, r.ratio_a_fit >= TARGET_RATIO_A, "x"),
+        ),
     ]
     for name, check in checks:
         if at is None:
@@ -324,11 +378,16 @@ def print_targets(rows: list[Row]) -> None:
 def main(argv: list[str] | None = None) -> None:
     """Parse arguments, run the sizes, print the table and the targets."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", choices=["small", "all"], default="all",
-                        help="small: the two smaller sizes; all (default): also 200 x 1M")
+    parser.add_argument(
+        "--sizes",
+        choices=["small", "all"],
+        default="all",
+        help="small: the two smaller sizes; all (default): also 200 x 1M",
+    )
     parser.add_argument("--quick", action="store_true", help="run only the first size")
-    parser.add_argument("--repeats", type=int, default=3,
-                        help="timed runs for the median fit times (default 3)")
+    parser.add_argument(
+        "--repeats", type=int, default=3, help="timed runs for the median fit times (default 3)"
+    )
     args = parser.parse_args(argv)
     sizes = SIZES_ALL if args.sizes == "all" else SIZES_SMALL
     if args.quick:

@@ -139,8 +139,9 @@ def run_child(route: str, designs: str, cache: Path, out: Path) -> dict:
     out.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "JAX_COMPILATION_CACHE_DIR": str(cache), "BENCH_OUT": str(out)}
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", CHILD, route, designs], capture_output=True,
-                          text=True, env=env)
+    proc = subprocess.run(
+        [sys.executable, "-c", CHILD, route, designs], capture_output=True, text=True, env=env
+    )
     if proc.returncode != 0:
         raise RuntimeError(f"{route} route failed:\n{proc.stderr[-3000:]}")
     info = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -154,14 +155,16 @@ def line(label: str, info: dict) -> str:
     t = info["T"]
     sample = t.get("nuts", 0) - t.get("nuts_kernel", 0)
     idata = t.get("to_idata", 0) - t.get("fit_loglik", 0)
-    return (f"  {label:26s} fit_calibration {info['wall']:6.2f} s (CPU {info['cpu']:5.2f} s) | "
-            f"compile ahead {t.get('ahead', 0):5.2f}, "
-            f"NUTS kernel {t.get('nuts_kernel', 0):5.2f}, sampling {sample:5.2f}, "
-            f"fit cell loglik {t.get('fit_loglik', 0):4.2f}, fit idata {idata:4.2f}, "
-            f"per-item loglik {t.get('item_loglik', 0):5.2f} | JAX events: trace "
-            f"{t.get('ev_trace', 0):4.2f}, lower {t.get('ev_lower', 0):4.2f}, XLA compile "
-            f"{t.get('ev_compile', 0):5.2f}, cache loads {t.get('ev_cache_load', 0):4.2f}; "
-            f"load {info['load']}")
+    return (
+        f"  {label:26s} fit_calibration {info['wall']:6.2f} s (CPU {info['cpu']:5.2f} s) | "
+        f"compile ahead {t.get('ahead', 0):5.2f}, "
+        f"NUTS kernel {t.get('nuts_kernel', 0):5.2f}, sampling {sample:5.2f}, "
+        f"fit cell loglik {t.get('fit_loglik', 0):4.2f}, fit idata {idata:4.2f}, "
+        f"per-item loglik {t.get('item_loglik', 0):5.2f} | JAX events: trace "
+        f"{t.get('ev_trace', 0):4.2f}, lower {t.get('ev_lower', 0):4.2f}, XLA compile "
+        f"{t.get('ev_compile', 0):5.2f}, cache loads {t.get('ev_cache_load', 0):4.2f}; "
+        f"load {info['load']}"
+    )
 
 
 def main() -> None:
@@ -172,16 +175,23 @@ def main() -> None:
     import numpy as np
 
     started = time.perf_counter()
-    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                          text=True).stdout.strip()
-    print("# command: python bench/calibration_fit_speed.py"
-          + (f" --warm-repeats {args.warm_repeats}" if args.warm_repeats != 2 else ""))
-    print(f"# recorded: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, judgebayes at "
-          f"commit {head} (+ the working tree)")
+    head = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
+    print(
+        "# command: python bench/calibration_fit_speed.py"
+        + (f" --warm-repeats {args.warm_repeats}" if args.warm_repeats != 2 else "")
+    )
+    print(
+        f"# recorded: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, judgebayes at "
+        f"commit {head} (+ the working tree)"
+    )
     print(f"# machine: {os.cpu_count()} CPU cores; Python {platform.python_version()}")
     print(f"# load average at start: {load()}")
-    print("input: simulate_items(θ=(0.70, 0.75), J=(0.30, 0.45), n_cal=1000, n_test=2000, "
-          "seed=1): 2 models × 3,000 items; 2 chains × (500 warm-up + 500 draws)\n")
+    print(
+        "input: simulate_items(θ=(0.70, 0.75), J=(0.30, 0.45), n_cal=1000, n_test=2000, "
+        "seed=1): 2 models × 3,000 items; 2 chains × (500 warm-up + 500 draws)\n"
+    )
     results: dict[tuple, list[dict]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -206,10 +216,12 @@ def main() -> None:
             for d in new:
                 a = np.load(root / f"out-new-{designs}" / f"{d}.npy")
                 b = np.load(root / f"out-old-{designs}" / f"{d}.npy")
-                print(f"    {d:15s} draws identical {new[d]['draws'] == old[d]['draws']}; "
-                      f"R-hat {new[d]['rhat']:.3f} (old {old[d]['rhat']:.3f}), bulk ESS "
-                      f"{new[d]['ess']:.0f} (old {old[d]['ess']:.0f}); per-item log-lik "
-                      f"max |new − old| {np.abs(a - b).max():.1e}")
+                print(
+                    f"    {d:15s} draws identical {new[d]['draws'] == old[d]['draws']}; "
+                    f"R-hat {new[d]['rhat']:.3f} (old {old[d]['rhat']:.3f}), bulk ESS "
+                    f"{new[d]['ess']:.0f} (old {old[d]['ess']:.0f}); per-item log-lik "
+                    f"max |new − old| {np.abs(a - b).max():.1e}"
+                )
             print()
     best = {k: min(v, key=lambda i: i["wall"]) for k, v in results.items()}
     print("best (minimum) of each, fit_calibration [s]       new       old  old/new")
@@ -218,10 +230,14 @@ def main() -> None:
             continue
         old = best[(designs, "old", cache)]
         name = "issue's 3 designs" if designs == ISSUE_DESIGNS else "default (+ paired)"
-        print(f"  {name:20s} {cache} cache, wall          {info['wall']:7.2f}  "
-              f"{old['wall']:7.2f}  {old['wall'] / info['wall']:5.2f}x")
-        print(f"  {name:20s} {cache} cache, CPU           {info['cpu']:7.2f}  "
-              f"{old['cpu']:7.2f}  {old['cpu'] / info['cpu']:5.2f}x")
+        print(
+            f"  {name:20s} {cache} cache, wall          {info['wall']:7.2f}  "
+            f"{old['wall']:7.2f}  {old['wall'] / info['wall']:5.2f}x"
+        )
+        print(
+            f"  {name:20s} {cache} cache, CPU           {info['cpu']:7.2f}  "
+            f"{old['cpu']:7.2f}  {old['cpu'] / info['cpu']:5.2f}x"
+        )
     print("\nTargets (issue 17; the issue's 59 s was a first, cold-cache call):")
     for cache in ("cold", "warm"):
         info = best[(ISSUE_DESIGNS, "new", cache)]
@@ -229,10 +245,12 @@ def main() -> None:
         met = "MET" if info["wall"] <= TARGET_S else "NOT MET"
         t = info["T"]
         kernel = t.get("ahead", 0) + t.get("nuts_kernel", 0)
-        print(f"  fit_calibration, 3 designs, {cache} cache <= {TARGET_S:g} s   "
-              f"{info['wall']:6.2f} s   {met}  ({old['wall'] / info['wall']:.2f}x the old "
-              f"route; kernels ahead + waited for {kernel:.2f} s, XLA compile summed over "
-              f"threads {t.get('ev_compile', 0):.2f} s)")
+        print(
+            f"  fit_calibration, 3 designs, {cache} cache <= {TARGET_S:g} s   "
+            f"{info['wall']:6.2f} s   {met}  ({old['wall'] / info['wall']:.2f}x the old "
+            f"route; kernels ahead + waited for {kernel:.2f} s, XLA compile summed over "
+            f"threads {t.get('ev_compile', 0):.2f} s)"
+        )
     print(f"# load average at end: {load()}; wall time {time.perf_counter() - started:.0f} s")
 
 

@@ -33,8 +33,12 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=1000)
     parser.add_argument("--boot", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--bayes-reps", type=int, default=0,
-                        help="replications per ΔJ point for the Bayesian designs (0: skip)")
+    parser.add_argument(
+        "--bayes-reps",
+        type=int,
+        default=0,
+        help="replications per ΔJ point for the Bayesian designs (0: skip)",
+    )
     parser.add_argument("--out", type=Path, default=Path("bench-out"))
     args = parser.parse_args()
     start = time.perf_counter()
@@ -47,14 +51,35 @@ def main() -> None:
         t0 = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            bayes = sweep_bayes(delta_j_values=(0.0, 0.1, 0.2, 0.3), n_reps=args.bayes_reps,
-                                chains=2, draws=500, warmup=500, seed=args.seed)
+            bayes = sweep_bayes(
+                delta_j_values=(0.0, 0.1, 0.2, 0.3),
+                n_reps=args.bayes_reps,
+                chains=2,
+                draws=500,
+                warmup=500,
+                seed=args.seed,
+            )
         print(f"Bayesian designs: {time.perf_counter() - t0:.1f} s")
         frame = pd.concat([frame, bayes.to_frame()], ignore_index=True)
-    print(frame[["sweep", "x", "estimator", "bias", "bias_mcse", "coverage", "coverage_mcse",
-                 "width", "n_failed"]].to_string(index=False, float_format="%.3f"))
-    print(f"\n{len(frame) // frame['estimator'].nunique()} sweep points x {args.reps} "
-          f"replications x {args.boot} bootstrap replicates in {seconds:.1f} s")
+    print(
+        frame[
+            [
+                "sweep",
+                "x",
+                "estimator",
+                "bias",
+                "bias_mcse",
+                "coverage",
+                "coverage_mcse",
+                "width",
+                "n_failed",
+            ]
+        ].to_string(index=False, float_format="%.3f")
+    )
+    print(
+        f"\n{len(frame) // frame['estimator'].nunique()} sweep points x {args.reps} "
+        f"replications x {args.boot} bootstrap replicates in {seconds:.1f} s"
+    )
     args.out.mkdir(parents=True, exist_ok=True)
     frame.to_csv(args.out / "calibration_sweep.csv", index=False)
     plot_sweep(frame)

@@ -81,28 +81,42 @@ def recursion(battles: jb.Battles, repeats: int = 5) -> None:
     pad = np.zeros((len(judges), length), int)
     i, j, k, r = pad.copy(), pad.copy() + 1, np.zeros(pad.shape), np.full(pad.shape, 0.5)
     for n, s in enumerate(seqs):
-        i[n, :len(s)], j[n, :len(s)], k[n, :len(s)], r[n, :len(s)] = a[s], b[s], 32.0, label[s]
+        i[n, : len(s)], j[n, : len(s)], k[n, : len(s)], r[n, : len(s)] = a[s], b[s], 32.0, label[s]
     scan = jax.jit(lambda i, j, k, r: elo_scan_judges(i, j, k, r, m))
     args = [jnp.asarray(x) for x in (i, j, k, r)]
     compile_s, _ = timed(lambda: scan(*args).block_until_ready())
     loop_s = statistics.median(timed(loop)[0] for _ in range(repeats))
-    scan_s = statistics.median(timed(lambda: scan(*args).block_until_ready())[0]
-                               for _ in range(repeats))
+    scan_s = statistics.median(
+        timed(lambda: scan(*args).block_until_ready())[0] for _ in range(repeats)
+    )
     gap = float(np.abs(loop() - np.asarray(scan(*args))).max())
     print(f"(1) online Elo, {len(judges)} judges x {length:,} battles (padded), {m} models")
     print(f"    Python loop (elo_loop)          {loop_s * 1e3:9.1f} ms")
-    print(f"    lax.scan x vmap, warm           {scan_s * 1e3:9.1f} ms   "
-          f"(compile + first call {compile_s:.2f} s)")
-    print(f"    ratio loop / scan               {loop_s / scan_s:9.1f}x   "
-          f"max |dElo| = {gap:.1e} (float32 scan)")
+    print(
+        f"    lax.scan x vmap, warm           {scan_s * 1e3:9.1f} ms   "
+        f"(compile + first call {compile_s:.2f} s)"
+    )
+    print(
+        f"    ratio loop / scan               {loop_s / scan_s:9.1f}x   "
+        f"max |dElo| = {gap:.1e} (float32 scan)"
+    )
 
 
 def uda(epochs: int) -> None:
     """(2) UDA training: scanned forward vs the Python loop, and autodiff vs finite differences."""
     sim = simulate_consensus(n_models=5, n_judges=24, n_prompts=40, seed=0, self_preference=GAMMA)
-    wall, adapter = timed(lambda: fit_uda(sim.battles, sim.answers, sim.judge_answers,
-                                          epochs=epochs, learning_rate=1e-2, hidden=(32, 16),
-                                          weight_decay=1e-2, progress=False))
+    wall, adapter = timed(
+        lambda: fit_uda(
+            sim.battles,
+            sim.answers,
+            sim.judge_answers,
+            epochs=epochs,
+            learning_rate=1e-2,
+            hidden=(32, 16),
+            weight_decay=1e-2,
+            progress=False,
+        )
+    )
     elapsed = adapter.history["elapsed_s"].to_numpy()
     per_epoch = float(np.median(np.diff(elapsed)))  # epoch 0 includes the compilation
     batch = uda_batch(sim.battles, sim.answers, sim.judge_answers)
@@ -112,8 +126,9 @@ def uda(epochs: int) -> None:
     mask = batch.mask.astype(np.float32)
 
     def scanned() -> tuple:
-        out = adaptive_ratings(weights, x, batch.i, batch.j, mask, n_models=5, k0=32.0,
-                               scale=400.0, initial=1200.0)
+        out = adaptive_ratings(
+            weights, x, batch.i, batch.j, mask, n_models=5, k0=32.0, scale=400.0, initial=1200.0
+        )
         return jax.block_until_ready(out)
 
     _, kk, ss = scanned()
@@ -127,20 +142,32 @@ def uda(epochs: int) -> None:
     loop_s = statistics.median(timed(loop)[0] for _ in range(5))
     scan_s = statistics.median(timed(scanned)[0] for _ in range(5))
     n_battles = int(batch.mask.sum())
-    print(f"\n(2) UDA, 24 judges x {n_battles // 24} battles, MLP "
-          f"{adapter.config['dim_in']}-32-16-3 ({n_params:,} weights), {epochs} epochs")
-    print(f"    fit_uda, whole call             {wall:9.2f} s   (first epoch, with compilation: "
-          f"{elapsed[0]:.2f} s)")
-    print(f"    one epoch (fwd + grad + val)    {per_epoch * 1e3:9.1f} ms   "
-          "(median over epochs; training battles only)")
-    print(f"    forward, Python loop            {loop_s * 1e3:9.1f} ms   (all battles; the MLP's "
-          "K and s given)")
-    print(f"    forward, MLP + lax.scan (jit)   {scan_s * 1e3:9.1f} ms   "
-          f"ratio loop / scan {loop_s / scan_s:.1f}x")
+    print(
+        f"\n(2) UDA, 24 judges x {n_battles // 24} battles, MLP "
+        f"{adapter.config['dim_in']}-32-16-3 ({n_params:,} weights), {epochs} epochs"
+    )
+    print(
+        f"    fit_uda, whole call             {wall:9.2f} s   (first epoch, with compilation: "
+        f"{elapsed[0]:.2f} s)"
+    )
+    print(
+        f"    one epoch (fwd + grad + val)    {per_epoch * 1e3:9.1f} ms   "
+        "(median over epochs; training battles only)"
+    )
+    print(
+        f"    forward, Python loop            {loop_s * 1e3:9.1f} ms   (all battles; the MLP's "
+        "K and s given)"
+    )
+    print(
+        f"    forward, MLP + lax.scan (jit)   {scan_s * 1e3:9.1f} ms   "
+        f"ratio loop / scan {loop_s / scan_s:.1f}x"
+    )
     fd = (n_params + 1) * loop_s * 0.75  # training battles are 3/4 of all
-    print(f"    gradient by forward differences through the Python loop (n_weights + 1 passes, "
-          f"estimated): {fd:.1f} s per epoch -> autodiff through the scan is "
-          f"{fd / per_epoch:,.0f}x faster")
+    print(
+        f"    gradient by forward differences through the Python loop (n_weights + 1 passes, "
+        f"estimated): {fd:.1f} s per epoch -> autodiff through the scan is "
+        f"{fd / per_epoch:,.0f}x faster"
+    )
 
 
 def multi_judge(battles: jb.Battles, draws: int, warmup: int, components: int) -> None:
@@ -152,29 +179,46 @@ def multi_judge(battles: jb.Battles, draws: int, warmup: int, components: int) -
     own = {m: m for m in OWN if m in subset.models}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        ours_s, ours = timed(lambda: fit_consensus(subset, own_model=own, chains=2, draws=draws,
-                                                   warmup=warmup, progress=False))
+        ours_s, ours = timed(
+            lambda: fit_consensus(
+                subset, own_model=own, chains=2, draws=draws, warmup=warmup, progress=False
+            )
+        )
     ours_ess = min(float(az.ess(i, var_names=["theta"])["theta"].min()) for i in ours.idata)
     theirs_s, theirs_ess = 0.0, np.inf
     for c, group in enumerate(groups):
         sub = battles.subset(np.isin(battles.column("model_a"), list(group)))
         spec = jb.models.multi_judge(sub, own_model={m: m for m in OWN if m in group} or None)
-        mcmc = MCMC(NUTS(spec.model, target_accept_prob=0.95), num_warmup=warmup,
-                    num_samples=draws, num_chains=2, chain_method="vectorized",
-                    progress_bar=False)
-        wall, _ = timed(lambda mcmc=mcmc, spec=spec, c=c: mcmc.run(
-            jax.random.PRNGKey(c), **spec.data))
+        mcmc = MCMC(
+            NUTS(spec.model, target_accept_prob=0.95),
+            num_warmup=warmup,
+            num_samples=draws,
+            num_chains=2,
+            chain_method="vectorized",
+            progress_bar=False,
+        )
+        wall, _ = timed(
+            lambda mcmc=mcmc, spec=spec, c=c: mcmc.run(jax.random.PRNGKey(c), **spec.data)
+        )
         theirs_s += wall
         ess = az.ess(az.from_numpyro(mcmc), var_names=["theta"])["theta"].min()
         theirs_ess = min(theirs_ess, float(ess))
-    print(f"\n(3) multi-judge BT, 24 judges, {len(groups)} component(s) of 5 models, "
-          f"2 chains x {draws} draws after {warmup} warm-up, each component fitted in turn")
-    print(f"    jb.fit (fit_consensus)          {ours_s:9.1f} s   min bulk ESS(theta) "
-          f"{ours_ess:6.0f}   (includes InferenceData, R-hat/ESS checks)")
-    print(f"    NumPyro MCMC, vectorized chains {theirs_s:9.1f} s   min bulk ESS(theta) "
-          f"{theirs_ess:6.0f}   (sampling only)")
-    print(f"    ratio MCMC / jb.fit             {theirs_s / ours_s:9.1f}x wall, "
-          f"{(ours_ess / ours_s) / (theirs_ess / theirs_s):.1f}x ESS/s")
+    print(
+        f"\n(3) multi-judge BT, 24 judges, {len(groups)} component(s) of 5 models, "
+        f"2 chains x {draws} draws after {warmup} warm-up, each component fitted in turn"
+    )
+    print(
+        f"    jb.fit (fit_consensus)          {ours_s:9.1f} s   min bulk ESS(theta) "
+        f"{ours_ess:6.0f}   (includes InferenceData, R-hat/ESS checks)"
+    )
+    print(
+        f"    NumPyro MCMC, vectorized chains {theirs_s:9.1f} s   min bulk ESS(theta) "
+        f"{theirs_ess:6.0f}   (sampling only)"
+    )
+    print(
+        f"    ratio MCMC / jb.fit             {theirs_s / ours_s:9.1f}x wall, "
+        f"{(ours_ess / ours_s) / (theirs_ess / theirs_s):.1f}x ESS/s"
+    )
 
 
 def main() -> None:
@@ -185,8 +229,10 @@ def main() -> None:
     parser.add_argument("--components", type=int, default=7, choices=range(1, 8))
     args = parser.parse_args()
     load = os.getloadavg()
-    print(f"CPU cores: {os.cpu_count()}, load average at start: "
-          f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; JAX {jax.__version__}\n")
+    print(
+        f"CPU cores: {os.cpu_count()}, load average at start: "
+        f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; JAX {jax.__version__}\n"
+    )
     battles = jb.datasets.load_consistency()
     recursion(battles)
     uda(args.epochs)

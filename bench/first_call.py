@@ -69,10 +69,12 @@ MARK = "FIRST-CALL-RESULT "
 TARGET_FIRST = 2.0
 TARGET_WARM = 9.0
 ROOT = Path(__file__).resolve().parents[1]
-EVENTS = {"/jax/core/compile/jaxpr_trace_duration": "trace",
-          "/jax/core/compile/jaxpr_to_mlir_module_duration": "lower",
-          "/jax/core/compile/backend_compile_duration": "compile",
-          "/jax/compilation_cache/cache_retrieval_time_sec": "cache_load"}
+EVENTS = {
+    "/jax/core/compile/jaxpr_trace_duration": "trace",
+    "/jax/core/compile/jaxpr_to_mlir_module_duration": "lower",
+    "/jax/core/compile/backend_compile_duration": "compile",
+    "/jax/compilation_cache/cache_retrieval_time_sec": "cache_load",
+}
 
 
 def _child(route: str, warm_calls: int) -> None:
@@ -111,12 +113,22 @@ def _child(route: str, warm_calls: int) -> None:
         twin = bt_model_pymc(data, coords)
 
         def call(seed: int) -> object:
-            return sample_pymc(twin, tune=1000, seed=seed, nuts_sampler="pymc",
-                               progress=False, **run)
+            return sample_pymc(
+                twin, tune=1000, seed=seed, nuts_sampler="pymc", progress=False, **run
+            )
     else:
+
         def call(seed: int) -> object:
-            return fit(bt_model, data, warmup=1000, seed=seed, coords=coords, dims=dims,
-                       progress=False, **run)
+            return fit(
+                bt_model,
+                data,
+                warmup=1000,
+                seed=seed,
+                coords=coords,
+                dims=dims,
+                progress=False,
+                **run,
+            )
 
     calls = []
     for seed in range(1 + warm_calls):
@@ -126,24 +138,36 @@ def _child(route: str, warm_calls: int) -> None:
         idata = call(seed)
         wall, cpu = time.perf_counter() - t, time.process_time() - c
         ess = float(az.ess(idata, var_names=["theta"], method="bulk")["theta"].min())
-        calls.append({"wall": wall, "cpu": cpu, "ess": ess, "load": load,
-                      "accept": float(idata.sample_stats["acceptance_rate"].mean()),
-                      "events": dict(events)})
+        calls.append(
+            {
+                "wall": wall,
+                "cpu": cpu,
+                "ess": ess,
+                "load": load,
+                "accept": float(idata.sample_stats["acceptance_rate"].mean()),
+                "events": dict(events),
+            }
+        )
     cache = jax.config.jax_compilation_cache_dir
     files = len(list(Path(cache).iterdir())) if cache and Path(cache).is_dir() else 0
     print(MARK + json.dumps({"imports": imports, "calls": calls, "cache_files": files}))
 
 
 def _run_child(route: str, args: argparse.Namespace, env: dict[str, str]) -> dict:
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--child", route,
-           "--warm-calls", str(args.warm_calls)]
+    cmd = [
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "--child",
+        route,
+        "--warm-calls",
+        str(args.warm_calls),
+    ]
     t = time.perf_counter()
-    out = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, **env},
-                         cwd=ROOT)
+    out = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, **env}, cwd=ROOT)
     if out.returncode:
         raise RuntimeError(f"{route} child failed:\n{out.stderr[-3000:]}")
     line = next(x for x in out.stdout.splitlines() if x.startswith(MARK))
-    found = json.loads(line[len(MARK):])
+    found = json.loads(line[len(MARK) :])
     found["process"] = time.perf_counter() - t
     return found
 
@@ -155,15 +179,22 @@ def _say(text: str, lines: list[str]) -> None:
 
 def main(args: argparse.Namespace) -> None:
     lines: list[str] = []
-    rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                         text=True, cwd=ROOT).stdout.strip()
+    rev = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT
+    ).stdout.strip()
     _say(f"# command: python bench/first_call.py {' '.join(sys.argv[1:])}", lines)
-    _say(f"# recorded: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, judgebayes at "
-         f"commit {rev} (+ the working tree)", lines)
+    _say(
+        f"# recorded: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, judgebayes at "
+        f"commit {rev} (+ the working tree)",
+        lines,
+    )
     _say(f"# machine: {os.cpu_count()} CPU cores; Python {platform.python_version()}", lines)
     _say("# load average at start: " + " ".join(f"{x:.2f}" for x in os.getloadavg()), lines)
-    _say("arena: jb.simulate_arena(seed=0), 55 models, 1,485 pairs; NUTS 4 chains x 1,000 "
-         "draws after 1,000 warm-up", lines)
+    _say(
+        "arena: jb.simulate_arena(seed=0), 55 models, 1,485 pairs; NUTS 4 chains x 1,000 "
+        "draws after 1,000 warm-up",
+        lines,
+    )
     routes: dict[str, list[dict]] = {"cold": [], "warm cache": [], "pymc": []}
     with tempfile.TemporaryDirectory() as tmp:
         before_env = None
@@ -173,19 +204,29 @@ def main(args: argparse.Namespace) -> None:
             routes["before"] = []
             src = Path(tmp) / "before"
             src.mkdir()
-            archive = subprocess.run(["git", "archive", args.before, "src"], cwd=ROOT,
-                                     capture_output=True, check=True).stdout
+            archive = subprocess.run(
+                ["git", "archive", args.before, "src"], cwd=ROOT, capture_output=True, check=True
+            ).stdout
             subprocess.run(["tar", "-x", "-C", str(src)], input=archive, check=True)
             before_env = {"PYTHONPATH": str(src / "src"), "JUDGEBAYES_JAX_CACHE": "off"}
         for r in range(args.repeats):
             cache = str(Path(tmp) / f"jax-cache-{r}")
-            todo = [("cold", "judgebayes", {"JUDGEBAYES_JAX_CACHE": cache}),
-                    ("warm cache", "judgebayes", {"JUDGEBAYES_JAX_CACHE": cache}),
-                    ("pymc", "pymc", {"JUDGEBAYES_JAX_CACHE": "off"})]
+            todo = [
+                ("cold", "judgebayes", {"JUDGEBAYES_JAX_CACHE": cache}),
+                ("warm cache", "judgebayes", {"JUDGEBAYES_JAX_CACHE": cache}),
+                ("pymc", "pymc", {"JUDGEBAYES_JAX_CACHE": "off"}),
+            ]
             if args.pymc_cold:
-                todo.append(("pymc cold", "pymc", {
-                    "JUDGEBAYES_JAX_CACHE": "off",
-                    "PYTENSOR_FLAGS": f"compiledir={Path(tmp) / f'pytensor-{r}'}"}))
+                todo.append(
+                    (
+                        "pymc cold",
+                        "pymc",
+                        {
+                            "JUDGEBAYES_JAX_CACHE": "off",
+                            "PYTENSOR_FLAGS": f"compiledir={Path(tmp) / f'pytensor-{r}'}",
+                        },
+                    )
+                )
             if before_env:
                 todo.append(("before", "judgebayes", before_env))
             for name, route, env in todo:
@@ -193,10 +234,13 @@ def main(args: argparse.Namespace) -> None:
                 routes[name].append(found)
                 first = found["calls"][0]
                 warm = ", ".join(f"{c['wall']:.2f}" for c in found["calls"][1:])
-                _say(f"  run {r + 1} {name:<11} imports {found['imports']:5.2f} s, first call "
-                     f"{first['wall']:6.2f} s (CPU {first['cpu']:5.2f} s, ESS {first['ess']:5.0f},"
-                     f" load {first['load']:4.1f}), warm calls {warm} s; cache files "
-                     f"{found['cache_files']}", lines)
+                _say(
+                    f"  run {r + 1} {name:<11} imports {found['imports']:5.2f} s, first call "
+                    f"{first['wall']:6.2f} s (CPU {first['cpu']:5.2f} s, ESS {first['ess']:5.0f},"
+                    f" load {first['load']:4.1f}), warm calls {warm} s; cache files "
+                    f"{found['cache_files']}",
+                    lines,
+                )
     report(routes, args, lines)
     if args.save:
         Path(args.save).write_text("\n".join(lines) + "\n")
@@ -209,27 +253,39 @@ def _best(runs: list[dict], first: bool) -> tuple[float, float]:
 
 
 def report(routes: dict[str, list[dict]], args: argparse.Namespace, lines: list[str]) -> None:
-    best = {(name, first): _best(runs, first) for name, runs in routes.items()
-            for first in (True, False)}
-    _say(f"\nbest of {args.repeats} processes (first call) / of all their warm calls: "
-         "wall = minimum, ESS = median (min bulk ESS over 55 theta)", lines)
+    best = {
+        (name, first): _best(runs, first)
+        for name, runs in routes.items()
+        for first in (True, False)
+    }
+    _say(
+        f"\nbest of {args.repeats} processes (first call) / of all their warm calls: "
+        "wall = minimum, ESS = median (min bulk ESS over 55 theta)",
+        lines,
+    )
     _say(f"{'route':<34}{'wall s':>8}{'ESS':>7}{'ESS/s':>8}{'imports s':>11}", lines)
     for (name, first), (wall, ess) in best.items():
         imports = min(r["imports"] for r in routes[name])
-        _say(f"{name + (' first call' if first else ' warm call'):<34}{wall:8.2f}{ess:7.0f}"
-             f"{ess / wall:8.0f}{imports:11.2f}", lines)
+        _say(
+            f"{name + (' first call' if first else ' warm call'):<34}{wall:8.2f}{ess:7.0f}"
+            f"{ess / wall:8.0f}{imports:11.2f}",
+            lines,
+        )
     for name in ("cold", "warm cache", "before"):
         if name not in routes:
             continue
         run = min(routes[name], key=lambda r: r["calls"][0]["wall"])
         ev = run["calls"][0]["events"]
         rest = run["calls"][0]["wall"] - sum(ev.values())
-        _say(f"  {name} first call {run['calls'][0]['wall']:.2f} s = JAX tracing "
-             f"{ev.get('trace', 0):.2f} + lowering {ev.get('lower', 0):.2f} + XLA compile "
-             f"{ev.get('compile', 0):.2f} (of which loading from the persistent cache "
-             f"{ev.get('cache_load', 0):.2f}) + sampling, InferenceData, diagnostics "
-             f"{rest:.2f} (a warm call of that process: "
-             f"{min(c['wall'] for c in run['calls'][1:]):.2f} s)", lines)
+        _say(
+            f"  {name} first call {run['calls'][0]['wall']:.2f} s = JAX tracing "
+            f"{ev.get('trace', 0):.2f} + lowering {ev.get('lower', 0):.2f} + XLA compile "
+            f"{ev.get('compile', 0):.2f} (of which loading from the persistent cache "
+            f"{ev.get('cache_load', 0):.2f}) + sampling, InferenceData, diagnostics "
+            f"{rest:.2f} (a warm call of that process: "
+            f"{min(c['wall'] for c in run['calls'][1:]):.2f} s)",
+            lines,
+        )
 
     def ratio(a: tuple, b: tuple) -> float:
         return (a[1] / a[0]) / (b[1] / b[0])
@@ -238,41 +294,57 @@ def report(routes: dict[str, list[dict]], args: argparse.Namespace, lines: list[
     pymc_first, pymc_warm = best[("pymc", True)], best[("pymc", False)]
     for name, label in (("cold", "cold cache"), ("warm cache", "warm persistent cache")):
         r = ratio(best[(name, True)], pymc_first)
-        _say(f"  first fit in a new process ({label}) vs PyMC first call: {r:.1f}x "
-             f"[{pymc_first[0] / best[(name, True)][0]:.1f}x], target >= {TARGET_FIRST:.0f}x: "
-             f"{'MET' if r >= TARGET_FIRST else 'NOT MET'}", lines)
+        _say(
+            f"  first fit in a new process ({label}) vs PyMC first call: {r:.1f}x "
+            f"[{pymc_first[0] / best[(name, True)][0]:.1f}x], target >= {TARGET_FIRST:.0f}x: "
+            f"{'MET' if r >= TARGET_FIRST else 'NOT MET'}",
+            lines,
+        )
     if "pymc cold" in routes:
         r = ratio(best[("cold", True)], best[("pymc cold", True)])
-        _say(f"  first fit in a new process (cold cache) vs PyMC first call (cold PyTensor "
-             f"cache): {r:.1f}x [{best[('pymc cold', True)][0] / best[('cold', True)][0]:.1f}x]"
-             f", target >= {TARGET_FIRST:.0f}x: {'MET' if r >= TARGET_FIRST else 'NOT MET'}",
-             lines)
-    ours_warm = best[("warm cache", False)] if best[("warm cache", False)][0] <= best[
-        ("cold", False)][0] else best[("cold", False)]
+        _say(
+            f"  first fit in a new process (cold cache) vs PyMC first call (cold PyTensor "
+            f"cache): {r:.1f}x [{best[('pymc cold', True)][0] / best[('cold', True)][0]:.1f}x]"
+            f", target >= {TARGET_FIRST:.0f}x: {'MET' if r >= TARGET_FIRST else 'NOT MET'}",
+            lines,
+        )
+    ours_warm = (
+        best[("warm cache", False)]
+        if best[("warm cache", False)][0] <= best[("cold", False)][0]
+        else best[("cold", False)]
+    )
     r = ratio(ours_warm, pymc_warm)
-    _say(f"  warm fit vs PyMC warm call: {r:.1f}x [{pymc_warm[0] / ours_warm[0]:.1f}x], "
-         f"target >= {TARGET_WARM:.0f}x: {'MET' if r >= TARGET_WARM else 'NOT MET'}", lines)
+    _say(
+        f"  warm fit vs PyMC warm call: {r:.1f}x [{pymc_warm[0] / ours_warm[0]:.1f}x], "
+        f"target >= {TARGET_WARM:.0f}x: {'MET' if r >= TARGET_WARM else 'NOT MET'}",
+        lines,
+    )
     if "before" in routes:
         for first in (True, False):
             b = best[("before", first)]
             now = best[("warm cache", True)] if first else ours_warm
             which = "first call (warm cache)" if first else "warm call"
-            _say(f"  context: {which} vs the replaced driver ({args.before}): ESS/s "
-                 f"{ratio(now, b):.1f}x, wall {b[0] / now[0]:.1f}x; cold first call vs it: "
-                 f"wall {best[('before', True)][0] / best[('cold', True)][0]:.1f}x"
-                 if first else
-                 f"  context: {which} vs the replaced driver ({args.before}): ESS/s "
-                 f"{ratio(now, b):.1f}x, wall {b[0] / now[0]:.1f}x", lines)
+            _say(
+                f"  context: {which} vs the replaced driver ({args.before}): ESS/s "
+                f"{ratio(now, b):.1f}x, wall {b[0] / now[0]:.1f}x; cold first call vs it: "
+                f"wall {best[('before', True)][0] / best[('cold', True)][0]:.1f}x"
+                if first
+                else f"  context: {which} vs the replaced driver ({args.before}): ESS/s "
+                f"{ratio(now, b):.1f}x, wall {b[0] / now[0]:.1f}x",
+                lines,
+            )
 
 
 def _parse() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=3, help="processes per route")
     parser.add_argument("--warm-calls", type=int, default=3, help="warm calls per process")
-    parser.add_argument("--before", default=None, metavar="REV",
-                        help="also run judgebayes at this git revision")
-    parser.add_argument("--pymc-cold", action="store_true",
-                        help="also run PyMC with a fresh PyTensor cache")
+    parser.add_argument(
+        "--before", default=None, metavar="REV", help="also run judgebayes at this git revision"
+    )
+    parser.add_argument(
+        "--pymc-cold", action="store_true", help="also run PyMC with a fresh PyTensor cache"
+    )
     parser.add_argument("--save", default=None, metavar="PATH", help="write the output here")
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()

@@ -64,9 +64,16 @@ SEED = 0
 BOOT_TARGET_S = 2.0
 
 
-def write_synthetic_parquet(path: str | Path, n_battles: int, *, n_models: int = N_MODELS,
-                            elo_sd: float = 100.0, tie_nu: float = 0.5, seed: int = SEED,
-                            row_group: int = 1 << 22) -> Path:
+def write_synthetic_parquet(
+    path: str | Path,
+    n_battles: int,
+    *,
+    n_models: int = N_MODELS,
+    elo_sd: float = 100.0,
+    tie_nu: float = 0.5,
+    seed: int = SEED,
+    row_group: int = 1 << 22,
+) -> Path:
     """A Bradley–Terry (Davidson) arena as one Parquet file, written row group by row group.
 
     Columns ``model_a``, ``model_b`` (dictionary-encoded ``model-000`` …) and
@@ -83,8 +90,10 @@ def write_synthetic_parquet(path: str | Path, n_battles: int, *, n_models: int =
     width = len(str(n_models - 1))
     names = pa.array([f"model-{k:0{width}d}" for k in range(n_models)])
     kind = pa.dictionary(pa.int16(), pa.string())
-    schema = pa.schema([("model_a", kind), ("model_b", kind), ("human_label", pa.float64())],
-                       metadata={"judgebayes.theta": json.dumps(theta.tolist())})
+    schema = pa.schema(
+        [("model_a", kind), ("model_b", kind), ("human_label", pa.float64())],
+        metadata={"judgebayes.theta": json.dumps(theta.tolist())},
+    )
     with pq.ParquetWriter(path, schema) as writer:
         for start in range(0, n_battles, row_group):
             n = min(row_group, n_battles - start)
@@ -95,9 +104,16 @@ def write_synthetic_parquet(path: str | Path, n_battles: int, *, n_models: int =
             win = (1.0 - tie) / (1.0 + np.exp(-d))
             u = rng.random(n)
             label = np.where(u < win, 1.0, np.where(u < win + tie, 0.5, 0.0))
-            writer.write_table(pa.table([pa.DictionaryArray.from_arrays(a, names),
-                                         pa.DictionaryArray.from_arrays(b, names), label],
-                                        schema=schema))
+            writer.write_table(
+                pa.table(
+                    [
+                        pa.DictionaryArray.from_arrays(a, names),
+                        pa.DictionaryArray.from_arrays(b, names),
+                        label,
+                    ],
+                    schema=schema,
+                )
+            )
     return Path(path)
 
 
@@ -129,20 +145,29 @@ def child(route: str, path: Path, n_boot: int) -> dict:
     t1 = time.perf_counter()
     fit = jb.fit_bt(stats)
     t2 = time.perf_counter()
-    out.update(aggregate_s=t1 - t0, fit_s=t2 - t1, total_s=t2 - t0, peak_mib=_peak_mib(),
-               n_battles=stats.n_battles, n_pairs=stats.n_pairs, elo=fit.elo.tolist())
+    out.update(
+        aggregate_s=t1 - t0,
+        fit_s=t2 - t1,
+        total_s=t2 - t0,
+        peak_mib=_peak_mib(),
+        n_battles=stats.n_battles,
+        n_pairs=stats.n_pairs,
+        elo=fit.elo.tolist(),
+    )
     if n_boot:
         t3 = time.perf_counter()
         boot = jb.bootstrap_bt(stats, n_boot=n_boot, seed=SEED, progress=False)
-        out.update(boot_s=time.perf_counter() - t3, boot_median_se=float(np.median(boot.se)),
-                   peak_boot_mib=_peak_mib())
+        out.update(
+            boot_s=time.perf_counter() - t3,
+            boot_median_se=float(np.median(boot.se)),
+            peak_boot_mib=_peak_mib(),
+        )
     return out
 
 
 def measure(route: str, path: Path, n_boot: int = 0) -> dict:
     """Run :func:`child` in a fresh interpreter and return its report."""
-    cmd = [sys.executable, __file__, "--child", route, "--file", str(path),
-           "--n-boot", str(n_boot)]
+    cmd = [sys.executable, __file__, "--child", route, "--file", str(path), "--n-boot", str(n_boot)]
     done = subprocess.run(cmd, capture_output=True, text=True)
     if done.returncode != 0:
         return {"route": route, "error": done.stderr.strip().splitlines()[-1:]}
@@ -173,10 +198,15 @@ def bench_arena(workdir: Path, large: int) -> None:
     for n in sorted({small, large}):
         t0 = time.perf_counter()
         files[n] = write_synthetic_parquet(workdir / f"arena_{n:.0e}.parquet", n)
-        print(f"  wrote {n:,} battles: {files[n].stat().st_size / 2**20:,.0f} MiB in "
-              f"{time.perf_counter() - t0:.1f} s", flush=True)
-    rows = [("stream", small, measure("stream", files[small])),
-            ("pandas", small, measure("pandas", files[small]))]
+        print(
+            f"  wrote {n:,} battles: {files[n].stat().st_size / 2**20:,.0f} MiB in "
+            f"{time.perf_counter() - t0:.1f} s",
+            flush=True,
+        )
+    rows = [
+        ("stream", small, measure("stream", files[small])),
+        ("pandas", small, measure("pandas", files[small])),
+    ]
     pandas_small = rows[1][2]
     budget = 0.8 * _available_mib()
     if large != small:
@@ -185,51 +215,66 @@ def bench_arena(workdir: Path, large: int) -> None:
         if predicted < budget:
             rows.append(("pandas", large, measure("pandas", files[large])))
         else:
-            print(f"  pandas at {large:,}: not run; predicted peak {predicted / 1024:.1f} GiB "
-                  f"(its {small:,} peak x {large // small}) > 80% of the "
-                  f"{budget / 0.8 / 1024:.1f} GiB available now", flush=True)
-    print(f"\n  {'route':<7} {'battles':>13} {'aggregate s':>11} {'fit s':>7} {'total s':>8} "
-          f"{'peak RSS MiB':>12} {'(imports)':>9}")
+            print(
+                f"  pandas at {large:,}: not run; predicted peak {predicted / 1024:.1f} GiB "
+                f"(its {small:,} peak x {large // small}) > 80% of the "
+                f"{budget / 0.8 / 1024:.1f} GiB available now",
+                flush=True,
+            )
+    print(
+        f"\n  {'route':<7} {'battles':>13} {'aggregate s':>11} {'fit s':>7} {'total s':>8} "
+        f"{'peak RSS MiB':>12} {'(imports)':>9}"
+    )
     for route, n, r in rows:
         if "error" in r:
             print(f"  {route:<7} {n:>13,} failed: {r['error']}")
             continue
-        print(f"  {route:<7} {n:>13,} {r['aggregate_s']:>11.2f} {r['fit_s']:>7.3f} "
-              f"{r['total_s']:>8.2f} {r['peak_mib']:>12,.0f} {r['rss_imports_mib']:>9,.0f}")
+        print(
+            f"  {route:<7} {n:>13,} {r['aggregate_s']:>11.2f} {r['fit_s']:>7.3f} "
+            f"{r['total_s']:>8.2f} {r['peak_mib']:>12,.0f} {r['rss_imports_mib']:>9,.0f}"
+        )
     s, p = rows[0][2], rows[1][2]
     if "error" not in s and "error" not in p:
         d_elo = np.max(np.abs(np.array(s["elo"]) - np.array(p["elo"])))
-        print(f"\n  at {small:,}: pandas / stream wall time {p['total_s'] / s['total_s']:.1f}x, "
-              f"peak RSS {p['peak_mib'] / s['peak_mib']:.1f}x "
-              f"(above imports: {_above(p) / _above(s):.1f}x); "
-              f"max |dElo| stream vs pandas {d_elo:.1e}")
+        print(
+            f"\n  at {small:,}: pandas / stream wall time {p['total_s'] / s['total_s']:.1f}x, "
+            f"peak RSS {p['peak_mib'] / s['peak_mib']:.1f}x "
+            f"(above imports: {_above(p) / _above(s):.1f}x); "
+            f"max |dElo| stream vs pandas {d_elo:.1e}"
+        )
     big = rows[2][2] if len(rows) > 2 else None
     if big and "error" not in big:
-        print(f"  stream {large:,} vs {small:,}: time {big['total_s'] / s['total_s']:.1f}x, "
-              f"peak RSS {big['peak_mib'] / s['peak_mib']:.2f}x; {big['n_pairs']:,} pairs; "
-              f"{N_BOOT} bootstrap replicates of the {large:,}-battle fit: "
-              f"{big['boot_s']:.1f} s (median SE {big['boot_median_se']:.2f} Elo, peak RSS "
-              f"{big['peak_boot_mib']:,.0f} MiB)")
+        print(
+            f"  stream {large:,} vs {small:,}: time {big['total_s'] / s['total_s']:.1f}x, "
+            f"peak RSS {big['peak_mib'] / s['peak_mib']:.2f}x; {big['n_pairs']:,} pairs; "
+            f"{N_BOOT} bootstrap replicates of the {large:,}-battle fit: "
+            f"{big['boot_s']:.1f} s (median SE {big['boot_median_se']:.2f} Elo, peak RSS "
+            f"{big['peak_boot_mib']:,.0f} MiB)"
+        )
     print(flush=True)
 
 
 def bench_bootstrap() -> None:
     import judgebayes as jb
 
-    print(f"== 2. Bootstrap: {N_BOOT} replicates, {N_MODELS} models, 10^6 battles "
-          f"({_load()})", flush=True)
-    stats = jb.simulate_bt(N_MODELS, 10**6, tie_nu=0.5, seed=SEED).battles.pair_stats(
-        "human_label")
+    print(
+        f"== 2. Bootstrap: {N_BOOT} replicates, {N_MODELS} models, 10^6 battles ({_load()})",
+        flush=True,
+    )
+    stats = jb.simulate_bt(N_MODELS, 10**6, tie_nu=0.5, seed=SEED).battles.pair_stats("human_label")
     times = []
     for _ in range(2):
         t0 = time.perf_counter()
         boot = jb.bootstrap_bt(stats, n_boot=N_BOOT, seed=SEED, progress=False)
         times.append(time.perf_counter() - t0)
     best = min(times)
-    print(f"  {len(stats.cell_count):,} cells; runs {', '.join(f'{t:.2f}' for t in times)} s "
-          f"(fit included), best {best:.2f} s = {best / BOOT_TARGET_S:.2f}x the "
-          f"{BOOT_TARGET_S:g} s target; median SE {np.median(boot.se):.2f} Elo; "
-          f"{_load()}\n", flush=True)
+    print(
+        f"  {len(stats.cell_count):,} cells; runs {', '.join(f'{t:.2f}' for t in times)} s "
+        f"(fit included), best {best:.2f} s = {best / BOOT_TARGET_S:.2f}x the "
+        f"{BOOT_TARGET_S:g} s target; median SE {np.median(boot.se):.2f} Elo; "
+        f"{_load()}\n",
+        flush=True,
+    )
 
 
 def _timed(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[float, Any]:
@@ -255,35 +300,62 @@ def bench_dask() -> None:
     print(f"== 3. Dask: 2-worker LocalCluster vs serial ({_load()})", flush=True)
     stats = jb.simulate_bt(10, 2000, tie_nu=0.5, seed=SEED).battles.pair_stats("human_label")
     data = bt_data(stats, lam=0.5)
-    sbc_kw = {"n_sims": 200, "parts": 2, "draws": 200, "warmup": 200, "seed": SEED,
-              "progress": False}
-    jobs = {"seed-001 sweep (15 points x 200 reps x 1000 boot)":
-            (lambda where: run_sweep(scheduler=where, seed=SEED, progress=False),
-             lambda r: r.frame),
-            "SBC, BT 10 models (200 sims in 2 parts)":
-            (lambda where: run_sbc(bt_model, data, scheduler=where, **sbc_kw),
-             lambda r: pd.DataFrame(r.ranks))}
-    t_start, cluster = _timed(LocalCluster, n_workers=2, threads_per_worker=1, processes=True,
-                              env=dict(WORKER_ENV), dashboard_address=None)
+    sbc_kw = {
+        "n_sims": 200,
+        "parts": 2,
+        "draws": 200,
+        "warmup": 200,
+        "seed": SEED,
+        "progress": False,
+    }
+    jobs = {
+        "seed-001 sweep (15 points x 200 reps x 1000 boot)": (
+            lambda where: run_sweep(scheduler=where, seed=SEED, progress=False),
+            lambda r: r.frame,
+        ),
+        "SBC, BT 10 models (200 sims in 2 parts)": (
+            lambda where: run_sbc(bt_model, data, scheduler=where, **sbc_kw),
+            lambda r: pd.DataFrame(r.ranks),
+        ),
+    }
+    t_start, cluster = _timed(
+        LocalCluster,
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        env=dict(WORKER_ENV),
+        dashboard_address=None,
+    )
     client = Client(cluster)
     t_warm, _ = _timed(client.run, _warm_up)
-    print(f"  cluster start-up {t_start:.1f} s; workers import judgebayes and JAX in "
-          f"{t_warm:.1f} s (this process has them already)", flush=True)
+    print(
+        f"  cluster start-up {t_start:.1f} s; workers import judgebayes and JAX in "
+        f"{t_warm:.1f} s (this process has them already)",
+        flush=True,
+    )
     t_start += t_warm
     try:
         for name, (run, frame) in jobs.items():
             t_serial, serial = _timed(run, "serial")
             with get_task_stream(client) as tasks:
                 t_dask, dask = _timed(run, client)
-            busy = sum(stop - start for task in tasks.data for what, start, stop in
-                       ((s["action"], s["start"], s["stop"]) for s in task["startstops"])
-                       if what == "compute")
+            busy = sum(
+                stop - start
+                for task in tasks.data
+                for what, start, stop in (
+                    (s["action"], s["start"], s["stop"]) for s in task["startstops"]
+                )
+                if what == "compute"
+            )
             same = frame(serial).equals(frame(dask))
-            print(f"  {name}: serial {t_serial:.1f} s, 2 workers {t_dask:.1f} s -> speed-up "
-                  f"{t_serial / t_dask:.2f}x ({t_serial / (t_dask + t_start):.2f}x counting the "
-                  f"{t_start:.1f} s start-up and imports); units ran {busy / t_dask:.2f} at a "
-                  f"time on average, each {busy / t_serial:.2f}x its serial time; identical "
-                  f"results: {same}; {_load()}", flush=True)
+            print(
+                f"  {name}: serial {t_serial:.1f} s, 2 workers {t_dask:.1f} s -> speed-up "
+                f"{t_serial / t_dask:.2f}x ({t_serial / (t_dask + t_start):.2f}x counting the "
+                f"{t_start:.1f} s start-up and imports); units ran {busy / t_dask:.2f} at a "
+                f"time on average, each {busy / t_serial:.2f}x its serial time; identical "
+                f"results: {same}; {_load()}",
+                flush=True,
+            )
     finally:
         client.close()
         cluster.close()
@@ -305,11 +377,17 @@ def main(argv: list[str] | None = None) -> None:
     if any(os.environ.get(k) != v for k, v in WORKER_ENV.items()):
         # NumPy has loaded its BLAS already: start again with one BLAS/XLA thread, as the
         # Dask workers have, so that "serial" below means one core.
-        os.execve(sys.executable, [sys.executable, __file__, *(argv or sys.argv[1:])],
-                  {**os.environ, **WORKER_ENV})
+        os.execve(
+            sys.executable,
+            [sys.executable, __file__, *(argv or sys.argv[1:])],
+            {**os.environ, **WORKER_ENV},
+        )
     workdir = Path(tempfile.mkdtemp(prefix="jb-scale-", dir=args.workdir))
-    print(f"judgebayes bench/scale.py on {os.cpu_count()} cores, "
-          f"{_available_mib() / 1024:.1f} GiB available; files in {workdir}\n", flush=True)
+    print(
+        f"judgebayes bench/scale.py on {os.cpu_count()} cores, "
+        f"{_available_mib() / 1024:.1f} GiB available; files in {workdir}\n",
+        flush=True,
+    )
     t0 = time.perf_counter()
     try:
         bench_arena(workdir, int(args.battles))

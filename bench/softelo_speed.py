@@ -119,16 +119,20 @@ def run_child(route: str, path: Path, out: Path, *, profile: bool = False) -> di
     out.mkdir(parents=True, exist_ok=True)
     before = os.times()
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", CHILD, route, str(path), str(out),
-                           "1" if profile else "0"], capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", CHILD, route, str(path), str(out), "1" if profile else "0"],
+        capture_output=True,
+        text=True,
+    )
     wall = time.perf_counter() - start
     after = os.times()
     if proc.returncode != 0:
         raise RuntimeError(f"{route} route failed:\n{proc.stderr[-3000:]}")
     info = json.loads(proc.stdout.strip().splitlines()[-1])
     info["wall_s"] = wall
-    info["cpu_s"] = ((after.children_user - before.children_user)
-                     + (after.children_system - before.children_system))
+    info["cpu_s"] = (after.children_user - before.children_user) + (
+        after.children_system - before.children_system
+    )
     info["load"] = load()
     return info
 
@@ -140,20 +144,27 @@ def compare(new: Path, old: Path) -> list[str]:
 
     a, b = pd.read_csv(new / "held_out.csv"), pd.read_csv(old / "held_out.csv")
     assert list(a["model"]) == list(b["model"])
-    diffs = {c: float(np.max(np.abs(a[c] - b[c]))) for c in a.columns
-             if c != "model" and c != "n_battles"}
+    diffs = {
+        c: float(np.max(np.abs(a[c] - b[c])))
+        for c in a.columns
+        if c != "model" and c != "n_battles"
+    }
 
     def printed(route: Path) -> list[str]:  # less the line naming the output folder
         text = (route / "stdout.txt").read_text().splitlines()
         return [line for line in text if not line.startswith("wrote ")]
 
     same = printed(new) == printed(old)
-    groups = {"beta": ["beta"], "Elo": [c for c in diffs if c.startswith(("elo_", "residual_"))],
-              "SE": [c for c in diffs if c.startswith("se_")]}
+    groups = {
+        "beta": ["beta"],
+        "Elo": [c for c in diffs if c.startswith(("elo_", "residual_"))],
+        "SE": [c for c in diffs if c.startswith("se_")],
+    }
     parts = [f"{k} {max(diffs[c] for c in cols):.1e}" for k, cols in groups.items() if cols]
-    return [f"held_out.csv new vs old, max |difference|: {', '.join(parts)} "
-            f"({len(a)} models)",
-            f"printed summary (3 decimals) identical: {same}"]
+    return [
+        f"held_out.csv new vs old, max |difference|: {', '.join(parts)} ({len(a)} models)",
+        f"printed summary (3 decimals) identical: {same}",
+    ]
 
 
 def main() -> None:
@@ -161,17 +172,32 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5, help="runs of the new route")
     parser.add_argument("--old-repeats", type=int, default=2, help="runs of the old route")
     parser.add_argument("--no-profile", action="store_true")
-    parser.add_argument("--busy", type=int, default=1,
-                        help="CPU-bound processes beside the timed runs (issue 17 measured "
-                             "its 11.8 s with one core busy elsewhere)")
+    parser.add_argument(
+        "--busy",
+        type=int,
+        default=1,
+        help="CPU-bound processes beside the timed runs (issue 17 measured "
+        "its 11.8 s with one core busy elsewhere)",
+    )
     args = parser.parse_args()
     started = time.perf_counter()
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True, cwd=Path(__file__).parent).stdout.strip() or "?"
-    print(f"# command: python bench/softelo_speed.py --repeats {args.repeats} "
-          f"--old-repeats {args.old_repeats} --busy {args.busy}")
-    print(f"# recorded: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, judgebayes at "
-          f"commit {commit} (+ the working tree)")
+    commit = (
+        subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            cwd=Path(__file__).parent,
+        ).stdout.strip()
+        or "?"
+    )
+    print(
+        f"# command: python bench/softelo_speed.py --repeats {args.repeats} "
+        f"--old-repeats {args.old_repeats} --busy {args.busy}"
+    )
+    print(
+        f"# recorded: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, judgebayes at "
+        f"commit {commit} (+ the working tree)"
+    )
     print(f"# machine: {os.cpu_count()} CPU cores; Python {platform.python_version()}")
     print(f"# load average at start: {load()}")
 
@@ -182,9 +208,11 @@ def main() -> None:
         path = work / "arena.csv"
         sim = jb.simulate_arena(seed=0)
         sim.battles.frame.to_csv(path, index=False)
-        print(f"input: jb.simulate_arena(seed=0): {sim.battles.frame['model_a'].nunique()} "
-              f"models, {len(sim.battles.frame):,} battles, CSV {path.stat().st_size / 2**20:.1f}"
-              f" MiB\n")
+        print(
+            f"input: jb.simulate_arena(seed=0): {sim.battles.frame['model_a'].nunique()} "
+            f"models, {len(sim.battles.frame):,} battles, CSV {path.stat().st_size / 2**20:.1f}"
+            f" MiB\n"
+        )
         runs: dict[str, list[dict]] = {"new": [], "old": []}
         print(f"{args.busy} CPU-bound process(es) spinning beside the timed runs\n")
         with busy(args.busy):
@@ -192,13 +220,19 @@ def main() -> None:
                 for k in range(n):
                     info = run_child(route, path, work / f"{route}{k}")
                     runs[route].append(info)
-                    print(f"  {route} run {k + 1}: wall {info['wall_s']:6.2f} s (imports "
-                          f"{info['import_s']:.2f} s, pipeline {info['pipeline_s']:.2f} s), CPU "
-                          f"{info['cpu_s']:.2f} s, peak RSS {info['rss_mb']:.0f} MB; "
-                          f"load {info['load']}")
-        best = {r: {key: min(i[key] for i in runs[r])
-                    for key in ("wall_s", "import_s", "pipeline_s", "cpu_s", "rss_mb",
-                                "rss_imports_mb")} for r in runs}
+                    print(
+                        f"  {route} run {k + 1}: wall {info['wall_s']:6.2f} s (imports "
+                        f"{info['import_s']:.2f} s, pipeline {info['pipeline_s']:.2f} s), CPU "
+                        f"{info['cpu_s']:.2f} s, peak RSS {info['rss_mb']:.0f} MB; "
+                        f"load {info['load']}"
+                    )
+        best = {
+            r: {
+                key: min(i[key] for i in runs[r])
+                for key in ("wall_s", "import_s", "pipeline_s", "cpu_s", "rss_mb", "rss_imports_mb")
+            }
+            for r in runs
+        }
         print()
         for line in compare(work / "new0", work / "old0"):
             print(line)
@@ -209,29 +243,44 @@ def main() -> None:
                 profiles[route] = run_child(route, path, work / f"prof-{route}", profile=True)
 
     new, old = best["new"], best["old"]
-    print(f"\nbest of {args.repeats} (new) and {args.old_repeats} (old) runs   "
-          f"{'new':>9} {'old':>9} {'old/new':>8}")
-    rows = [("whole process, wall [s]", "wall_s"), ("  imports [s]", "import_s"),
-            ("  pipeline after imports [s]", "pipeline_s"), ("whole process, CPU [s]", "cpu_s"),
-            ("peak RSS [MB]", "rss_mb"), ("  RSS after imports [MB]", "rss_imports_mb")]
+    print(
+        f"\nbest of {args.repeats} (new) and {args.old_repeats} (old) runs   "
+        f"{'new':>9} {'old':>9} {'old/new':>8}"
+    )
+    rows = [
+        ("whole process, wall [s]", "wall_s"),
+        ("  imports [s]", "import_s"),
+        ("  pipeline after imports [s]", "pipeline_s"),
+        ("whole process, CPU [s]", "cpu_s"),
+        ("peak RSS [MB]", "rss_mb"),
+        ("  RSS after imports [MB]", "rss_imports_mb"),
+    ]
     for label, key in rows:
         print(f"{label:<44}{new[key]:9.2f} {old[key]:9.2f} {old[key] / new[key]:7.1f}x")
 
     for route, prof in profiles.items():
-        print(f"\nprofile, {route} route, pipeline after imports (cProfile, own time "
-              f"{prof['total']:.2f} s in all; load {prof['load']}):")
+        print(
+            f"\nprofile, {route} route, pipeline after imports (cProfile, own time "
+            f"{prof['total']:.2f} s in all; load {prof['load']}):"
+        )
         for tt, ct, nc, name in prof["top"][:6]:
             print(f"  {tt:6.2f} s own {ct:6.2f} s cum {nc:7d} calls  {name}")
 
-    print(f"\nSoftElo reference code on this file: {PEER_SOFTELO_S:.0f} s (issue 17's "
-          f"figure, NOT measured here: context only, no ratio)")
+    print(
+        f"\nSoftElo reference code on this file: {PEER_SOFTELO_S:.0f} s (issue 17's "
+        f"figure, NOT measured here: context only, no ratio)"
+    )
     print("\nTargets (issue 17):")
     met = "MET" if new["wall_s"] <= TARGET_S else "NOT MET"
-    print(f"  judgebayes softelo, whole process <= {TARGET_S:g} s          "
-          f"{new['wall_s']:6.2f} s   {met}  ({old['wall_s'] / new['wall_s']:.1f}x faster "
-          f"than the old route; imports alone {new['import_s']:.2f} s)")
-    print(f"  (context, not a target: the same process took {new['cpu_s']:.2f} s of CPU, "
-          f"which is about its wall time when a core is free)")
+    print(
+        f"  judgebayes softelo, whole process <= {TARGET_S:g} s          "
+        f"{new['wall_s']:6.2f} s   {met}  ({old['wall_s'] / new['wall_s']:.1f}x faster "
+        f"than the old route; imports alone {new['import_s']:.2f} s)"
+    )
+    print(
+        f"  (context, not a target: the same process took {new['cpu_s']:.2f} s of CPU, "
+        f"which is about its wall time when a core is free)"
+    )
     print(f"# load average at end: {load()}; wall time {time.perf_counter() - started:.0f} s")
 
 

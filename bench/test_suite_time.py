@@ -39,8 +39,12 @@ BEFORE = {"loaded": 19.8, "idle": 7.9}  # issue 17, the route before: not measur
 
 def _run(repo: Path, args: list[str], python: str) -> tuple[float, str]:
     t0 = time.perf_counter()
-    done = subprocess.run([python, "-m", "pytest", "-q", "-rf", "-p", "no:cacheprovider", *args],
-                          cwd=repo, capture_output=True, text=True)
+    done = subprocess.run(
+        [python, "-m", "pytest", "-q", "-rf", "-p", "no:cacheprovider", *args],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+    )
     wall = time.perf_counter() - t0
     lines = [line for line in done.stdout.splitlines() if line.strip()]
     failed = [line for line in lines if line.startswith(("FAILED", "ERROR"))]
@@ -51,8 +55,9 @@ def _run(repo: Path, args: list[str], python: str) -> tuple[float, str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repo", type=Path, default=Path(__file__).resolve().parents[1])
-    parser.add_argument("--python", default=sys.executable,
-                        help="the interpreter of the repository's environment")
+    parser.add_argument(
+        "--python", default=sys.executable, help="the interpreter of the repository's environment"
+    )
     parser.add_argument("--busy", type=int, default=1, help="CPU-bound processes beside it")
     opts = parser.parse_args()
 
@@ -60,14 +65,20 @@ def main() -> None:
         wall, summary = _run(opts.repo, ["-n", "2", "--dist", "worksteal"], opts.python)
         load = os.getloadavg()
 
-    print(f"repository: {opts.repo}; {os.cpu_count()} CPUs; {opts.busy} busy process(es) "
-          f"beside the suite; load average at the end {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    print(
+        f"repository: {opts.repo}; {os.cpu_count()} CPUs; {opts.busy} busy process(es) "
+        f"beside the suite; load average at the end {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"
+    )
     print(f"pytest -n 2 --dist worksteal: {summary}")
-    print(f"previous route (issue 17, not measured here): {BEFORE['loaded']} min loaded, "
-          f"{BEFORE['idle']} min idle")
+    print(
+        f"previous route (issue 17, not measured here): {BEFORE['loaded']} min loaded, "
+        f"{BEFORE['idle']} min idle"
+    )
     verdict = "MET" if wall / 60 <= TARGET_MIN else "NOT MET"
-    print(f"test suite on a loaded machine <= {TARGET_MIN:.0f} min   {wall / 60:.1f} min   "
-          f"{verdict}  ({BEFORE['loaded'] * 60 / wall:.1f}x faster than the issue's loaded figure)")
+    print(
+        f"test suite on a loaded machine <= {TARGET_MIN:.0f} min   {wall / 60:.1f} min   "
+        f"{verdict}  ({BEFORE['loaded'] * 60 / wall:.1f}x faster than the issue's loaded figure)"
+    )
 
 
 if __name__ == "__main__":

@@ -64,8 +64,13 @@ print(json.dumps({"rows": rows, "first_cpu": cpu[0], "later_cpu": float(np.media
 
 def run(route: str, seeds: int) -> dict:
     env = {**os.environ, "JUDGEBAYES_JAX_CACHE": "off"}
-    out = subprocess.run([sys.executable, "-c", CHILD, route, str(seeds)], env=env,
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, route, str(seeds)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -76,22 +81,29 @@ def main() -> None:
     import numpy as np
 
     print(f"# command: python bench/xla_emitters.py --seeds {args.seeds}")
-    print(f"# recorded: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; "
-          f"load average at start: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
-    print("hierarchical design, 2 models x 3,000 items, 2 chains x (500 + 500), "
-          "no persistent cache")
+    print(
+        f"# recorded: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; "
+        f"load average at start: {' '.join(f'{v:.2f}' for v in os.getloadavg())}"
+    )
+    print(
+        "hierarchical design, 2 models x 3,000 items, 2 chains x (500 + 500), no persistent cache"
+    )
     for route in ("default", "classic"):
         res = run(route, args.seeds)
         rows = np.array(res["rows"])
-        print(f"\n{route:8s} first call CPU {res['first_cpu']:5.2f} s (compile + sample), "
-              f"later calls {res['later_cpu']:4.2f} s (sample); load {os.getloadavg()[0]:.2f}")
+        print(
+            f"\n{route:8s} first call CPU {res['first_cpu']:5.2f} s (compile + sample), "
+            f"later calls {res['later_cpu']:4.2f} s (sample); load {os.getloadavg()[0]:.2f}"
+        )
         print("  seed  max R-hat  min bulk ESS  divergences")
         for s, (rh, ess, div) in enumerate(rows):
             print(f"  {s:4d}  {rh:9.3f}  {ess:12.0f}  {div:11.0f}")
-        print(f"  median R-hat {np.median(rows[:, 0]):.3f}, ESS median {np.median(rows[:, 1]):.0f} "
-              f"mean {rows[:, 1].mean():.0f}, seeds with R-hat > 1.05: "
-              f"{int((rows[:, 0] > 1.05).sum())}, divergences median "
-              f"{np.median(rows[:, 2]):.0f}")
+        print(
+            f"  median R-hat {np.median(rows[:, 0]):.3f}, ESS median {np.median(rows[:, 1]):.0f} "
+            f"mean {rows[:, 1].mean():.0f}, seeds with R-hat > 1.05: "
+            f"{int((rows[:, 0] > 1.05).sum())}, divergences median "
+            f"{np.median(rows[:, 2]):.0f}"
+        )
 
 
 if __name__ == "__main__":

@@ -56,8 +56,11 @@ GROUPED = re.compile(r"^\s*\w+(?:, \w+)+\s*(?::.*)?$", flags=re.M)
 def lazy_table(source: str) -> dict[str, str]:
     """The ``{name: module}`` literal assigned to ``_LAZY`` in ``source`` (empty if none)."""
     for node in ast.parse(source).body:
-        if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Dict)
-                and any(isinstance(t, ast.Name) and t.id == LAZY_TABLE for t in node.targets)):
+        if (
+            isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Dict)
+            and any(isinstance(t, ast.Name) and t.id == LAZY_TABLE for t in node.targets)
+        ):
             table = ast.literal_eval(node.value)
             if all(isinstance(k, str) and isinstance(v, str) for k, v in table.items()):
                 return table
@@ -115,8 +118,7 @@ def rst_tables(text: str) -> str:
             k += 1
             continue
         following = [b for b in borders if b > k]
-        ends = [b for b in following
-                if all(line.strip() for line in lines[k + 1:b])]
+        ends = [b for b in following if all(line.strip() for line in lines[k + 1 : b])]
         if not ends:
             out.append(lines[k])
             k += 1
@@ -126,10 +128,10 @@ def rst_tables(text: str) -> str:
         header: list[str] | None = None
         end = first
         if len(ends) > 1 and ends[1] > first + 1:
-            header = _cells(" ".join(lines[k + 1:first]), spans) if first == k + 2 else None
+            header = _cells(" ".join(lines[k + 1 : first]), spans) if first == k + 2 else None
             if header is not None:
                 end = ends[1]
-        body = lines[(first if header is not None else k) + 1:end]
+        body = lines[(first if header is not None else k) + 1 : end]
         rows: list[list[str]] = []
         for line in body:
             cells = _cells(line, spans)
@@ -157,8 +159,9 @@ def _rewrite(text: str, collection: griffe.ModulesCollection, scope: griffe.Obje
             title, raw = explicit[1], explicit[2].strip()
         else:
             title = raw.lstrip("~.").rsplit(".", 1)[-1] if raw.startswith("~") else raw.lstrip(".")
-        if "(" not in title and match.group(0).startswith((":func:", ":meth:", ":py:func:",
-                                                           ":py:meth:")):
+        if "(" not in title and match.group(0).startswith(
+            (":func:", ":meth:", ":py:func:", ":py:meth:")
+        ):
             title += "()"
         code = f"<code>{html.escape(title)}</code>"
         path = _resolve(collection, scope, raw)
@@ -172,8 +175,10 @@ def _rewrite(text: str, collection: griffe.ModulesCollection, scope: griffe.Obje
 def _fix_grouped_parameters(func: griffe.Function) -> None:
     """Give each parameter of a grouped docstring entry its own default and annotation."""
     for section in func.docstring.parsed:
-        if section.kind not in (griffe.DocstringSectionKind.parameters,
-                                griffe.DocstringSectionKind.other_parameters):
+        if section.kind not in (
+            griffe.DocstringSectionKind.parameters,
+            griffe.DocstringSectionKind.other_parameters,
+        ):
             continue
         for item in section.value:
             if item.name in func.parameters:
@@ -186,8 +191,9 @@ def _fix_grouped_parameters(func: griffe.Function) -> None:
 def _walk(obj: griffe.Object):
     yield obj
     for member in obj.members.values():
-        if not member.is_alias and (member.is_module or member.is_class or member.is_function
-                                    or member.is_attribute):
+        if not member.is_alias and (
+            member.is_module or member.is_class or member.is_function or member.is_attribute
+        ):
             yield from _walk(member)
 
 
@@ -208,16 +214,21 @@ class LazyExports(griffe.Extension):
             target = f"{mod.path}.{name}" if module == "" else f"{module}.{name}"
             mod.set_member(name, griffe.Alias(name, target, parent=mod))
 
-    def on_package(self, *, pkg: griffe.Module, loader: griffe.GriffeLoader,
-                   **kwargs: Any) -> None:
+    def on_package(self, *, pkg: griffe.Module, loader: griffe.GriffeLoader, **kwargs: Any) -> None:
         """Unshadow imported names; rewrite the roles of every docstring in the package."""
         collection = loader.modules_collection
         objects = list(_walk(pkg))
         modules = [obj for obj in objects if obj.is_module]
-        shadowed = [(mod, name) for mod in modules for name in (mod.exports or ())
-                    if isinstance(name, str) and name in mod.members
-                    and not mod.members[name].is_alias and mod.members[name].is_module
-                    and mod.imports.get(name, mod.members[name].path) != mod.members[name].path]
+        shadowed = [
+            (mod, name)
+            for mod in modules
+            for name in (mod.exports or ())
+            if isinstance(name, str)
+            and name in mod.members
+            and not mod.members[name].is_alias
+            and mod.members[name].is_module
+            and mod.imports.get(name, mod.members[name].path) != mod.members[name].path
+        ]
         if shadowed:
             # Resolve every alias now, while the submodules are still reachable by path.
             for mod in modules:
@@ -235,18 +246,23 @@ class LazyExports(griffe.Extension):
             for name in mod.exports or ():
                 member = mod.members.get(name) if isinstance(name, str) else None
                 try:
-                    target = member.final_target if member is not None and member.is_alias \
-                        else member
+                    target = (
+                        member.final_target if member is not None and member.is_alias else member
+                    )
                 except Exception:  # unresolvable (external) names are not ours to document
                     continue
                 if target is not None and not target.is_module and target.docstring is None:
                     target.docstring = griffe.Docstring("Undocumented.", parent=target)
                     log.info("public but undocumented: %s.%s", mod.path, name)
         for obj in objects:
-            if obj.docstring is not None and (":" in obj.docstring.value
-                                              or "==" in obj.docstring.value):
+            if obj.docstring is not None and (
+                ":" in obj.docstring.value or "==" in obj.docstring.value
+            ):
                 scope = obj if (obj.is_module or obj.is_class) else obj.parent
                 obj.docstring.value = _rewrite(obj.docstring.value, collection, scope or obj)
-            if (obj.is_function and obj.docstring is not None
-                    and GROUPED.search(obj.docstring.value)):
+            if (
+                obj.is_function
+                and obj.docstring is not None
+                and GROUPED.search(obj.docstring.value)
+            ):
                 _fix_grouped_parameters(obj)

@@ -46,8 +46,21 @@ BENCH = ROOT / "bench"
 README = ROOT / "README.md"
 
 # API pages in this order; public modules not named here follow alphabetically.
-API_ORDER = ("core", "bayes", "models", "softelo", "calibration", "consistency", "consensus",
-             "anchors", "conformal", "simulate", "plots", "datasets", "parallel")
+API_ORDER = (
+    "core",
+    "bayes",
+    "models",
+    "softelo",
+    "calibration",
+    "consistency",
+    "consensus",
+    "anchors",
+    "conformal",
+    "simulate",
+    "plots",
+    "datasets",
+    "parallel",
+)
 API_EXCLUDE = {"cli", "errors"}
 NAV_SECTIONS = {"gallery": "Gallery", "models": "Model cards", "api": "API"}
 
@@ -76,8 +89,9 @@ def static_all(name: str) -> list[str]:
     """``__all__`` of ``judgebayes.<name>``, read from its source without importing it."""
     tree = ast.parse(module_file(name).read_text(encoding="utf-8"))
     for node in tree.body:
-        if (isinstance(node, ast.Assign)
-                and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets)):
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets
+        ):
             return [str(v) for v in ast.literal_eval(node.value)]
     return []
 
@@ -114,16 +128,22 @@ def reference_section(card: Path) -> str:
     if not ref.exists():
         return ""
     data = json.loads(ref.read_text(encoding="utf-8"))
-    out = ["", "## Reference posterior", "",
-           f"From `models/{card.parent.name}/reference.json` (regenerate with "
-           f"`python models/make_reference.py {card.parent.name}`); the tests compare MAP + "
-           "Laplace, a short NUTS run and the PyMC twin against it.", ""]
+    out = [
+        "",
+        "## Reference posterior",
+        "",
+        f"From `models/{card.parent.name}/reference.json` (regenerate with "
+        f"`python models/make_reference.py {card.parent.name}`); the tests compare MAP + "
+        "Laplace, a short NUTS run and the PyMC twin against it.",
+        "",
+    ]
     if isinstance(data.get("data"), dict):
         out.append("**Data:** " + ", ".join(f"{k} = `{v}`" for k, v in data["data"].items()))
         out.append("")
     if isinstance(data.get("nuts"), dict):
-        out.append("**NUTS run:** " + ", ".join(
-            f"{k} = {_number(v)}" for k, v in data["nuts"].items()))
+        out.append(
+            "**NUTS run:** " + ", ".join(f"{k} = {_number(v)}" for k, v in data["nuts"].items())
+        )
         out.append("")
     summary = data.get("summary")
     if isinstance(summary, dict) and summary:
@@ -146,8 +166,10 @@ def readme_try_it() -> str:
     text = README.read_text(encoding="utf-8")
     match = re.search(r"^## Try it\s*\n(.*?)(?=^## )", text, flags=re.M | re.S)
     if match is None:
-        log.warning("README.md has no '## Try it' section: the getting-started page "
-                    "cannot show the set-up commands")
+        log.warning(
+            "README.md has no '## Try it' section: the getting-started page "
+            "cannot show the set-up commands"
+        )
         return ""
     return match.group(1).strip() + "\n"
 
@@ -158,18 +180,28 @@ def bench_section() -> str:
     for script in sorted(p for p in BENCH.glob("*.py") if not p.name.startswith("_")):
         doc = ast.get_docstring(ast.parse(script.read_text(encoding="utf-8"))) or ""
         title, _, body = doc.partition("\n")
-        out += [f"## `{script.name}`", "", f"**{title.strip()}**", "", _rst_to_md(body.strip()),
-                ""]
+        out += [f"## `{script.name}`", "", f"**{title.strip()}**", "", _rst_to_md(body.strip()), ""]
         result = BENCH / "results" / f"{script.stem}.txt"
         if result.exists():
-            out += ["### Last recorded run", "",
-                    f"`bench/results/{result.name}` (the command and the machine are in its "
-                    "first lines):", "", "```text",
-                    result.read_text(encoding="utf-8").rstrip(), "```", ""]
+            out += [
+                "### Last recorded run",
+                "",
+                f"`bench/results/{result.name}` (the command and the machine are in its "
+                "first lines):",
+                "",
+                "```text",
+                result.read_text(encoding="utf-8").rstrip(),
+                "```",
+                "",
+            ]
         else:
-            out += ["### Last recorded run", "",
-                    f"None recorded: run `python bench/{script.name}` and save its output as "
-                    f"`bench/results/{script.stem}.txt`.", ""]
+            out += [
+                "### Last recorded run",
+                "",
+                f"None recorded: run `python bench/{script.name}` and save its output as "
+                f"`bench/results/{script.stem}.txt`.",
+                "",
+            ]
     return "\n".join(out)
 
 
@@ -186,8 +218,7 @@ def _rst_to_md(text: str) -> str:
 
 
 def api_page(name: str) -> str:
-    return (f"# judgebayes.{name}\n\n"
-            f"::: judgebayes.{name}\n")
+    return f"# judgebayes.{name}\n\n::: judgebayes.{name}\n"
 
 
 def public_names_table() -> str:
@@ -240,19 +271,31 @@ def _generated() -> dict[str, dict[str, Any]]:
     """{src_uri: {"path" | "content": ..., "title": nav title, "section": nav key}}."""
     pages: dict[str, dict[str, Any]] = {}
     for nb in notebooks():
-        pages[f"notebooks/{nb.name}"] = {"path": nb, "title": notebook_intro(nb)[0],
-                                         "section": "gallery"}
-    pages["models/index.md"] = {"content": lambda: (MODELS / "README.md").read_text("utf-8"),
-                                "title": None, "section": "models"}
+        pages[f"notebooks/{nb.name}"] = {
+            "path": nb,
+            "title": notebook_intro(nb)[0],
+            "section": "gallery",
+        }
+    pages["models/index.md"] = {
+        "content": lambda: (MODELS / "README.md").read_text("utf-8"),
+        "title": None,
+        "section": "models",
+    }
     for card in model_cards():
         pages[f"models/{card.parent.name}/card.md"] = {
-            "content": lambda card=card: card.read_text("utf-8").rstrip() + "\n"
-            + reference_section(card),
-            "title": card_title(card), "section": "models"}
+            "content": lambda card=card: (
+                card.read_text("utf-8").rstrip() + "\n" + reference_section(card)
+            ),
+            "title": card_title(card),
+            "section": "models",
+        }
     for name in public_modules():
         if not (ROOT / "docs" / "api" / f"{name}.md").exists():
-            pages[f"api/{name}.md"] = {"content": lambda name=name: api_page(name),
-                                       "title": f"judgebayes.{name}", "section": "api"}
+            pages[f"api/{name}.md"] = {
+                "content": lambda name=name: api_page(name),
+                "title": f"judgebayes.{name}",
+                "section": "api",
+            }
     return pages
 
 
@@ -279,8 +322,14 @@ def on_config(config: Any) -> Any:
         if uri in listed or page["title"] is None:
             continue
         title = NAV_SECTIONS[page["section"]]
-        section = next((item[title] for item in nav
-                        if isinstance(item, dict) and isinstance(item.get(title), list)), None)
+        section = next(
+            (
+                item[title]
+                for item in nav
+                if isinstance(item, dict) and isinstance(item.get(title), list)
+            ),
+            None,
+        )
         if section is None:
             log.warning("nav has no %r section for %s", title, uri)
             continue
@@ -299,8 +348,14 @@ def on_files(files: Files, config: Any) -> Files:
         if "path" in page:
             # A real file under the repository root (mkdocs-jupyter's NotebookFile reads
             # abs_src_path from src_dir + src_uri, which a "generated" file lacks).
-            files.append(File(uri, src_dir=str(ROOT), dest_dir=config["site_dir"],
-                              use_directory_urls=config["use_directory_urls"]))
+            files.append(
+                File(
+                    uri,
+                    src_dir=str(ROOT),
+                    dest_dir=config["site_dir"],
+                    use_directory_urls=config["use_directory_urls"],
+                )
+            )
         else:
             files.append(File.generated(config, uri, content=page["content"]()))
     return files

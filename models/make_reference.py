@@ -33,19 +33,38 @@ def main(names: list[str]) -> None:
         spec = CATALOGUE[name]
         model, data, coords, dims = build(name)
         start = time.perf_counter()
-        idata = fit(model, data, chains=4, draws=5000, warmup=2000, seed=20261123,
-                    coords=coords, dims=dims, progress=False)
+        idata = fit(
+            model,
+            data,
+            chains=4,
+            draws=5000,
+            warmup=2000,
+            seed=20261123,
+            coords=coords,
+            dims=dims,
+            progress=False,
+        )
         summary = az.summary(idata, var_names=spec["summarise"], round_to="none")
         out = {
             "model": name,
             "data": spec["data"],
-            "nuts": {"chains": 4, "draws": 5000, "warmup": 2000, "seed": 20261123,
-                     "seconds": round(time.perf_counter() - start, 1),
-                     "max_r_hat": float(summary["r_hat"].max()),
-                     "min_ess_bulk": float(summary["ess_bulk"].min())},
-            "summary": {row: {"mean": float(r["mean"]), "sd": float(r["sd"]),
-                              "mcse_mean": float(r["mcse_mean"])}
-                        for row, r in summary.iterrows()},
+            "nuts": {
+                "chains": 4,
+                "draws": 5000,
+                "warmup": 2000,
+                "seed": 20261123,
+                "seconds": round(time.perf_counter() - start, 1),
+                "max_r_hat": float(summary["r_hat"].max()),
+                "min_ess_bulk": float(summary["ess_bulk"].min()),
+            },
+            "summary": {
+                row: {
+                    "mean": float(r["mean"]),
+                    "sd": float(r["sd"]),
+                    "mcse_mean": float(r["mcse_mean"]),
+                }
+                for row, r in summary.iterrows()
+            },
         }
         path = HERE / name / "reference.json"
         path.parent.mkdir(exist_ok=True)

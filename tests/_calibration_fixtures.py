@@ -29,8 +29,9 @@ def recovery_items() -> SimulatedItems:
     """J_A = 0.70, J_B = 0.35 (ΔJ as in the biology case), 400 calibration and 800 test
     items, latent correlation 0.5. Seed 6: a calibration sample whose q̂ lie within 1 SE
     of the truth (seed 4 draws q̂1[A] 2 SE low, which a 95% interval may rightly miss)."""
-    return simulate_items([0.7, 0.75], q0=[0.85, 0.55], q1=[0.85, 0.8], n_cal=400,
-                          n_test=800, seed=6)
+    return simulate_items(
+        [0.7, 0.75], q0=[0.85, 0.55], q1=[0.85, 0.8], n_cal=400, n_test=800, seed=6
+    )
 
 
 def log_joint(model: Callable, data: Mapping[str, Any], params: Mapping[str, Any]) -> float:
@@ -39,7 +40,8 @@ def log_joint(model: Callable, data: Mapping[str, Any], params: Mapping[str, Any
     return float(jax.jit(lambda p: log_density(model, (), dict(data), p)[0])(dict(params)))
 
 
-def pointwise_loglik(model: Callable, samples: Mapping[str, Any],
-                     data: Mapping[str, Any]) -> dict[str, Any]:
+def pointwise_loglik(
+    model: Callable, samples: Mapping[str, Any], data: Mapping[str, Any]
+) -> dict[str, Any]:
     """NumPyro's ``log_likelihood`` of every observed site, as one compiled function."""
     return jax.jit(lambda s: log_likelihood(model, s, **data))(dict(samples))

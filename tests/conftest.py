@@ -48,6 +48,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     steal work from each other: starting the longest items first lets the short ones
     fill the gaps, instead of one worker finishing on a two-minute notebook alone.
     """
+
     def rank(item: pytest.Item) -> int:
         if item.nodeid.startswith("tests/test_notebooks.py"):
             return 0

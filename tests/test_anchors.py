@@ -33,8 +33,11 @@ from judgebayes.anchors import (
 def transitive_table(n_models: int = 5, n_prompts: int = 3) -> pd.DataFrame:
     """Every pair on every prompt; the better model (earlier letter) wins by 1."""
     names = "abcdefgh"[:n_models]
-    rows = [{"prompt_id": f"p{i}", "model_a": x, "model_b": y, "verdict": 1}
-            for i in range(n_prompts) for x, y in combinations(names, 2)]
+    rows = [
+        {"prompt_id": f"p{i}", "model_a": x, "model_b": y, "verdict": 1}
+        for i in range(n_prompts)
+        for x, y in combinations(names, 2)
+    ]
     return pd.DataFrame(rows)
 
 
@@ -51,8 +54,8 @@ def test_table2_is_reproduced() -> None:
 
 
 def test_exact_sign_test_is_the_smallest_n_reaching_the_power() -> None:
-    for p, n in zip((0.55, 0.6, 0.7), sign_test_n([0.55, 0.6, 0.7], method="exact"),
-                    strict=True):
+    for p, n in zip((0.55, 0.6, 0.7), sign_test_n([0.55, 0.6, 0.7], method="exact"), strict=True):
+
         def power(k: int, p: float = p) -> float:
             c = np.arange(k + 2)  # reject when X >= crit, the smallest with size <= 5%
             crit = int(c[np.argmax(binom.sf(c - 1, k, 0.5) <= 0.05)])
@@ -70,11 +73,19 @@ def test_hand_computed_informativeness_on_a_tiny_table() -> None:
     #   p1: x 2, y 2, z -1   -> pairs differ: (x,z), (y,z)       five 2/3, three 2/3
     #   p2: x 2, y 1, z 0    -> all three differ (five); sign 1,1,0 -> 2
     #   p3: x -1, y -1, z -  -> one pair, same                    0/1
-    rows = [("p1", "x", "A", "A>>B"), ("p1", "A", "y", -2), ("p1", "z", "A", "B>A"),
-            ("p2", "x", "A", 2), ("p2", "A", "y", "B>A"), ("p2", "z", "A", "A=B"),
-            ("p3", "x", "A", -1), ("p3", "A", "y", "A>B")]
-    table = verdict_table(pd.DataFrame(rows, columns=["prompt_id", "model_a", "model_b",
-                                                      "verdict"]))
+    rows = [
+        ("p1", "x", "A", "A>>B"),
+        ("p1", "A", "y", -2),
+        ("p1", "z", "A", "B>A"),
+        ("p2", "x", "A", 2),
+        ("p2", "A", "y", "B>A"),
+        ("p2", "z", "A", "A=B"),
+        ("p3", "x", "A", -1),
+        ("p3", "A", "y", "A>B"),
+    ]
+    table = verdict_table(
+        pd.DataFrame(rows, columns=["prompt_id", "model_a", "model_b", "verdict"])
+    )
     assert table.usable_anchors() == ("A",)
     five = informativeness(table)
     three = informativeness(table, scale="three")
@@ -85,9 +96,14 @@ def test_hand_computed_informativeness_on_a_tiny_table() -> None:
 
 
 def test_position_debiasing_averages_both_orders_and_counts_them() -> None:
-    frame = pd.DataFrame({"prompt_id": ["p1", "p1", "p1", "p2"],
-                          "model_a": ["x", "y", "x", "x"], "model_b": ["y", "x", "z", "y"],
-                          "verdict": [2, -1, 1, "B>>A"]})
+    frame = pd.DataFrame(
+        {
+            "prompt_id": ["p1", "p1", "p1", "p2"],
+            "model_a": ["x", "y", "x", "x"],
+            "model_b": ["y", "x", "z", "y"],
+            "verdict": [2, -1, 1, "B>>A"],
+        }
+    )
     table = verdict_table(frame)
     assert table.n_debiased == 1
     pv = table.pair_verdicts().set_index(["prompt_id", "model_i", "model_j"])
@@ -99,18 +115,24 @@ def test_position_debiasing_averages_both_orders_and_counts_them() -> None:
     assert "1 (prompt, pair)s judged in both orders averaged" in repr(table)
 
 
-@pytest.mark.parametrize(("change", "message"), [
-    ({"verdict": ["A>>B", "A>>>B"]}, r"row 1, column 'verdict': not a verdict"),
-    ({"verdict": [1, 0.5]}, r"row 1, column 'verdict': a verdict must be a whole margin"),
-    ({"verdict": [1, None]}, r"row 1, column 'verdict': missing verdict"),
-    ({"model_b": ["y", "x"]}, r"row 1, column 'model_b': a model judged against itself"),
-    ({"model_a": ["x", None]}, r"row 1, column 'model_a': missing name"),
-    ({"prompt_id": ["p", "p"], "model_b": ["y", "y"]},
-     r"row 1, column 'prompt_id': repeats row 0"),
-])
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"verdict": ["A>>B", "A>>>B"]}, r"row 1, column 'verdict': not a verdict"),
+        ({"verdict": [1, 0.5]}, r"row 1, column 'verdict': a verdict must be a whole margin"),
+        ({"verdict": [1, None]}, r"row 1, column 'verdict': missing verdict"),
+        ({"model_b": ["y", "x"]}, r"row 1, column 'model_b': a model judged against itself"),
+        ({"model_a": ["x", None]}, r"row 1, column 'model_a': missing name"),
+        (
+            {"prompt_id": ["p", "p"], "model_b": ["y", "y"]},
+            r"row 1, column 'prompt_id': repeats row 0",
+        ),
+    ],
+)
 def test_bad_rows_name_row_and_column(change: dict, message: str) -> None:
-    frame = pd.DataFrame({"prompt_id": ["p", "q"], "model_a": ["x", "x"],
-                          "model_b": ["y", "z"], "verdict": [1, -1]})
+    frame = pd.DataFrame(
+        {"prompt_id": ["p", "q"], "model_a": ["x", "x"], "model_b": ["y", "z"], "verdict": [1, -1]}
+    )
     for col, values in change.items():
         frame[col] = values
     with pytest.raises(DataError, match=message):
@@ -192,8 +214,7 @@ def test_robustness_curves_meet_their_exact_end_points() -> None:
     assert np.allclose(size.tau_quadratic[-1], 1.0)  # all prompts: π_quad itself
     count = anchor_count_curve(table, permutations=3, progress=False)
     assert np.allclose(count.tau[:, -1], 1.0)  # every model an anchor: all pairs
-    pilot = pilot_informativeness(table, n_prompts=30, model_counts=[7], repeats=2,
-                                  progress=False)
+    pilot = pilot_informativeness(table, n_prompts=30, model_counts=[7], repeats=2, progress=False)
     assert np.allclose(pilot.pearson, 1.0) and pilot.bottom3.all()  # the pilot is the data
     for result in (size, count, pilot):
         text = repr(result)

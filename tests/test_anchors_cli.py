@@ -18,8 +18,7 @@ def verdict_file(tmp_path_factory) -> tuple:
     sim = simulate_verdicts(6, 25, seed=3, orders="both")
     path = tmp_path_factory.mktemp("anchors") / "verdicts.csv"
     frame = sim.table().to_frame()
-    frame["verdict"] = frame["verdict"].map({2: "A>>B", 1: "A>B", 0: "A=B", -1: "B>A",
-                                             -2: "B>>A"})
+    frame["verdict"] = frame["verdict"].map({2: "A>>B", 1: "A>B", 0: "A=B", -1: "B>A", -2: "B>>A"})
     frame.to_csv(path, index=False)
     return sim, path
 
@@ -63,12 +62,17 @@ def test_anchor_based_file_has_one_usable_anchor(verdict_file, tmp_path, capsys)
     assert "anchor-based" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize(("content", "message"), [
-    (None, "no such file"),
-    ("prompt_id,model_a,model_b,verdict\np,x,y,A>B\np,x,z,maybe\n",
-     "bad.csv, row 1, column 'verdict': not a verdict"),
-    ("prompt_id,model_a,model_b,verdict,judge\np,x,y,1,j1\np,x,z,1,j2\n", "pick one"),
-])
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (None, "no such file"),
+        (
+            "prompt_id,model_a,model_b,verdict\np,x,y,A>B\np,x,z,maybe\n",
+            "bad.csv, row 1, column 'verdict': not a verdict",
+        ),
+        ("prompt_id,model_a,model_b,verdict,judge\np,x,y,1,j1\np,x,z,1,j2\n", "pick one"),
+    ],
+)
 def test_bad_input_exits_2_with_one_line(tmp_path, capsys, content, message) -> None:
     path = tmp_path / "bad.csv"
     if content is not None:
@@ -81,10 +85,16 @@ def test_bad_input_exits_2_with_one_line(tmp_path, capsys, content, message) -> 
 def test_bad_input_in_a_real_process(tmp_path) -> None:
     wrong = tmp_path / "wrong.csv"
     wrong.write_text("model,score\nx,1\n")
-    run = subprocess.run([sys.executable, "-m", "judgebayes.cli", "anchors", str(wrong)],
-                         capture_output=True, text=True)
+    run = subprocess.run(
+        [sys.executable, "-m", "judgebayes.cli", "anchors", str(wrong)],
+        capture_output=True,
+        text=True,
+    )
     assert run.returncode == 2
     assert run.stderr.count("\n") == 1 and "missing column 'prompt_id'" in run.stderr
-    usage = subprocess.run([sys.executable, "-m", "judgebayes.cli", "anchors", "power",
-                            "--ties", "1.5"], capture_output=True, text=True)
+    usage = subprocess.run(
+        [sys.executable, "-m", "judgebayes.cli", "anchors", "power", "--ties", "1.5"],
+        capture_output=True,
+        text=True,
+    )
     assert usage.returncode == 2 and "expected a tie rate in [0, 1)" in usage.stderr

@@ -78,21 +78,33 @@ def _stationary(spec, mode, sites) -> tuple[float, float, list[float]]:
     JAX in float64 compiled ~50 tiny kernels here (11 s of a 33 s test on a loaded machine).
     """
     with jax.enable_x64(True):
-        data = {k: (jnp.asarray(v) if isinstance(v, jax.Array) else v)
-                for k, v in spec.data.items()}
+        data = {
+            k: (jnp.asarray(v) if isinstance(v, jax.Array) else v) for k, v in spec.data.items()
+        }
         params = {k: np.asarray(mode[k].values, dtype=np.float64) for k in sites}
-        u0 = jax.tree.map(np.asarray, jax.jit(
-            lambda p: unconstrain_fn(spec.model, (), data, p))(params))
+        u0 = jax.tree.map(
+            np.asarray, jax.jit(lambda p: unconstrain_fn(spec.model, (), data, p))(params)
+        )
 
-        value_and_grad = jax.jit(jax.value_and_grad(
-            lambda u: potential_energy(spec.model, (), data, u)))
+        value_and_grad = jax.jit(
+            jax.value_and_grad(lambda u: potential_energy(spec.model, (), data, u))
+        )
         value, grad = value_and_grad(u0)
         rng = np.random.default_rng(0)
-        near = [float(value_and_grad(jax.tree.map(
-            lambda x: x + 0.05 * rng.standard_normal(x.shape), u0))[0]) for _ in range(5)]
+        near = [
+            float(
+                value_and_grad(jax.tree.map(lambda x: x + 0.05 * rng.standard_normal(x.shape), u0))[
+                    0
+                ]
+            )
+            for _ in range(5)
+        ]
         # |gradient| on the host: jnp.abs(...).max() per site compiled two kernels each
-        return (max(float(np.abs(np.asarray(g)).max()) for g in jax.tree.leaves(grad)),
-                float(value), near)
+        return (
+            max(float(np.abs(np.asarray(g)).max()) for g in jax.tree.leaves(grad)),
+            float(value),
+            near,
+        )
 
 
 def test_map_is_the_mode_of_the_same_density(anchored) -> None:
@@ -107,8 +119,15 @@ def test_map_is_the_mode_of_the_same_density(anchored) -> None:
     spec = ordered_logistic_spec(table)
     assert spec.data["position_bias"] and spec.data["n_answers"] == 80
     mode = jb.map_estimate(jb.fit(spec, method="map", draws=50))  # the notebook's draws too
-    sites = ("theta", "sigma_answer", "answer_z", "sigma_difficulty", "difficulty_z",
-             "log_gap", "gamma")
+    sites = (
+        "theta",
+        "sigma_answer",
+        "answer_z",
+        "sigma_difficulty",
+        "difficulty_z",
+        "log_gap",
+        "gamma",
+    )
     grad, base, near = _stationary(spec, mode, sites)
     assert grad < 1e-2
     assert min(near) > base
@@ -122,8 +141,9 @@ def test_padded_map_is_the_mode_of_the_unpadded_density() -> None:
     padded = ordered_logistic_spec(table, pad_to=40, models=sim.models, **options)
     assert int(padded.data["mask"].sum()) == 30
     mode = jb.map_estimate(jb.fit(padded, method="map", draws=10))
-    grad, base, near = _stationary(ordered_logistic_spec(table, **options), mode,
-                                   ("theta", "log_gap"))
+    grad, base, near = _stationary(
+        ordered_logistic_spec(table, **options), mode, ("theta", "log_gap")
+    )
     assert grad < 1e-3 and min(near) > base
 
 
@@ -143,10 +163,10 @@ def test_nuts_intervals_cover_the_true_gaps(anchored) -> None:
         # each (with 2 × 250, on 5, and the chunked NUTS driver's draws put the upper one
         # at 1.41 against the realised 1.43; with 500, 1.50). The truth sits in the upper
         # tail either way (posterior median 1.10): noted in the session note.
-        idata = jb.fit(ordered_logistic_spec(table), chains=2, draws=500, warmup=500,
-                       seed=1, progress=False)
-    gaps = theta_gaps(idata, anchor, level=0.9, truth=dict(zip(sim.models, sim.theta,
-                                                               strict=True)))
+        idata = jb.fit(
+            ordered_logistic_spec(table), chains=2, draws=500, warmup=500, seed=1, progress=False
+        )
+    gaps = theta_gaps(idata, anchor, level=0.9, truth=dict(zip(sim.models, sim.theta, strict=True)))
     assert len(gaps) == 9
     assert gaps["covered"].sum() >= 6
     assert np.corrcoef(gaps["mean"], gaps["truth"])[0, 1] > 0.95

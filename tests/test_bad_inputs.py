@@ -31,32 +31,65 @@ import judgebayes as jb
 from judgebayes.cli import main
 
 # ----------------------------------------------------------------- tiny valid inputs
-ARENA = [{"model_a": a, "model_b": b, "winner": w} for a, b, w in [
-    ("a", "b", "model_a"), ("b", "c", "model_a"), ("c", "a", "model_a"), ("a", "b", "tie"),
-    ("b", "c", "model_b")]]
-TABLE = [{"model_a": a, "model_b": b, "judge_label": y} for a, b, y in [
-    ("a", "b", 1), ("b", "c", 1), ("c", "a", 1), ("a", "b", 0), ("b", "c", 0.5)]]
-SOFT = [{"model_a": a, "model_b": b, "human_pref": k % 2, "judge_pref": (k + 1) % 2,
-         "scores_a": json.dumps({"x": k}), "scores_b": json.dumps({"x": 5 - k})}
-        for k, (a, b) in enumerate([("a", "b"), ("b", "c"), ("c", "a"), ("a", "b")])]
-CONTEST = [{"first": a, "second": b, "question": str(k), "winner": w}
-           for k, (a, b, w) in enumerate([("a", "b", "a"), ("b", "a", "a"), ("b", "c", "Tie"),
-                                          ("c", "b", "c")])]
-ITEMS = [{"model": m, "item_id": i, "judge_label": (i + k) % 2,
-          "human_label": i % 2 if i < 3 else None}
-         for k, m in enumerate("mn") for i in range(6)]
+ARENA = [
+    {"model_a": a, "model_b": b, "winner": w}
+    for a, b, w in [
+        ("a", "b", "model_a"),
+        ("b", "c", "model_a"),
+        ("c", "a", "model_a"),
+        ("a", "b", "tie"),
+        ("b", "c", "model_b"),
+    ]
+]
+TABLE = [
+    {"model_a": a, "model_b": b, "judge_label": y}
+    for a, b, y in [("a", "b", 1), ("b", "c", 1), ("c", "a", 1), ("a", "b", 0), ("b", "c", 0.5)]
+]
+SOFT = [
+    {
+        "model_a": a,
+        "model_b": b,
+        "human_pref": k % 2,
+        "judge_pref": (k + 1) % 2,
+        "scores_a": json.dumps({"x": k}),
+        "scores_b": json.dumps({"x": 5 - k}),
+    }
+    for k, (a, b) in enumerate([("a", "b"), ("b", "c"), ("c", "a"), ("a", "b")])
+]
+CONTEST = [
+    {"first": a, "second": b, "question": str(k), "winner": w}
+    for k, (a, b, w) in enumerate(
+        [("a", "b", "a"), ("b", "a", "a"), ("b", "c", "Tie"), ("c", "b", "c")]
+    )
+]
+ITEMS = [
+    {"model": m, "item_id": i, "judge_label": (i + k) % 2, "human_label": i % 2 if i < 3 else None}
+    for k, m in enumerate("mn")
+    for i in range(6)
+]
 
 # verb -> (argv after the file, the verb's records, their label field, native suffix)
 VERBS: dict[str, tuple[list[str], list[dict], str, str]] = {
-    "elo-arena": (["elo", "--format", "arena", "--n-boot", "20", "--no-progress"], ARENA,
-                  "winner", ".json"),
-    "elo-csv": (["elo", "--format", "csv", "--n-boot", "20", "--no-progress"], TABLE,
-                "judge_label", ".csv"),
-    "softelo": (["softelo", "--format", "softelo", "--n-boot", "2", "--no-progress"], SOFT,
-                "judge_pref", ".csv"),
+    "elo-arena": (
+        ["elo", "--format", "arena", "--n-boot", "20", "--no-progress"],
+        ARENA,
+        "winner",
+        ".json",
+    ),
+    "elo-csv": (
+        ["elo", "--format", "csv", "--n-boot", "20", "--no-progress"],
+        TABLE,
+        "judge_label",
+        ".csv",
+    ),
+    "softelo": (
+        ["softelo", "--format", "softelo", "--n-boot", "2", "--no-progress"],
+        SOFT,
+        "judge_pref",
+        ".csv",
+    ),
     "consistency": (["consistency"], CONTEST, "winner", ".json"),
-    "calibrate": (["calibrate", "--n-boot", "100", "--no-progress"], ITEMS, "judge_label",
-                  ".csv"),
+    "calibrate": (["calibrate", "--n-boot", "100", "--no-progress"], ITEMS, "judge_label", ".csv"),
 }
 
 
@@ -89,8 +122,9 @@ def _gzip(d: Path, recs: list[dict], label: str, suffix: str) -> Path:
 
 
 def _latin1(d: Path, recs: list[dict], label: str, suffix: str) -> Path:
-    return _write(d / f"j_contest_data{suffix}", _text(_named(recs, "café"), suffix).encode(
-        "latin-1"))
+    return _write(
+        d / f"j_contest_data{suffix}", _text(_named(recs, "café"), suffix).encode("latin-1")
+    )
 
 
 def _empty(d: Path, recs: list[dict], label: str, suffix: str) -> Path:
@@ -112,8 +146,9 @@ def _one_object(d: Path, recs: list[dict], label: str, suffix: str) -> Path:
 
 
 def _null_label(d: Path, recs: list[dict], label: str, suffix: str) -> Path:
-    return _write(d / "j_contest_data.json", json.dumps([{**r, label: None} for r in recs]
-                                                       ).encode())
+    return _write(
+        d / "j_contest_data.json", json.dumps([{**r, label: None} for r in recs]).encode()
+    )
 
 
 def _folder(d: Path, recs: list[dict], label: str, suffix: str) -> Path:
@@ -131,8 +166,10 @@ def _bom(d: Path, recs: list[dict], label: str, suffix: str) -> Path:
 
 def _dup_header(d: Path, recs: list[dict], label: str, suffix: str) -> Path:
     lines = _csv(recs).splitlines()
-    lines = [lines[0] + "," + lines[0].split(",")[0],
-             *(line + "," + line.split(",")[0] for line in lines[1:])]
+    lines = [
+        lines[0] + "," + lines[0].split(",")[0],
+        *(line + "," + line.split(",")[0] for line in lines[1:]),
+    ]
     return _write(d / "battles.csv", ("\n".join(lines) + "\n").encode())
 
 
@@ -148,8 +185,9 @@ def _zip(d: Path, recs: list[dict], label: str, suffix: str) -> Path:
 
 
 def _corrupt_gzip(d: Path, recs: list[dict], label: str, suffix: str) -> Path:
-    return _write(d / f"j_contest_data{suffix}.gz",
-                  gzip.compress(_text(recs, suffix).encode())[:-12])
+    return _write(
+        d / f"j_contest_data{suffix}.gz", gzip.compress(_text(recs, suffix).encode())[:-12]
+    )
 
 
 # case -> (writer, what stderr must contain; None: the file is fine and must load)
@@ -173,8 +211,10 @@ CASES: dict[str, tuple[Writer, str | None]] = {
 # well-read file that `calibrate` then rejects for its content, in one line.
 CALIBRATE_OWN = {"one-record-jsonl", "null-label"}
 # A folder is what `consistency` reads: an empty one has no contest files.
-EXPECTED = {("consistency", "folder"): "no *.json contest files",
-            ("elo-csv", "null-label"): "no battle has a judge_label"}
+EXPECTED = {
+    ("consistency", "folder"): "no *.json contest files",
+    ("elo-csv", "null-label"): "no battle has a judge_label",
+}
 
 
 def _run(argv: list[str], capsys: pytest.CaptureFixture) -> tuple[int, str]:
@@ -184,8 +224,9 @@ def _run(argv: list[str], capsys: pytest.CaptureFixture) -> tuple[int, str]:
 
 @pytest.mark.parametrize("case", sorted(CASES))
 @pytest.mark.parametrize("verb", sorted(VERBS))
-def test_every_verb_exits_2_with_one_line_on_bad_input(verb: str, case: str, tmp_path: Path,
-                                                      capsys: pytest.CaptureFixture) -> None:
+def test_every_verb_exits_2_with_one_line_on_bad_input(
+    verb: str, case: str, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
     args, records, label, suffix = VERBS[verb]
     writer, needle = CASES[case]
     path = writer(tmp_path, records, label, suffix)
@@ -208,16 +249,16 @@ def test_every_verb_exits_2_with_one_line_on_bad_input(verb: str, case: str, tmp
 
 @pytest.mark.parametrize("verb", ["elo-arena", "elo-csv", "consistency"])
 @pytest.mark.parametrize("case", ["gzip", "bom"])
-def test_gzip_and_bom_files_run(verb: str, case: str, tmp_path: Path,
-                                capsys: pytest.CaptureFixture) -> None:
+def test_gzip_and_bom_files_run(
+    verb: str, case: str, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
     args, records, label, suffix = VERBS[verb]
     path = CASES[case][0](tmp_path, records, label, suffix)
     code, err = _run([args[0], str(path), *args[1:]], capsys)
     assert code == 0, err
 
 
-def test_consistency_side_files_are_checked(tmp_path: Path,
-                                            capsys: pytest.CaptureFixture) -> None:
+def test_consistency_side_files_are_checked(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     contests = _write(tmp_path / "j_contest_data.json", json.dumps(CONTEST).encode())
     elo = _write(tmp_path / "elo.csv", "judge,arena_elo\nj,1200\ncafé,1100\n".encode("latin-1"))
     code, err = _run(["consistency", str(contests), "--judge-elo", str(elo)], capsys)
@@ -231,8 +272,12 @@ def test_consistency_side_files_are_checked(tmp_path: Path,
 
 def test_the_installed_command_prints_one_line(tmp_path: Path) -> None:
     path = _latin1(tmp_path, ARENA, "winner", ".json")
-    out = subprocess.run([sys.executable, "-m", "judgebayes.cli", "elo", str(path), "--format",
-                          "arena"], capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "judgebayes.cli", "elo", str(path), "--format", "arena"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 2
     assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr
     assert "j_contest_data.json, line 1: not UTF-8 text" in out.stderr
@@ -247,25 +292,35 @@ ARGS = {
 }
 
 
-@pytest.mark.parametrize(("verb", "option", "value"), [
-    *((v, "--n-boot", x) for v in ("demo", "elo", "softelo", "calibrate") for x in ("1", "-2",
-                                                                                   "ten")),
-    *((v, "--alpha", x) for v in ("elo", "softelo", "calibrate") for x in ("0", "1", "1.5",
-                                                                         "nan")),
-    *((v, "--lam", x) for v in ("elo", "softelo") for x in ("-1", "inf")),
-    *((v, "--seed", "-1") for v in ("demo", "elo", "softelo", "calibrate")),
-    ("calibrate", "--n-splits", "0"),
-    ("calibrate", "--n-boot", "99"),
-    ("softelo", "--splits", "0"),
-    ("softelo", "--smoothing", "1.5"),
-    ("demo", "--models", "1"),
-    ("demo", "--models", "-3"),
-    ("demo", "--battles", "0"),
-    *((v, "--map", x) for v in ("elo", "calibrate") for x in ("left", "=model_a", "left=")),
-    *((v, "--label", x) for v in ("elo", "softelo") for x in ("A", "A=win", "A=2", "A=-1")),
-])
-def test_argument_values_are_checked_by_the_parser(verb: str, option: str, value: str,
-                                                   capsys: pytest.CaptureFixture) -> None:
+@pytest.mark.parametrize(
+    ("verb", "option", "value"),
+    [
+        *(
+            (v, "--n-boot", x)
+            for v in ("demo", "elo", "softelo", "calibrate")
+            for x in ("1", "-2", "ten")
+        ),
+        *(
+            (v, "--alpha", x)
+            for v in ("elo", "softelo", "calibrate")
+            for x in ("0", "1", "1.5", "nan")
+        ),
+        *((v, "--lam", x) for v in ("elo", "softelo") for x in ("-1", "inf")),
+        *((v, "--seed", "-1") for v in ("demo", "elo", "softelo", "calibrate")),
+        ("calibrate", "--n-splits", "0"),
+        ("calibrate", "--n-boot", "99"),
+        ("softelo", "--splits", "0"),
+        ("softelo", "--smoothing", "1.5"),
+        ("demo", "--models", "1"),
+        ("demo", "--models", "-3"),
+        ("demo", "--battles", "0"),
+        *((v, "--map", x) for v in ("elo", "calibrate") for x in ("left", "=model_a", "left=")),
+        *((v, "--label", x) for v in ("elo", "softelo") for x in ("A", "A=win", "A=2", "A=-1")),
+    ],
+)
+def test_argument_values_are_checked_by_the_parser(
+    verb: str, option: str, value: str, capsys: pytest.CaptureFixture
+) -> None:
     with pytest.raises(SystemExit) as exit_:
         main([*ARGS[verb], option, value])
     assert exit_.value.code == 2
@@ -284,8 +339,18 @@ LOADERS = {
     "read_battles": (lambda p: jb.read_battles(p, "arena"), ARENA, "winner", ".json"),
     "read_judged_items": (jb.read_judged_items, ITEMS, "judge_label", ".csv"),
 }
-BAD = ["latin-1", "empty", "unquoted-comma", "single-object", "folder", "missing",
-       "duplicate-header", "truncated-json", "zip", "corrupt-gzip"]
+BAD = [
+    "latin-1",
+    "empty",
+    "unquoted-comma",
+    "single-object",
+    "folder",
+    "missing",
+    "duplicate-header",
+    "truncated-json",
+    "zip",
+    "corrupt-gzip",
+]
 
 
 @pytest.mark.parametrize("case", BAD)
@@ -303,10 +368,15 @@ def test_loaders_raise_data_error(loader: str, case: str, tmp_path: Path) -> Non
 @pytest.mark.parametrize("loader", ["read_arena", "read_consistency"])
 def test_a_null_winner_names_the_record(loader: str, tmp_path: Path) -> None:
     read, records, label, _ = LOADERS[loader]
-    path = _write(tmp_path / "j_contest_data.json",
-                  json.dumps([*records[:2], {**records[2], label: None}]).encode())
-    with pytest.raises(jb.DataError, match=r"^j_contest_data.json, record 2, column 'winner': "
-                                           r"missing") as err:
+    path = _write(
+        tmp_path / "j_contest_data.json",
+        json.dumps([*records[:2], {**records[2], label: None}]).encode(),
+    )
+    with pytest.raises(
+        jb.DataError,
+        match=r"^j_contest_data.json, record 2, column 'winner': "
+        r"missing",
+    ) as err:
         read(path)
     assert err.value.row == 2 and err.value.column == "winner"
 
@@ -315,11 +385,12 @@ def test_a_null_winner_names_the_record(loader: str, tmp_path: Path) -> None:
 @pytest.mark.parametrize("case", ["gzip", "bom"])
 def test_gzip_and_bom_load_like_the_plain_file(loader: str, case: str, tmp_path: Path) -> None:
     read, records, label, suffix = LOADERS[loader]
-    plain = read(_write(tmp_path / f"plain_contest_data{suffix}",
-                        _text(records, suffix).encode()))
+    plain = read(_write(tmp_path / f"plain_contest_data{suffix}", _text(records, suffix).encode()))
     other = read(CASES[case][0](tmp_path, records, label, suffix))
-    pd.testing.assert_frame_equal(other.frame.drop(columns="judge", errors="ignore"),
-                                  plain.frame.drop(columns="judge", errors="ignore"))
+    pd.testing.assert_frame_equal(
+        other.frame.drop(columns="judge", errors="ignore"),
+        plain.frame.drop(columns="judge", errors="ignore"),
+    )
 
 
 def test_one_record_jsonl_and_column_objects_load(tmp_path: Path) -> None:
@@ -337,8 +408,7 @@ def test_loaders_read_by_suffix(tmp_path: Path) -> None:
     assert arena.column("human_label").tolist() == [1.0, 1.0, 1.0, 0.5, 0.0]
     soft = jb.read_softelo(_write(tmp_path / "s.json", json.dumps(SOFT).encode()))
     assert soft.column("judge_label").tolist() == [0.0, 1.0, 0.0, 1.0]
-    table = jb.read_table(_write(tmp_path / "t.json.gz", gzip.compress(
-        json.dumps(TABLE).encode())))
+    table = jb.read_table(_write(tmp_path / "t.json.gz", gzip.compress(json.dumps(TABLE).encode())))
     assert table.column("judge_label").tolist() == [1.0, 1.0, 1.0, 0.0, 0.5]
 
 
@@ -347,8 +417,10 @@ NAMES = ["007", "7", "NA", "None", "null", "nan", "1.0"]
 
 
 def _name_rows() -> list[dict]:
-    return [{"model_a": a, "model_b": b, "judge": j, "judge_label": 1}
-            for a, b, j in zip(NAMES, NAMES[1:] + NAMES[:1], NAMES[::-1], strict=True)]
+    return [
+        {"model_a": a, "model_b": b, "judge": j, "judge_label": 1}
+        for a, b, j in zip(NAMES, NAMES[1:] + NAMES[:1], NAMES[::-1], strict=True)
+    ]
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".tsv", ".json", ".jsonl", ".parquet"])
@@ -367,8 +439,10 @@ def test_names_are_strings_exactly_as_written(suffix: str, tmp_path: Path) -> No
 
 
 def test_missing_cells_stay_missing_outside_name_columns(tmp_path: Path) -> None:
-    path = _write(tmp_path / "t.csv", b"model_a,model_b,judge_label,human_label\n"
-                                      b"007,7,1,NA\n7,NA,,0\nNA,007,0.5,\n")
+    path = _write(
+        tmp_path / "t.csv",
+        b"model_a,model_b,judge_label,human_label\n007,7,1,NA\n7,NA,,0\nNA,007,0.5,\n",
+    )
     b = jb.read_table(path)
     assert b.models == ("007", "7", "NA")
     np.testing.assert_array_equal(b.column("judge_label"), [1.0, np.nan, 0.5])
@@ -379,23 +453,26 @@ def test_missing_cells_stay_missing_outside_name_columns(tmp_path: Path) -> None
 
 def test_mapped_name_columns_and_arena_and_softelo_keep_names(tmp_path: Path) -> None:
     path = _write(tmp_path / "t.csv", b"left,right,verdict\n007,7,A\n7,None,B\n")
-    b = jb.read_table(path, columns={"left": "model_a", "right": "model_b",
-                                     "verdict": "judge_label"}, labels={"A": 1, "B": 0})
+    b = jb.read_table(
+        path,
+        columns={"left": "model_a", "right": "model_b", "verdict": "judge_label"},
+        labels={"A": 1, "B": 0},
+    )
     assert b.models == ("007", "7", "None")
     arena = jb.read_arena(_write(tmp_path / "a.csv", b"model_a,model_b,winner\n007,7,tie\n"))
     assert arena.models == ("007", "7")
     soft = pd.DataFrame(SOFT).assign(model_a=["007", "7", "null", "007"])
     soft.to_csv(tmp_path / "s.csv", index=False)
-    assert set(jb.read_softelo(tmp_path / "s.csv").models) == {"007", "7", "null", "a", "b",
-                                                               "c"}
+    assert set(jb.read_softelo(tmp_path / "s.csv").models) == {"007", "7", "null", "a", "b", "c"}
 
 
 def test_numeric_names_in_contest_json_are_strings(tmp_path: Path) -> None:
-    records = [{"first": 7, "second": "007", "question": 1, "winner": 7},
-               {"first": "007", "second": 7, "question": 2, "winner": "Tie"},
-               {"first": 7.5, "second": 7, "question": 3, "winner": 7}]
-    b = jb.read_consistency(_write(tmp_path / "j_contest_data.json",
-                                   json.dumps(records).encode()))
+    records = [
+        {"first": 7, "second": "007", "question": 1, "winner": 7},
+        {"first": "007", "second": 7, "question": 2, "winner": "Tie"},
+        {"first": 7.5, "second": 7, "question": 3, "winner": 7},
+    ]
+    b = jb.read_consistency(_write(tmp_path / "j_contest_data.json", json.dumps(records).encode()))
     assert b.models == ("007", "7", "7.5")
     assert b.column("judge_label").tolist() == [1.0, 0.5, 0.0]
     assert b.column("prompt_id").tolist() == ["1", "2", "3"]
@@ -414,8 +491,9 @@ def test_a_repeated_column_is_an_error(tmp_path: Path) -> None:
 
 
 # ------------------------------------------------------------------- many files
-def test_errors_in_a_folder_name_the_file_and_its_record(consistency_dir: Path,
-                                                        tmp_path: Path) -> None:
+def test_errors_in_a_folder_name_the_file_and_its_record(
+    consistency_dir: Path, tmp_path: Path
+) -> None:
     names = ["chatgpt-4o-latest_contest_data.json", "claude-3-haiku-20240307_contest_data.json"]
     for name in names:
         shutil.copy(consistency_dir / name, tmp_path / name)
@@ -426,8 +504,9 @@ def test_errors_in_a_folder_name_the_file_and_its_record(consistency_dir: Path,
     path.write_text(json.dumps(records))
     with pytest.raises(jb.DataError) as err:
         jb.read_consistency(tmp_path)
-    assert str(err.value).startswith(f"{names[1]}, record 4, column 'model_b': a model "
-                                     "battling itself")
+    assert str(err.value).startswith(
+        f"{names[1]}, record 4, column 'model_b': a model battling itself"
+    )
     assert err.value.row == 4
     records[4]["winner"] = "nobody"  # found while reading the file
     path.write_text(json.dumps(records))
@@ -436,13 +515,20 @@ def test_errors_in_a_folder_name_the_file_and_its_record(consistency_dir: Path,
     dropped = jb.read_consistency(tmp_path, on_invalid="drop")
     assert dropped.report.n_dropped == 1
     assert dropped.report.n_input == len(records) + len(
-        json.loads((tmp_path / names[0]).read_text()))
+        json.loads((tmp_path / names[0]).read_text())
+    )
 
 
 # ---------------------------------------------------------------------- subsets
 def test_subsets_report_their_own_rows() -> None:
-    b = jb.Battles({"model_a": ["x", "y", "z", "x"], "model_b": ["y", "z", "x", "z"],
-                    "judge": ["j", "j", "k", "k"], "judge_label": [1, 0.5, 0, 1]})
+    b = jb.Battles(
+        {
+            "model_a": ["x", "y", "z", "x"],
+            "model_b": ["y", "z", "x", "z"],
+            "judge": ["j", "j", "k", "k"],
+            "judge_label": [1, 0.5, 0, 1],
+        }
+    )
     one = b.for_judge("j")
     assert one.report.n_input == 4 and one.report.n_used == len(one) == 2
     assert one.report.excluded == {"other judges": 2}
@@ -464,24 +550,39 @@ def test_judge_subset_of_the_contests_reports_its_rows(consistency_battles) -> N
     one = consistency_battles.for_judge(judge)
     n = len(consistency_battles)
     assert one.report.n_input == n and one.report.n_used == len(one)
-    assert str(one.report) == (f"{n:,} rows in, {len(one):,} used; {n - len(one):,} not used: "
-                               "other judges")
+    assert str(one.report) == (
+        f"{n:,} rows in, {len(one):,} used; {n - len(one):,} not used: other judges"
+    )
 
 
 def test_dropped_rows_stay_in_a_subsets_report() -> None:
-    b = jb.Battles({"model_a": ["x", "y", "z", "x"], "model_b": ["y", "y", "x", "z"],
-                    "judge": ["j", "j", "k", "k"]}, on_invalid="drop")
+    b = jb.Battles(
+        {
+            "model_a": ["x", "y", "z", "x"],
+            "model_b": ["y", "y", "x", "z"],
+            "judge": ["j", "j", "k", "k"],
+        },
+        on_invalid="drop",
+    )
     one = b.for_judge("k")
     assert one.report.n_input == 4 and one.report.n_dropped == 1 and one.report.n_used == 2
 
 
 # ---------------------------------------------------------------------- display
 def test_battles_and_drop_reports_read_well_as_a_cells_last_line() -> None:
-    b = jb.Battles({"model_a": ["x", "y", "z", "x"], "model_b": ["y", "z", "x", "z"],
-                    "judge": ["j", "j", "k", "k"], "judge_label": [1, 0.5, 0, 1]})
+    b = jb.Battles(
+        {
+            "model_a": ["x", "y", "z", "x"],
+            "model_b": ["y", "z", "x", "z"],
+            "judge": ["j", "j", "k", "k"],
+            "judge_label": [1, 0.5, 0, 1],
+        }
+    )
     one = b.for_judge("j")
-    assert repr(one) == ("<Battles: 2 battles, 3 models, 1 judges, labels=['judge_label']; "
-                         "4 rows in, 2 dropped or not used>")
+    assert repr(one) == (
+        "<Battles: 2 battles, 3 models, 1 judges, labels=['judge_label']; "
+        "4 rows in, 2 dropped or not used>"
+    )
     assert str(b) == "Battles(4 battles, 3 models, 2 judges, labels=['judge_label'])"
     assert "<table" in one._repr_html_() and len(one.to_frame()) == 2
     report = one.report
@@ -506,8 +607,10 @@ def test_summary_json_is_strict_json_with_reasons_for_nulls(tmp_path: Path) -> N
 
     from judgebayes.core.io import write_json
 
-    path = write_json(tmp_path / "s.json", {"width": math.inf, "rows": [{"cov": np.nan}],
-                                            "n": np.int64(3), "ok": np.float64(0.5)})
+    path = write_json(
+        tmp_path / "s.json",
+        {"width": math.inf, "rows": [{"cov": np.nan}], "n": np.int64(3), "ok": np.float64(0.5)},
+    )
     text = path.read_text()
     assert "Infinity" not in text and "NaN" not in text
     data = json.loads(text)

@@ -35,8 +35,9 @@ NUTS = {"chains": 2, "draws": 500, "warmup": 500, "progress": False}
 def battles() -> jb.Battles:
     frame = jb.simulate_bt(4, 76, tie_nu=3.0, seed=3).battles.frame
     lone = pd.DataFrame({"model_a": ["model-Z"], "model_b": ["model-0"], "human_label": [1.0]})
-    return jb.Battles(pd.concat([frame[["model_a", "model_b", "human_label"]], lone],
-                                ignore_index=True))
+    return jb.Battles(
+        pd.concat([frame[["model_a", "model_b", "human_label"]], lone], ignore_index=True)
+    )
 
 
 @pytest.fixture(scope="module")
@@ -93,8 +94,13 @@ def test_battle_level_terms_sum_to_the_pair_level_density(battles: jb.Battles) -
         idata = _fake_posterior(5)
         ll = cell_log_likelihood(spec, data, idata, target=tgt)
         stats = data.pair_stats(tgt)
-        by_pair = np.stack([(ll * ll["count"]).values[..., stats.cell_pair == p].sum(-1)
-                            for p in range(stats.n_pairs)], axis=-1)
+        by_pair = np.stack(
+            [
+                (ll * ll["count"]).values[..., stats.cell_pair == p].sum(-1)
+                for p in range(stats.n_pairs)
+            ],
+            axis=-1,
+        )
         with jax.enable_x64(True):
             theta = jnp.asarray(idata.posterior["theta"].values, jnp.float64)
             d = theta[..., stats.i] - theta[..., stats.j]
@@ -113,7 +119,8 @@ def test_battle_level_terms_sum_to_the_pair_level_density(battles: jb.Battles) -
         counts = jnp.asarray(np.asarray(spec.data["counts"]), jnp.float64)
         ref = dist.Multinomial(counts.sum(-1), logits=logits).log_prob(counts).sum(-1)
         coef = jax.scipy.special.gammaln(counts.sum(-1) + 1) - jax.scipy.special.gammaln(
-            counts + 1).sum(-1)
+            counts + 1
+        ).sum(-1)
         ref = np.asarray(ref - coef.sum())
     np.testing.assert_allclose(total, ref, rtol=1e-9, atol=1e-6)
 
@@ -121,17 +128,20 @@ def test_battle_level_terms_sum_to_the_pair_level_density(battles: jb.Battles) -
 def test_three_way_bt_predictive_is_davidson_with_nu_one(battles: jb.Battles) -> None:
     idata = _fake_posterior(5, log_nu=True)
     idata.posterior["log_nu"] = idata.posterior["log_nu"] * 0.0
-    bt = cell_log_likelihood(jb.models.bt(battles, "human_label"), battles, idata,
-                             target="human_label", predictive=True)
+    bt = cell_log_likelihood(
+        jb.models.bt(battles, "human_label"), battles, idata, target="human_label", predictive=True
+    )
     dav = cell_log_likelihood(jb.models.davidson(battles, "human_label"), battles, idata)
     np.testing.assert_allclose(bt.values, dav.values, atol=1e-12)
-    kernel = cell_log_likelihood(jb.models.bt(battles, "human_label"), battles, idata,
-                                 target="human_label")
+    kernel = cell_log_likelihood(
+        jb.models.bt(battles, "human_label"), battles, idata, target="human_label"
+    )
     assert np.all(kernel.values > bt.values)  # the kernel is not normalised over 3 outcomes
 
 
-def test_matches_az_loo_on_the_expanded_battle_log_likelihood(battles: jb.Battles,
-                                                              bt_fit: tuple) -> None:
+def test_matches_az_loo_on_the_expanded_battle_log_likelihood(
+    battles: jb.Battles, bt_fit: tuple
+) -> None:
     """Option (b): az.loo on the per-battle expanded log-lik gives the same numbers."""
     spec, idata = bt_fit
     res = battle_loo(spec, battles, idata, target="human_label", ties="kernel", fallback=None)
@@ -147,15 +157,18 @@ def test_matches_az_loo_on_the_expanded_battle_log_likelihood(battles: jb.Battle
     assert res.se == pytest.approx(ref.se, abs=1e-8)
     assert res.p_loo == pytest.approx(ref.p_loo, abs=1e-8)
     np.testing.assert_allclose(res.pointwise(), ref.loo_i.values, atol=1e-10)
-    np.testing.assert_allclose(np.repeat(res.cells["pareto_k"], res.lengths),
-                               ref.pareto_k.values, atol=1e-10)
+    np.testing.assert_allclose(
+        np.repeat(res.cells["pareto_k"], res.lengths), ref.pareto_k.values, atol=1e-10
+    )
     # cell_loo on the same cells, and on the expanded rows, agrees too
     assert cell_loo(ll, ll["count"].values, r_eff=1.0).elpd_loo == pytest.approx(
-        cell_loo(ll.values[..., rows], r_eff=1.0).elpd_loo, abs=1e-8)
+        cell_loo(ll.values[..., rows], r_eff=1.0).elpd_loo, abs=1e-8
+    )
 
 
 def test_psis_agrees_with_brute_force_and_the_lone_battle_is_refitted(
-        battles: jb.Battles, bt_fit: tuple, brute_force: tuple) -> None:
+    battles: jb.Battles, bt_fit: tuple, brute_force: tuple
+) -> None:
     spec, idata = bt_fit
     exact, mc_se = brute_force
     res = battle_loo(spec, battles, idata, target="human_label", fallback="refit", seed=5)
@@ -176,19 +189,20 @@ def test_psis_agrees_with_brute_force_and_the_lone_battle_is_refitted(
     total_tol = 4 * np.sqrt(2) * np.sqrt(np.sum((counts * mc_se) ** 2)) + 0.01 * ok.sum()
     assert abs(res.elpd_loo - np.sum(counts * exact)) <= total_tol
     gap = np.abs(cells["elpd"] - exact).to_numpy()
-    print(f"\nPSIS(+refit) vs brute force: elpd {res.elpd_loo:.3f} vs {np.sum(counts * exact):.3f}"
-          f" (tol {total_tol:.3f}); PSIS cells max |Δ| {gap[ok].max():.4f}, max |Δ|/tol "
-          f"{np.max(gap[ok] / tol[ok]):.2f}; refitted cell |Δ| {gap[~ok].max():.4f}, "
-          f"/tol {np.max(gap[~ok] / tol[~ok]):.2f}; PSIS alone "
-          f"{res.elpd_psis:.3f}")
+    print(
+        f"\nPSIS(+refit) vs brute force: elpd {res.elpd_loo:.3f} vs {np.sum(counts * exact):.3f}"
+        f" (tol {total_tol:.3f}); PSIS cells max |Δ| {gap[ok].max():.4f}, max |Δ|/tol "
+        f"{np.max(gap[ok] / tol[ok]):.2f}; refitted cell |Δ| {gap[~ok].max():.4f}, "
+        f"/tol {np.max(gap[~ok] / tol[~ok]):.2f}; PSIS alone "
+        f"{res.elpd_psis:.3f}"
+    )
 
 
-def test_kfold_fallback_runs_automatically_and_is_reported(battles: jb.Battles,
-                                                           bt_fit: tuple,
-                                                           brute_force: tuple) -> None:
+def test_kfold_fallback_runs_automatically_and_is_reported(
+    battles: jb.Battles, bt_fit: tuple, brute_force: tuple
+) -> None:
     spec, idata = bt_fit
-    res = battle_loo(spec, battles, idata, target="human_label", folds=5, max_refits=0,
-                     seed=2)
+    res = battle_loo(spec, battles, idata, target="human_label", folds=5, max_refits=0, seed=2)
     assert res.fallback == res.method == "kfold" and res.n_high_cells == 1
     assert res.lengths.sum() == res.n_battles == len(battles)
     assert res.fallback_frame["n_battles"].sum() == len(battles)
@@ -199,14 +213,15 @@ def test_kfold_fallback_runs_automatically_and_is_reported(battles: jb.Battles,
     assert none.warning and none.method == "psis"
 
 
-def test_compare_picks_davidson_on_data_with_many_ties(battles: jb.Battles,
-                                                       bt_fit: tuple) -> None:
+def test_compare_picks_davidson_on_data_with_many_ties(battles: jb.Battles, bt_fit: tuple) -> None:
     spec, idata = bt_fit
     dspec = jb.models.davidson(battles, "human_label")
     # MAP + Laplace draws: PSIS needs only draws, and it spares a second NUTS compilation
     didata = jb.fit(dspec, method="map", draws=1000, seed=0)
-    fits = {"bt": battle_loo(spec, battles, idata, target="human_label", fallback=None),
-            "davidson": battle_loo(dspec, battles, didata, fallback=None)}
+    fits = {
+        "bt": battle_loo(spec, battles, idata, target="human_label", fallback=None),
+        "davidson": battle_loo(dspec, battles, didata, fallback=None),
+    }
     table = compare_loo(fits)
     assert table.index[0] == "davidson" and table["elpd_diff"]["bt"] > 2 * table["dse"]["bt"]
     ref = az.compare({k: v.to_elpd_data() for k, v in fits.items()})
@@ -214,8 +229,7 @@ def test_compare_picks_davidson_on_data_with_many_ties(battles: jb.Battles,
     np.testing.assert_allclose(ref["dse"], table["dse"], rtol=1e-10)
     np.testing.assert_allclose(ref["elpd_diff"], table["elpd_diff"], rtol=1e-10)
     # the ½-tie kernel would have "won" for free, so compare refuses it beside a density
-    kernel = battle_loo(spec, battles, idata, target="human_label", ties="kernel",
-                        fallback=None)
+    kernel = battle_loo(spec, battles, idata, target="human_label", ties="kernel", fallback=None)
     assert kernel.elpd_loo > fits["davidson"].elpd_loo
     with pytest.raises(ValueError, match="normalised density"):
         compare_loo({"kernel": kernel, "davidson": fits["davidson"]})

@@ -36,8 +36,11 @@ def test_soft_elo_posterior_is_centred_on_the_truth(arena: tuple, soft_posterior
     post = soft_posterior
     elo = post.posterior["elo"].values[0]
     # Soft-Elo's β is fitted on human non-ties, so it targets the decisive-preference scale.
-    truth = sim.truth.set_index("model")["elo_decisive"].reindex(
-        post.posterior["model"].values).to_numpy()
+    truth = (
+        sim.truth.set_index("model")["elo_decisive"]
+        .reindex(post.posterior["model"].values)
+        .to_numpy()
+    )
     lo, hi = np.quantile(elo, [0.025, 0.975], axis=0)
     # 30 models; coverage of 95% intervals has binomial SD 0.04 → allow ≥ 0.83.
     assert np.mean((lo <= truth) & (truth <= hi)) >= 0.83
@@ -48,8 +51,11 @@ def test_soft_elo_posterior_is_centred_on_the_truth(arena: tuple, soft_posterior
     f = battles.frame
     f = f[f["human_label"].isin([0.0, 1.0])]
     s, y = f["score_diff"].to_numpy(), f["human_label"].to_numpy()
-    mle = minimize_scalar(lambda b: -np.sum(y * log_expit(b * s) + (1 - y) * log_expit(-b * s)),
-                          bounds=(0.01, 5), method="bounded").x
+    mle = minimize_scalar(
+        lambda b: -np.sum(y * log_expit(b * s) + (1 - y) * log_expit(-b * s)),
+        bounds=(0.01, 5),
+        method="bounded",
+    ).x
     p = expit(mle * s)
     fisher_se = 1 / np.sqrt(np.sum(s**2 * p * (1 - p)))
     beta = post.posterior["beta"].values
@@ -79,11 +85,19 @@ def test_multi_judge_model_recovers_discrimination_and_self_preference() -> None
     with 1,333 battles per judge (was 1,000)."""
     psi = np.array([0.5, 1.25, 1.6])
     own = {"judge-1": "model-2"}
-    sim = simulate_judges(6, 3, 4000, psi=psi, tau=0.05, eta=[0, 1.0, 0], own_model=own,
-                          seed=2)
+    sim = simulate_judges(6, 3, 4000, psi=psi, tau=0.05, eta=[0, 1.0, 0], own_model=own, seed=2)
     data, coords, dims = multi_judge_data(sim.battles, own_model=own)
-    idata = fit(multi_judge_model, data, chains=2, draws=400, warmup=400, seed=0,
-                coords=coords, dims=dims, progress=False)
+    idata = fit(
+        multi_judge_model,
+        data,
+        chains=2,
+        draws=400,
+        warmup=400,
+        seed=0,
+        coords=coords,
+        dims=dims,
+        progress=False,
+    )
     post_psi = idata.posterior["psi"].mean(("chain", "draw")).values
     assert spearmanr(post_psi, psi).statistic == 1.0
     np.testing.assert_allclose(post_psi, psi / np.exp(np.log(psi).mean()), rtol=0.2)

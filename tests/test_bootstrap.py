@@ -30,8 +30,11 @@ def test_replicates_are_exact_refits_of_resampled_battles() -> None:
     fit = jb.fit_bt(stats)
     theta, _ = solve_batched(stats, 0.01, fit.theta, np.arange(6), n[None], y[None])
     resampled = jb.PairStats.from_battles(
-        np.repeat(stats.i[stats.cell_pair], counts), np.repeat(stats.j[stats.cell_pair], counts),
-        np.repeat(stats.cell_target, counts), stats.models)
+        np.repeat(stats.i[stats.cell_pair], counts),
+        np.repeat(stats.j[stats.cell_pair], counts),
+        np.repeat(stats.cell_target, counts),
+        stats.models,
+    )
     np.testing.assert_allclose(theta[0], jb.fit_bt(resampled).theta, atol=1e-7)
 
 
@@ -76,8 +79,7 @@ def test_percentile_intervals_cover_at_nominal_rate(scheme: str, coverage_arenas
     """
     covered = []
     for rep, (stats, truth) in enumerate(coverage_arenas):
-        board = jb.bootstrap_bt(stats, lam=0.0, n_boot=200, scheme=scheme, seed=rep,
-                                progress=False)
+        board = jb.bootstrap_bt(stats, lam=0.0, n_boot=200, scheme=scheme, seed=rep, progress=False)
         covered.append(np.mean((board.elo_lo <= truth) & (truth <= board.elo_hi)))
     assert abs(np.mean(covered) - 0.95) < 0.045
 
@@ -95,11 +97,21 @@ def test_within_model_bootstrap_matches_fisher_information() -> None:
     held = "model-4"
     anchors = {m: e for m, e in truth.items() if m != held}
     mine = sim.battles.involving(held)
-    board = jb.bootstrap_bt(mine, target="human_label", lam=0.0, fixed=anchors, within=held,
-                            n_boot=2000, seed=1, progress=False)
+    board = jb.bootstrap_bt(
+        mine,
+        target="human_label",
+        lam=0.0,
+        fixed=anchors,
+        within=held,
+        n_boot=2000,
+        seed=1,
+        progress=False,
+    )
     k = board.models.index(held)
-    assert np.all(board.replicates[:, [x for x in range(10) if x != k]]
-                  == board.replicates[0, [x for x in range(10) if x != k]])
+    assert np.all(
+        board.replicates[:, [x for x in range(10) if x != k]]
+        == board.replicates[0, [x for x in range(10) if x != k]]
+    )
     stats = mine.pair_stats("human_label")
     theta = np.asarray(jb.elo_to_theta(board.fit.elo))
     p = expit(theta[stats.i] - theta[stats.j])

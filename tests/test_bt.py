@@ -47,8 +47,9 @@ def test_matches_logistic_regression_reference(arena: jb.SimulatedArena, lam: fl
 
 def test_two_models_closed_form() -> None:
     # x beats y 7 times, loses 2, ties 1: MLE d = logit(7.5 / 10).
-    f = pd.DataFrame({"model_a": ["x"] * 10, "model_b": ["y"] * 10,
-                      "judge_label": [1.0] * 7 + [0.0] * 2 + [0.5]})
+    f = pd.DataFrame(
+        {"model_a": ["x"] * 10, "model_b": ["y"] * 10, "judge_label": [1.0] * 7 + [0.0] * 2 + [0.5]}
+    )
     fit = jb.fit_bt(jb.Battles(f), lam=0.0)
     assert fit.theta[0] - fit.theta[1] == pytest.approx(logit(0.75), abs=1e-8)
     assert fit.elo.mean() == pytest.approx(1500.0)
@@ -90,8 +91,7 @@ def test_orientation_and_duplication_invariance(arena: jb.SimulatedArena) -> Non
     np.testing.assert_allclose(fit.elo, fit_swapped.elo, atol=1e-6)
     doubled = jb.fit_bt(jb.Battles(pd.concat([f, f])), target="human_label", lam=0.0)
     np.testing.assert_allclose(fit.elo, doubled.elo, atol=1e-6)
-    weighted = jb.fit_bt(arena.battles, target="human_label", lam=0.0,
-                         weights=np.full(len(f), 2.0))
+    weighted = jb.fit_bt(arena.battles, target="human_label", lam=0.0, weights=np.full(len(f), 2.0))
     np.testing.assert_allclose(fit.elo, weighted.elo, atol=1e-6)
 
 
@@ -112,8 +112,13 @@ def test_consistency_data_has_seven_components_of_five(consistency_battles) -> N
 
 
 def test_all_win_model_is_reported_and_mle_refused() -> None:
-    f = pd.DataFrame({"model_a": ["x", "x", "y", "z"], "model_b": ["y", "z", "z", "y"],
-                      "judge_label": [1.0, 1.0, 1.0, 1.0]})
+    f = pd.DataFrame(
+        {
+            "model_a": ["x", "x", "y", "z"],
+            "model_b": ["y", "z", "z", "y"],
+            "judge_label": [1.0, 1.0, 1.0, 1.0],
+        }
+    )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         fit = jb.fit_bt(jb.Battles(f))

@@ -50,16 +50,19 @@ def edges() -> tuple[jax.Array, jax.Array, jax.Array]:
     d = rng.normal(0.0, 3.0, 200)
     n_edge = np.array([5.0, 5.0, 7.0, 7.0, 3.0, 3.0, 2.5, 0.0, 9.0, 9.0, 1.0, 1.0])
     y_edge = np.array([0.0, 5.0, 0.0, 7.0, 1.5, 0.0, 2.5, 0.0, 4.0, 4.0, 0.0, 1.0])
-    d_edge = np.array([0.0, 0.0, 40.0, -40.0, 700.0, -700.0, 35.0, 3.0, 1e-12, -1e-12,
-                       -60.0, 60.0])
-    return (jnp.asarray(np.r_[y, y_edge]), jnp.asarray(np.r_[n, n_edge]),
-            jnp.asarray(np.r_[d, d_edge]))
+    d_edge = np.array([0.0, 0.0, 40.0, -40.0, 700.0, -700.0, 35.0, 3.0, 1e-12, -1e-12, -60.0, 60.0])
+    return (
+        jnp.asarray(np.r_[y, y_edge]),
+        jnp.asarray(np.r_[n, n_edge]),
+        jnp.asarray(np.r_[d, d_edge]),
+    )
 
 
 def test_value_is_eq1(edges: tuple) -> None:
     y, n, d = edges
-    np.testing.assert_allclose(soft_binomial_logpdf(y, n, d), plain_logpdf(y, n, d),
-                               rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(
+        soft_binomial_logpdf(y, n, d), plain_logpdf(y, n, d), rtol=1e-12, atol=1e-12
+    )
 
 
 @pytest.mark.parametrize("argnum", [0, 1, 2])
@@ -77,15 +80,17 @@ def test_first_derivatives_equal_autodiff_of_eq1(edges: tuple, argnum: int) -> N
     # the same through forward mode
     tangent = jnp.zeros(3).at[argnum].set(1.0)
     args = list(edges)
-    _, jvp = jax.jvp(lambda t: soft_binomial_logpdf(*(a + t[k] for k, a in enumerate(args))),
-                     (jnp.zeros(3),), (tangent,))
+    _, jvp = jax.jvp(
+        lambda t: soft_binomial_logpdf(*(a + t[k] for k, a in enumerate(args))),
+        (jnp.zeros(3),),
+        (tangent,),
+    )
     np.testing.assert_allclose(jvp, ref / weights, rtol=1e-10, atol=1e-10)
 
 
 def test_closed_forms_of_the_derivatives(edges: tuple) -> None:
     y, n, d = edges
-    gy, gn, gd = jax.grad(lambda *a: jnp.sum(soft_binomial_logpdf(*a)), argnums=(0, 1, 2))(
-        y, n, d)
+    gy, gn, gd = jax.grad(lambda *a: jnp.sum(soft_binomial_logpdf(*a)), argnums=(0, 1, 2))(y, n, d)
     np.testing.assert_allclose(gy, d, rtol=1e-14)
     np.testing.assert_allclose(gn, jax.nn.log_sigmoid(-d), rtol=1e-12, atol=1e-300)
     np.testing.assert_allclose(gd, y - n * jax.nn.sigmoid(d), rtol=1e-10, atol=1e-10)
@@ -95,14 +100,21 @@ def test_second_derivatives_and_finite_differences(edges: tuple) -> None:
     y, n, d = (a[:40] for a in edges)  # moderate |d|: finite differences are meaningful
     # jitted: JAX's transformations of a jitted function compile once per signature,
     # where op by op every operation of every derivative compiles on its own
-    check_grads(jax.jit(soft_binomial_logpdf), (y, n, d), order=2, modes=["fwd", "rev"],
-                atol=1e-6, rtol=1e-6)
+    check_grads(
+        jax.jit(soft_binomial_logpdf),
+        (y, n, d),
+        order=2,
+        modes=["fwd", "rev"],
+        atol=1e-6,
+        rtol=1e-6,
+    )
     hess = jax.jit(jax.hessian(lambda d: jnp.sum(soft_binomial_logpdf(y, n, d))))(d)
     ref = jax.jit(jax.hessian(lambda d: jnp.sum(plain_logpdf(y, n, d))))(d)
     np.testing.assert_allclose(hess, ref, rtol=1e-10, atol=1e-10)
     # −n·σ(d)σ(−d) on the diagonal
-    np.testing.assert_allclose(jnp.diag(hess), -n * jax.nn.sigmoid(d) * jax.nn.sigmoid(-d),
-                               rtol=1e-10)
+    np.testing.assert_allclose(
+        jnp.diag(hess), -n * jax.nn.sigmoid(d) * jax.nn.sigmoid(-d), rtol=1e-10
+    )
 
 
 def test_soft_binomial_broadcasts_draws_over_pairs() -> None:
@@ -131,17 +143,23 @@ def test_pair_difference_and_its_gradient(n_models: int, n_pairs: int) -> None:
     ref = jax.vjp(lambda t: t[i] - t[j], theta)[1](cot)[0]
     np.testing.assert_allclose(ours, ref, rtol=1e-12, atol=1e-12)
     tangent = jnp.asarray(rng.normal(size=n_models))
-    np.testing.assert_allclose(jax.jvp(lambda t: pair_difference(t, i, j), (theta,), (tangent,))[1],
-                               tangent[i] - tangent[j], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(
+        jax.jvp(lambda t: pair_difference(t, i, j), (theta,), (tangent,))[1],
+        tangent[i] - tangent[j],
+        rtol=1e-12,
+        atol=1e-12,
+    )
     # batched θ (draws × models), as the pointwise log-likelihood vmaps it
     thetas = jnp.asarray(rng.normal(size=(3, n_models)))
-    np.testing.assert_array_equal(jax.vmap(lambda t: pair_difference(t, i, j))(thetas),
-                                  thetas[:, i] - thetas[:, j])
+    np.testing.assert_array_equal(
+        jax.vmap(lambda t: pair_difference(t, i, j))(thetas), thetas[:, i] - thetas[:, j]
+    )
     np.testing.assert_array_equal(pair_difference(thetas, i, j), thetas[:, i] - thetas[:, j])
 
 
-def _plain_bt_model(i: jax.Array, j: jax.Array, n: jax.Array, n_models: int,
-                    prior_sd: float, y: jax.Array) -> None:
+def _plain_bt_model(
+    i: jax.Array, j: jax.Array, n: jax.Array, n_models: int, prior_sd: float, y: jax.Array
+) -> None:
     """:func:`bt_model` with θ_i − θ_j by indexing and Eq. 1 by log-sigmoids."""
     import numpyro
     import numpyro.distributions as dist
@@ -153,7 +171,8 @@ def _plain_bt_model(i: jax.Array, j: jax.Array, n: jax.Array, n_models: int,
 
 @pytest.mark.parametrize(("n_models", "n_battles"), [(12, 3000), (40, 150)])
 def test_bt_potential_value_gradient_and_hessian_equal_the_plain_model(
-        n_models: int, n_battles: int) -> None:
+    n_models: int, n_battles: int
+) -> None:
     # 12 models, all 66 pairs: pair_difference's dense form; 40 models, fewer than 150
     # pairs: its gathered form
     stats = jb.simulate_bt(n_models, n_battles, seed=3).battles.pair_stats("human_label")

@@ -31,17 +31,39 @@ def items_csv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def test_bayes_prints_designs_and_loo_and_writes_csvs(items_csv: Path, tmp_path: Path,
-                                                      capsys: pytest.CaptureFixture) -> None:
+def test_bayes_prints_designs_and_loo_and_writes_csvs(
+    items_csv: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
     out = tmp_path / "out"
-    assert main(["calibrate", str(items_csv), "--baseline", "A", "--n-boot", "200",
-                 "--n-splits", "2", "--bayes", "--chains", "1", "--draws", "200",
-                 "--no-progress", "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "calibrate",
+                str(items_csv),
+                "--baseline",
+                "A",
+                "--n-boot",
+                "200",
+                "--n-splits",
+                "2",
+                "--bayes",
+                "--chains",
+                "1",
+                "--draws",
+                "200",
+                "--no-progress",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     printed = capsys.readouterr().out
     assert "PPI++ 2×" in printed  # the frequentist table is still there
     assert "Bayesian calibration designs" in printed and "PSIS-LOO" in printed
-    delta_line = next(line for line in printed.splitlines()
-                      if line.startswith("theta[B] - theta[A]"))
+    delta_line = next(
+        line for line in printed.splitlines() if line.startswith("theta[B] - theta[A]")
+    )
     assert delta_line.count(" [") == len(DEFAULT)  # one interval per design
     assert "bayes_designs.csv" in printed and "loo.csv" in printed
 
@@ -67,17 +89,33 @@ def test_bayes_prints_designs_and_loo_and_writes_csvs(items_csv: Path, tmp_path:
     assert summary["bayes"]["method"] == "nuts" and summary["bayes"]["draws"] == 200
 
 
-def test_without_bayes_no_bayesian_files(items_csv: Path, tmp_path: Path,
-                                         capsys: pytest.CaptureFixture) -> None:
+def test_without_bayes_no_bayesian_files(
+    items_csv: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
     out = tmp_path / "out"
-    assert main(["calibrate", str(items_csv), "--n-boot", "100", "--n-splits", "1",
-                 "--no-progress", "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "calibrate",
+                str(items_csv),
+                "--n-boot",
+                "100",
+                "--n-splits",
+                "1",
+                "--no-progress",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     assert "Bayesian" not in capsys.readouterr().out
     assert not (out / "bayes_designs.csv").exists() and not (out / "loo.csv").exists()
 
 
-def test_bad_file_with_bayes_exits_2_with_one_line(tmp_path: Path,
-                                                   capsys: pytest.CaptureFixture) -> None:
+def test_bad_file_with_bayes_exits_2_with_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
     sim = simulate_items([0.7, 0.7], 0.8, 0.8, n_cal=20, n_test=20, seed=0)
     rows = sim.rows.copy()
     rows.loc[5, "human_label"] = 2.0
@@ -88,21 +126,39 @@ def test_bad_file_with_bayes_exits_2_with_one_line(tmp_path: Path,
     assert err.count("\n") == 0 and "row 5" in err and "human_label" in err
 
 
-def test_paired_design_with_too_many_models_exits_2(tmp_path: Path,
-                                                    capsys: pytest.CaptureFixture) -> None:
+def test_paired_design_with_too_many_models_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
     sim = simulate_items([0.7] * 7, 0.8, 0.8, n_cal=30, n_test=30, seed=0)
     path = tmp_path / "seven.csv"
     sim.rows.to_csv(path, index=False)
-    assert main(["calibrate", str(path), "--n-boot", "100", "--n-splits", "1", "--bayes",
-                 "--designs", "paired", "--no-progress"]) == 2
+    assert (
+        main(
+            [
+                "calibrate",
+                str(path),
+                "--n-boot",
+                "100",
+                "--n-splits",
+                "1",
+                "--bayes",
+                "--designs",
+                "paired",
+                "--no-progress",
+            ]
+        )
+        == 2
+    )
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "at most 6 models" in err
 
 
-@pytest.mark.parametrize("argv", [["--draws", "10"], ["--chains", "0"],
-                                  ["--designs", "pairs"], ["--method", "advi"]])
-def test_bad_bayes_options_are_usage_errors(argv: list[str], items_csv: Path,
-                                            capsys: pytest.CaptureFixture) -> None:
+@pytest.mark.parametrize(
+    "argv", [["--draws", "10"], ["--chains", "0"], ["--designs", "pairs"], ["--method", "advi"]]
+)
+def test_bad_bayes_options_are_usage_errors(
+    argv: list[str], items_csv: Path, capsys: pytest.CaptureFixture
+) -> None:
     with pytest.raises(SystemExit) as exit_:
         main(["calibrate", str(items_csv), "--bayes", *argv])
     assert exit_.value.code == 2

@@ -41,20 +41,27 @@ def _exact_items(theta: float = 0.7, q0: float = 0.7, q1: float = 0.8) -> pd.Dat
     """One model whose calibration and test sets hold exactly the population rates."""
     m1, m0, n = 100, 100, 1000
     p = theta * q1 + (1 - theta) * (1 - q0)
-    cal_h = [1] * round(q1 * m1) + [0] * (m1 - round(q1 * m1)) + \
-        [0] * round(q0 * m0) + [1] * (m0 - round(q0 * m0))
+    cal_h = (
+        [1] * round(q1 * m1)
+        + [0] * (m1 - round(q1 * m1))
+        + [0] * round(q0 * m0)
+        + [1] * (m0 - round(q0 * m0))
+    )
     cal_y = [1] * m1 + [0] * m0
     test_h = [1] * round(p * n) + [0] * (n - round(p * n))
-    rows = [{"model": "M", "item_id": f"c{i}", "judge_label": h, "human_label": y}
-            for i, (h, y) in enumerate(zip(cal_h, cal_y, strict=True))]
+    rows = [
+        {"model": "M", "item_id": f"c{i}", "judge_label": h, "human_label": y}
+        for i, (h, y) in enumerate(zip(cal_h, cal_y, strict=True))
+    ]
     rows += [{"model": "M", "item_id": f"t{i}", "judge_label": h} for i, h in enumerate(test_h)]
     return pd.DataFrame(rows)
 
 
 @pytest.fixture(scope="module")
 def sim():
-    return simulate_items([0.70, 0.75], [0.65, 0.75], [0.70, 0.80], n_cal=400, n_test=800,
-                          corr=0.5, seed=11)
+    return simulate_items(
+        [0.70, 0.75], [0.65, 0.75], [0.70, 0.80], n_cal=400, n_test=800, corr=0.5, seed=11
+    )
 
 
 @pytest.fixture(scope="module")
@@ -78,8 +85,7 @@ def test_rogan_gladen_on_population_rates_returns_theta_exactly() -> None:
 
 def test_appendix_c_bias_of_shared_calibration() -> None:
     # The paper's numbers (Mistral Large, math): ≈ −0.054.
-    assert shared_calibration_bias(0.738, -0.119, -0.060, 0.519) == pytest.approx(-0.054,
-                                                                                  abs=5e-4)
+    assert shared_calibration_bias(0.738, -0.119, -0.060, 0.519) == pytest.approx(-0.054, abs=5e-4)
     # Exact on population rates: RG of A with B's (q0, q1) minus θ_A, and the last line
     # of Appendix C, θ_A Δq1/J_B − (1 − θ_A) Δq0/J_B.
     rng = np.random.default_rng(0)
@@ -90,8 +96,9 @@ def test_appendix_c_bias_of_shared_calibration() -> None:
         exact = (p_a + q0b - 1) / jb - theta
         bias = shared_calibration_bias(theta, (q0a + q1a - 1) - jb, q0a - q0b, jb)
         assert bias == pytest.approx(exact, abs=1e-12)
-        assert bias == pytest.approx((theta * (q1a - q1b) - (1 - theta) * (q0a - q0b)) / jb,
-                                     abs=1e-12)
+        assert bias == pytest.approx(
+            (theta * (q1a - q1b) - (1 - theta) * (q0a - q0b)) / jb, abs=1e-12
+        )
 
 
 def test_shared_calibration_ppi_with_lambda_one_over_j_is_rg(sim) -> None:
@@ -100,7 +107,8 @@ def test_shared_calibration_ppi_with_lambda_one_over_j_is_rg(sim) -> None:
     test_a = sim.items.test("A")
     j = judge_rates(y, h).j
     assert ppi_mean(test_a, y, h, lam=1 / j).estimate == pytest.approx(
-        rogan_gladen(test_a, y, h).raw, abs=1e-12)
+        rogan_gladen(test_a, y, h).raw, abs=1e-12
+    )
 
 
 def test_ppi_lambda_matches_appendix_a_approximation() -> None:
@@ -120,27 +128,30 @@ def test_ppi_mean_matches_ppi_python(runs: int) -> None:
     y, h = s.items.calibration("A")
     test = s.items.test("A")
     ours = ppi_mean(test, y, h, alpha=0.1)
-    assert ours.estimate == pytest.approx(float(ppi_py.ppi_mean_pointestimate(y, h, test)[0]),
-                                          abs=1e-12)
+    assert ours.estimate == pytest.approx(
+        float(ppi_py.ppi_mean_pointestimate(y, h, test)[0]), abs=1e-12
+    )
     lo, hi = ppi_py.ppi_mean_ci(y, h, test, alpha=0.1)
     assert ours.ci == pytest.approx((float(lo[0]), float(hi[0])), abs=1e-12)
     fixed = ppi_mean(test, y, h, lam=0.4)
     assert fixed.estimate == pytest.approx(
-        float(np.squeeze(ppi_py.ppi_mean_pointestimate(y, h, test, lam=0.4))), abs=1e-12)
+        float(np.squeeze(ppi_py.ppi_mean_pointestimate(y, h, test, lam=0.4))), abs=1e-12
+    )
 
 
 def test_calibrate_plugin_equals_single_model_estimators(sim, fitted) -> None:
     for k, m in enumerate(fitted.models):
         y, h = sim.items.calibration(m)
         test = sim.items.test(m)
-        assert fitted.plugin["ppi_2x"][k] == pytest.approx(ppi_mean(test, y, h).estimate,
-                                                           abs=1e-12)
-        assert fitted.plugin["rg_2x"][k] == pytest.approx(rogan_gladen(test, y, h).estimate,
-                                                          abs=1e-12)
+        assert fitted.plugin["ppi_2x"][k] == pytest.approx(ppi_mean(test, y, h).estimate, abs=1e-12)
+        assert fitted.plugin["rg_2x"][k] == pytest.approx(
+            rogan_gladen(test, y, h).estimate, abs=1e-12
+        )
         assert fitted.plugin["naive"][k] == pytest.approx(test.mean(), abs=1e-12)
         ya, ha = sim.items.calibration("A")
-        assert fitted.plugin["rg"][k] == pytest.approx(rogan_gladen(test, ya, ha).estimate,
-                                                       abs=1e-12)
+        assert fitted.plugin["rg"][k] == pytest.approx(
+            rogan_gladen(test, ya, ha).estimate, abs=1e-12
+        )
 
 
 # --------------------------------------------------------- delta method vs boot
@@ -215,8 +226,15 @@ def test_calibration_displays_as_one_line_and_an_html_table(fitted) -> None:
 # ------------------------------------------------------------------- errors
 def _frame() -> pd.DataFrame:
     """One model, 8 calibration items (4 positive), 12 test items."""
-    rows = [{"model": "A", "item_id": i, "judge_label": i % 2,
-             "human_label": (i // 2) % 2 if i < 8 else np.nan} for i in range(20)]
+    rows = [
+        {
+            "model": "A",
+            "item_id": i,
+            "judge_label": i % 2,
+            "human_label": (i // 2) % 2 if i < 8 else np.nan,
+        }
+        for i in range(20)
+    ]
     return pd.DataFrame(rows)
 
 
@@ -251,10 +269,13 @@ def test_structural_errors() -> None:
 
 
 def test_runs_are_collapsed_to_item_means() -> None:
-    rows = [{"model": "A", "item_id": 0, "run": r, "judge_label": v}
-            for r, v in enumerate([1, 0, 1])]
-    rows += [{"model": "A", "item_id": 1, "judge_label": 0, "human_label": 1},
-             {"model": "A", "item_id": 2, "judge_label": 1, "human_label": 0}]
+    rows = [
+        {"model": "A", "item_id": 0, "run": r, "judge_label": v} for r, v in enumerate([1, 0, 1])
+    ]
+    rows += [
+        {"model": "A", "item_id": 1, "judge_label": 0, "human_label": 1},
+        {"model": "A", "item_id": 2, "judge_label": 1, "human_label": 0},
+    ]
     frame = JudgedItems(pd.DataFrame(rows)).frame.set_index("item_id")
     assert frame.loc[0, "judge_label"] == pytest.approx(2 / 3)
     assert (frame.loc[0, "judge_pos"], frame.loc[0, "n_runs"]) == (2, 3)
@@ -290,15 +311,20 @@ def test_rg_clipping_is_reported() -> None:
     items = JudgedItems(_exact_items(theta=0.7, q0=0.7, q1=0.8))
     frame = items.frame
     frame.loc[frame["split"] == "test", "judge_label"] = 1.0  # p̂ = 1 → raw RG = 1.4
-    est = rogan_gladen(frame.loc[frame["split"] == "test", "judge_label"],
-                       *items.calibration("M"))
+    est = rogan_gladen(frame.loc[frame["split"] == "test", "judge_label"], *items.calibration("M"))
     assert est.raw == pytest.approx(1.4) and est.estimate == 1.0 and est.clipped
     assert "clipped from 1.400" in str(est)
 
 
 def test_challenger_without_labels_gets_naive_and_shared_rg_only() -> None:
-    s = simulate_items([0.7, 0.75, 0.6], [0.8, 0.8, 0.7], [0.85, 0.85, 0.8],
-                       models=["inc", "chal", "other"], labelled=["inc", "other"], seed=0)
+    s = simulate_items(
+        [0.7, 0.75, 0.6],
+        [0.8, 0.8, 0.7],
+        [0.85, 0.85, 0.8],
+        models=["inc", "chal", "other"],
+        labelled=["inc", "other"],
+        seed=0,
+    )
     res = calibrate(s.items, n_boot=300, progress=False)
     assert res.baseline == "inc"  # most calibration labels (tie broken by order)
     assert np.isfinite(res.estimate("chal", "rg").estimate)
@@ -311,8 +337,9 @@ def test_challenger_without_labels_gets_naive_and_shared_rg_only() -> None:
 
 # ------------------------------------------------------------------- report
 def test_report_follows_the_checklist_and_flags_trouble() -> None:
-    bad = simulate_items([0.75, 0.72], [0.35, 0.55], [0.75, 0.97], n_cal=300, n_test=600,
-                         seed=1)  # biology-like: J_A ≈ 0.1, ΔJ ≈ −0.42
+    bad = simulate_items(
+        [0.75, 0.72], [0.35, 0.55], [0.75, 0.97], n_cal=300, n_test=600, seed=1
+    )  # biology-like: J_A ≈ 0.1, ΔJ ≈ −0.42
     rep = calibrate(bad.items, n_boot=1000, progress=False).report()
     assert len(rep.checklist) == 7 and not rep.ok
     text = " ".join(rep.flags)
@@ -326,8 +353,16 @@ def test_report_follows_the_checklist_and_flags_trouble() -> None:
 def test_unlabelled_challenger_makes_shared_calibration_unverifiable() -> None:
     # J_inc = 0.5 (q0 = q1 = 0.75), J_chal = 0.8 (q0 = q1 = 0.9): a ΔJ of 0.3 that the data
     # cannot show, because the challenger has no human labels (Section 7, item 3).
-    s = simulate_items([0.7, 0.75], [0.75, 0.9], [0.75, 0.9], models=["inc", "chal"],
-                       labelled=["inc"], n_cal=300, n_test=600, seed=0)
+    s = simulate_items(
+        [0.7, 0.75],
+        [0.75, 0.9],
+        [0.75, 0.9],
+        models=["inc", "chal"],
+        labelled=["inc"],
+        n_cal=300,
+        n_test=600,
+        seed=0,
+    )
     assert s.truth["J"].to_list() == pytest.approx([0.5, 0.8])
     res = calibrate(s.items, n_boot=1000, progress=False)
     assert res.unlabelled == ("chal",)
@@ -358,8 +393,16 @@ def test_unlabelled_challenger_makes_shared_calibration_unverifiable() -> None:
     assert "not estimable" in dict(rep.checklist)["ΔJ for comparisons"]
     assert rep.to_dict()["flags"] == list(rep.flags)
     # A model outside the reported comparisons is still named.
-    three = simulate_items([0.7, 0.75, 0.6], 0.85, 0.9, models=["inc", "chal", "other"],
-                           labelled=["inc", "other"], n_cal=200, n_test=400, seed=1)
+    three = simulate_items(
+        [0.7, 0.75, 0.6],
+        0.85,
+        0.9,
+        models=["inc", "chal", "other"],
+        labelled=["inc", "other"],
+        n_cal=200,
+        n_test=400,
+        seed=1,
+    )
     rep = calibrate(three.items, n_boot=300, progress=False).report("other", "inc")
     assert any(f.startswith("chal has no calibration labels") for f in rep.flags)
 
@@ -431,8 +474,9 @@ def test_paper_table6_reproduces_table_1_j() -> None:
 
 @pytest.fixture(scope="module")
 def sweep():
-    return simulate_sweep(j_a_values=(0.2,), delta_j_values=(0.0, 0.3), n_reps=200,
-                          n_boot=400, seed=1, progress=False)
+    return simulate_sweep(
+        j_a_values=(0.2,), delta_j_values=(0.0, 0.3), n_reps=200, n_boot=400, seed=1, progress=False
+    )
 
 
 def _row(sweep, kind: str, x: float, name: str) -> pd.Series:
@@ -479,8 +523,24 @@ def test_cli_calibrate_prints_and_writes(tmp_path, sim, capsys) -> None:
     path = tmp_path / "items.csv"
     sim.rows.to_csv(path, index=False)
     out = tmp_path / "out"
-    assert main(["calibrate", str(path), "--baseline", "A", "--n-boot", "300",
-                 "--n-splits", "2", "--out", str(out), "--no-progress"]) == 0
+    assert (
+        main(
+            [
+                "calibrate",
+                str(path),
+                "--baseline",
+                "A",
+                "--n-boot",
+                "300",
+                "--n-splits",
+                "2",
+                "--out",
+                str(out),
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     text = capsys.readouterr().out
     assert "PPI++ 2×" in text and "J[B] - J[A]" in text and "1. Estimand" in text
     est = pd.read_csv(out / "estimates.csv")

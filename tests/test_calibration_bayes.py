@@ -54,15 +54,17 @@ def test_judge_mixture_is_eq_1_and_normalised() -> None:
 
 
 def test_weighted_cells_have_the_item_likelihood() -> None:
-    sim = simulate_items([0.7, 0.6], [0.7, 0.8], [0.8, 0.75], n_cal=150, n_test=300, runs=2,
-                         seed=0)
+    sim = simulate_items([0.7, 0.6], [0.7, 0.8], [0.8, 0.75], n_cal=150, n_test=300, runs=2, seed=0)
     data = calibration_data(sim.items)
     cells, cell = _cells(data.data)
     assert len(cells["model_idx"]) < len(data.data["model_idx"]) / 10
     np.testing.assert_array_equal(np.bincount(cell), cells["weight"])
     np.testing.assert_array_equal(cells["model_idx"][cell], data.data["model_idx"])
-    params = {"theta": jnp.array([0.65, 0.62]), "a": jnp.array([0.1, -0.2]),
-              "log_dor": jnp.array([0.5, 0.9])}
+    params = {
+        "theta": jnp.array([0.65, 0.62]),
+        "a": jnp.array([0.1, -0.2]),
+        "log_dor": jnp.array([0.5, 0.9]),
+    }
     with jax.enable_x64(True):
         items = log_joint(specific_calibration_model, data.data, params)
         weighted = log_joint(specific_calibration_model, cells, params)
@@ -72,11 +74,20 @@ def test_weighted_cells_have_the_item_likelihood() -> None:
 def test_model_generates_the_papers_story() -> None:
     a, log_dor = _hsroc(0.7, 0.8)
     n_cal, n = 5000, 20_000
-    data = {"model_idx": np.zeros(n, np.int32), "n_runs": np.ones(n, np.int32),
-            "n_cal": n_cal, "n_models": 1}
-    draw = Predictive(specific_calibration_model, posterior_samples={
-        "theta": jnp.array([[0.6]]), "a": jnp.array([[a]]), "log_dor": jnp.array([[log_dor]])})(
-        jax.random.PRNGKey(0), **data)
+    data = {
+        "model_idx": np.zeros(n, np.int32),
+        "n_runs": np.ones(n, np.int32),
+        "n_cal": n_cal,
+        "n_models": 1,
+    }
+    draw = Predictive(
+        specific_calibration_model,
+        posterior_samples={
+            "theta": jnp.array([[0.6]]),
+            "a": jnp.array([[a]]),
+            "log_dor": jnp.array([[log_dor]]),
+        },
+    )(jax.random.PRNGKey(0), **data)
     z, y = np.asarray(draw["human_label"][0]), np.asarray(draw["judge_label"][0])
     assert z.mean() == pytest.approx(0.6, abs=0.02)
     assert y[:n_cal][z == 1].mean() == pytest.approx(0.8, abs=0.02)  # q1
@@ -89,9 +100,14 @@ def test_every_prior_draw_has_j_positive() -> None:
     # (it conditions on nothing) without simulating labels, and vectorised
     # (parallel=True): the same J draws as a compiled scan that also simulates the
     # labels, in less than half the time.
-    data = {"model_idx": np.array([0, 1, 2, 0], np.int32), "n_runs": np.ones(4, np.int32),
-            "n_cal": 2, "n_models": 3, "human_label": np.array([0, 1], np.int32),
-            "judge_label": np.array([0, 1, 1, 0], np.int32)}
+    data = {
+        "model_idx": np.array([0, 1, 2, 0], np.int32),
+        "n_runs": np.ones(4, np.int32),
+        "n_cal": 2,
+        "n_models": 3,
+        "human_label": np.array([0, 1], np.int32),
+        "judge_label": np.array([0, 1, 1, 0], np.int32),
+    }
     for design, fn in DESIGNS.items():
         if design.startswith("paired"):  # item-level data: tests/test_calibration_paired.py
             continue
@@ -114,8 +130,7 @@ def fitted() -> tuple:
     sim = recovery_items()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        bc = fit_calibration(sim.items, chains=2, draws=500, warmup=500, seed=0,
-                             progress=False)
+        bc = fit_calibration(sim.items, chains=2, draws=500, warmup=500, seed=0, progress=False)
     return sim, bc
 
 
@@ -145,16 +160,18 @@ def test_item_log_likelihood_for_loo(fitted: tuple) -> None:
     ll = bc.fits["hierarchical"].log_likelihood
     assert ll["item"].sizes["row"] == len(sim.items)
     n_cal = bc.data.n_cal
-    np.testing.assert_allclose(ll["item"].values[..., :n_cal],
-                               ll["judge_label"].values[..., :n_cal] + ll["human_label"].values)
-    np.testing.assert_array_equal(ll["item"].values[..., n_cal:],
-                                  ll["judge_label"].values[..., n_cal:])
+    np.testing.assert_allclose(
+        ll["item"].values[..., :n_cal],
+        ll["judge_label"].values[..., :n_cal] + ll["human_label"].values,
+    )
+    np.testing.assert_array_equal(
+        ll["item"].values[..., n_cal:], ll["judge_label"].values[..., n_cal:]
+    )
     # LOO's unit is the question: both models' rows of an item summed.
     q = ll["question"]
     assert q.sizes["item_id"] == sim.items.frame["item_id"].nunique()
     rows = bc.data.item_ids == q["item_id"].values[7]
-    np.testing.assert_allclose(q.values[..., 7], ll["item"].values[..., rows].sum(-1),
-                               rtol=1e-5)
+    np.testing.assert_allclose(q.values[..., 7], ll["item"].values[..., rows].sum(-1), rtol=1e-5)
     np.testing.assert_allclose(q.values.sum(-1), ll["item"].values.sum(-1), rtol=1e-5)
 
 
@@ -183,8 +200,7 @@ def test_posterior_predictive_check_exposes_the_shared_design(fitted: tuple) -> 
     paired = bc.ppc("paired")  # item-level replicates mapped back to the models' rows
     assert len(paired) == 6 and paired["p_value"].min() > 0.05
     np.testing.assert_allclose(paired["observed"], specific["observed"])
-    obs = specific.set_index(["model", "statistic"]).loc[("A", "test positive rate"),
-                                                         "observed"]
+    obs = specific.set_index(["model", "statistic"]).loc[("A", "test positive rate"), "observed"]
     assert obs == pytest.approx(sim.items.test("A").mean())
 
 
@@ -195,9 +211,16 @@ def test_hierarchical_keeps_coverage_where_shared_fails() -> None:
     (whose bias is ≈ 0.04 ≈ 1.4 posterior SDs)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        sweep = sweep_bayes(delta_j_values=(0.0, 0.3), n_reps=20, chains=1, draws=300,
-                            warmup=300, seed=0, progress=False,
-                            designs=("shared", "model_specific", "hierarchical"))
+        sweep = sweep_bayes(
+            delta_j_values=(0.0, 0.3),
+            n_reps=20,
+            chains=1,
+            draws=300,
+            warmup=300,
+            seed=0,
+            progress=False,
+            designs=("shared", "model_specific", "hierarchical"),
+        )
     f = sweep.to_frame().set_index(["x", "estimator"])
     assert f.loc[(0.3, "bayes_shared"), "coverage"] <= 0.8
     assert f.loc[(0.3, "bayes_shared"), "bias"] > 0.02
@@ -207,7 +230,8 @@ def test_hierarchical_keeps_coverage_where_shared_fails() -> None:
     # Same replications for every design: partial pooling is no wider than no pooling
     # beyond Monte Carlo error (the width ratio over seeds 0-3: 1.023, 0.961, 0.980,
     # 0.988; sd 0.026, so 1.08 is 3 sd above 1).
-    assert (f.loc[(0.0, "bayes_hierarchical"), "width"]
-            <= 1.08 * f.loc[(0.0, "bayes_model_specific"), "width"])
-    assert (f.loc[(0.0, "bayes_shared"), "width"]
-            < f.loc[(0.0, "bayes_model_specific"), "width"])
+    assert (
+        f.loc[(0.0, "bayes_hierarchical"), "width"]
+        <= 1.08 * f.loc[(0.0, "bayes_model_specific"), "width"]
+    )
+    assert f.loc[(0.0, "bayes_shared"), "width"] < f.loc[(0.0, "bayes_model_specific"), "width"]

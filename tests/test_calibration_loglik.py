@@ -34,17 +34,27 @@ CHAINS, DRAWS = 2, 40
 _CONSTRAIN: dict[int, Callable] = {}
 
 
-def _stand_in_fit(model: Callable, data: Mapping[str, Any], coords: Mapping | None = None,
-                  dims: Mapping | None = None, *, seed: int = 0, **_: Any) -> Any:
+def _stand_in_fit(
+    model: Callable,
+    data: Mapping[str, Any],
+    coords: Mapping | None = None,
+    dims: Mapping | None = None,
+    *,
+    seed: int = 0,
+    **_: Any,
+) -> Any:
     """``fit`` with draws spread over the support in place of NUTS: the same
     InferenceData bookkeeping. The same (model, data, seed) gives the same draws."""
     compiled, arrays = CompiledModel.of(model, data)
     keys = iter(jax.random.split(jax.random.PRNGKey(seed), len(compiled.z_template)))
-    z = {k: jax.random.uniform(next(keys), (CHAINS * DRAWS, *s.shape), s.dtype, -1.0, 1.0)
-         for k, s in compiled.z_template.items()}
+    z = {
+        k: jax.random.uniform(next(keys), (CHAINS * DRAWS, *s.shape), s.dtype, -1.0, 1.0)
+        for k, s in compiled.z_template.items()
+    }
     if id(compiled) not in _CONSTRAIN:  # one compile per layout, not per call
-        _CONSTRAIN[id(compiled)] = jax.jit(jax.vmap(
-            lambda zz, a: compiled.postprocess_gen(**a)(zz), (0, None)))
+        _CONSTRAIN[id(compiled)] = jax.jit(
+            jax.vmap(lambda zz, a: compiled.postprocess_gen(**a)(zz), (0, None))
+        )
     draws = _CONSTRAIN[id(compiled)](z, arrays)
     draws = {k: np.asarray(v).reshape(CHAINS, DRAWS, *np.shape(v)[1:]) for k, v in draws.items()}
     return _to_idata(model, data, draws, coords, dims, "nuts")
@@ -54,8 +64,16 @@ def _stand_in_fit(model: Callable, data: Mapping[str, Any], coords: Mapping | No
 def items() -> Any:
     # Three models, one without labels, three judge runs per test item: cells of
     # several run counts and items whose rows fall in different sets of cells.
-    return simulate_items([0.6, 0.7, 0.8], q0=[0.8, 0.7, 0.9], q1=[0.85, 0.75, 0.8],
-                          n_cal=60, n_test=120, runs=3, labelled=["A", "B"], seed=3).items
+    return simulate_items(
+        [0.6, 0.7, 0.8],
+        q0=[0.8, 0.7, 0.9],
+        q1=[0.85, 0.75, 0.8],
+        n_cal=60,
+        n_test=120,
+        runs=3,
+        labelled=["A", "B"],
+        seed=3,
+    ).items
 
 
 @pytest.fixture(scope="module")
@@ -82,8 +100,7 @@ def test_item_loglik_equals_reference(both: tuple) -> None:
         # float32 ulps). Paired: fit's vmapped kernel and NumPyro's per-draw map also
         # round the pattern mixture differently (both within ~1e-5 of the float64
         # value). So float32 tolerance for both.
-        tol = ({"atol": 1e-5, "rtol": 4e-6} if design != "paired" else
-               {"atol": 1e-4, "rtol": 1e-5})
+        tol = {"atol": 1e-5, "rtol": 4e-6} if design != "paired" else {"atol": 1e-4, "rtol": 1e-5}
         for k in b.log_likelihood.data_vars:
             x, y = a.log_likelihood[k], b.log_likelihood[k]
             assert x.dims == y.dims and x.dtype == y.dtype, (design, k)

@@ -56,8 +56,9 @@ def _q(a: np.ndarray, log_dor: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def mixed() -> tuple:
     """Two models, 3 judge runs on test items, human labels for model A only on some
     items, and model B missing from a few items."""
-    sim = simulate_items([0.7, 0.6], [0.7, 0.8], [0.8, 0.75], n_cal=40, n_test=60, runs=3,
-                         labelled=["A"], seed=3)
+    sim = simulate_items(
+        [0.7, 0.6], [0.7, 0.8], [0.8, 0.75], n_cal=40, n_test=60, runs=3, labelled=["A"], seed=3
+    )
     rows = sim.rows[~((sim.rows["model"] == "B") & (sim.rows["item_id"] % 17 == 0))]
     return paired_data(jb.calibration.JudgedItems(rows))
 
@@ -70,8 +71,11 @@ def test_likelihood_sums_the_patterns_consistent_with_the_labels(mixed) -> None:
     pi = np.array([0.2, 0.15, 0.1, 0.55])  # patterns 00, 10 (A only), 01 (B only), 11
     q0, q1 = _q(A, LOG_DOR)
     with jax.enable_x64(True):
-        ll = pointwise_loglik(paired_calibration_model, {
-            "pi": pi[None, None], "a": A[None], "log_dor": LOG_DOR[None]}, data)
+        ll = pointwise_loglik(
+            paired_calibration_model,
+            {"pi": pi[None, None], "a": A[None], "log_dor": LOG_DOR[None]},
+            data,
+        )
     got = np.asarray(ll["human_label"][0] + ll["judge_label"][0])
     # Brute force: Σ over patterns z agreeing with the labels of π_z Π_m Binomial(ẑ_m; k_m, ·).
     want = np.zeros(len(got))
@@ -92,18 +96,23 @@ def test_likelihood_sums_the_patterns_consistent_with_the_labels(mixed) -> None:
 def test_independent_patterns_give_the_row_designs_likelihood() -> None:
     # π = product of the marginals (log odds ratio 0): the joint latent class factorises
     # into the model-specific design's independent Z_A, Z_B.
-    sim = simulate_items([0.7, 0.6], [0.7, 0.8], [0.8, 0.75], n_cal=50, n_test=100, runs=2,
-                         seed=0)
+    sim = simulate_items([0.7, 0.6], [0.7, 0.8], [0.8, 0.75], n_cal=50, n_test=100, runs=2, seed=0)
     cd = calibration_data(sim.items)
     th = np.array([0.65, 0.62])
-    pi = np.array([(1 - th[0]) * (1 - th[1]), th[0] * (1 - th[1]), (1 - th[0]) * th[1],
-                   th[0] * th[1]])
+    pi = np.array(
+        [(1 - th[0]) * (1 - th[1]), th[0] * (1 - th[1]), (1 - th[0]) * th[1], th[0] * th[1]]
+    )
     with jax.enable_x64(True):
-        rows = pointwise_loglik(specific_calibration_model, {
-            "theta": th[None], "a": A[None], "log_dor": LOG_DOR[None]}, cd.data)
-        items = pointwise_loglik(paired_calibration_model, {
-            "pi": pi[None, None], "a": A[None], "log_dor": LOG_DOR[None]},
-            paired_data(cd).data)
+        rows = pointwise_loglik(
+            specific_calibration_model,
+            {"theta": th[None], "a": A[None], "log_dor": LOG_DOR[None]},
+            cd.data,
+        )
+        items = pointwise_loglik(
+            paired_calibration_model,
+            {"pi": pi[None, None], "a": A[None], "log_dor": LOG_DOR[None]},
+            paired_data(cd).data,
+        )
     total = sum(float(v.sum()) for v in rows.values())
     # float32 inside log_likelihood; a different likelihood would be off by ≫ 1e-6.
     assert sum(float(v.sum()) for v in items.values()) == pytest.approx(total, rel=1e-6)
@@ -139,12 +148,23 @@ def test_empty_cells_leave_the_density_as_the_datas_own_cells(mixed, monkeypatch
     np.testing.assert_array_equal(np.flatnonzero(used)[own_cell], cell)
     rng = np.random.default_rng(0)
     for model in (paired_calibration_model, paired_hierarchical_calibration_model):
-        sites = ({"pi": rng.dirichlet(np.ones(4), 1), "a": rng.normal(size=2),
-                  "log_dor": rng.normal(size=2)} if model is paired_calibration_model else
-                 {"pi": rng.dirichlet(np.ones(4), 1), "mu_a": rng.normal(size=1),
-                  "mu_log_dor": rng.normal(size=1), "tau_a": np.array([0.7]),
-                  "tau_log_dor": np.array([0.4]), "a_raw": rng.normal(size=2),
-                  "log_dor_raw": rng.normal(size=2)})
+        sites = (
+            {
+                "pi": rng.dirichlet(np.ones(4), 1),
+                "a": rng.normal(size=2),
+                "log_dor": rng.normal(size=2),
+            }
+            if model is paired_calibration_model
+            else {
+                "pi": rng.dirichlet(np.ones(4), 1),
+                "mu_a": rng.normal(size=1),
+                "mu_log_dor": rng.normal(size=1),
+                "tau_a": np.array([0.7]),
+                "tau_log_dor": np.array([0.4]),
+                "a_raw": rng.normal(size=2),
+                "log_dor_raw": rng.normal(size=2),
+            }
+        )
         with jax.enable_x64(True):
             a, b = log_joint(model, fixed, sites), log_joint(model, own, sites)
         assert a == pytest.approx(b, rel=1e-13, abs=1e-10), model.__name__
@@ -153,8 +173,10 @@ def test_empty_cells_leave_the_density_as_the_datas_own_cells(mixed, monkeypatch
 def test_one_design_one_compiled_kernel(monkeypatch) -> None:
     """Two data sets of one design, other labels and sizes: the same cell arrays' shapes
     and values of everything but the weights, so one compiled NUTS kernel serves both."""
-    sims = [simulate_items([0.7, 0.6], [0.7, 0.8], [0.8, 0.75], n_cal=n_cal, n_test=n_test,
-                           seed=seed) for n_cal, n_test, seed in ((40, 80, 1), (300, 500, 2))]
+    sims = [
+        simulate_items([0.7, 0.6], [0.7, 0.8], [0.8, 0.75], n_cal=n_cal, n_test=n_test, seed=seed)
+        for n_cal, n_test, seed in ((40, 80, 1), (300, 500, 2))
+    ]
     (c1, _), (c2, _) = (_paired_cells(paired_data(s.items).data) for s in sims)
     # 16 cells of calibration items (Z and Ẑ of both models), 4 of test items (Ẑ)
     assert set(c1) == set(c2) and len(c1["weight"]) == 16 + 4
@@ -171,8 +193,7 @@ def test_one_design_one_compiled_kernel(monkeypatch) -> None:
     assert [len(c["weight"]) for c in own] == [16, 20]
     # Where every combination is too many (4^4 + 3^4 = 337 for four models with a
     # labelled run and two unlabelled ones), the data's own cells, as before.
-    many = simulate_items([0.7, 0.6, 0.8, 0.65], 0.8, 0.8, n_cal=40, n_test=60, runs=2,
-                          seed=0)
+    many = simulate_items([0.7, 0.6, 0.8, 0.65], 0.8, 0.8, n_cal=40, n_test=60, runs=2, seed=0)
     data = paired_data(many.items).data
     cells, cell = _paired_cells(data)
     key = np.column_stack([data["n_runs"], data["human_label"], data["judge_label"]])
@@ -194,8 +215,7 @@ def test_grouped_cells_are_the_sweeps_layout() -> None:
     assert len(cells["weight"]) == 5 * 20 and cells["n_groups"] == 5
 
     def table(d: dict) -> dict:
-        key = np.column_stack([d["item_group"], d["n_runs"], d["human_label"],
-                               d["judge_label"]])
+        key = np.column_stack([d["item_group"], d["n_runs"], d["human_label"], d["judge_label"]])
         return {tuple(k): w for k, w in zip(key.tolist(), d["weight"], strict=True)}
 
     assert table(cells) == table(items)
@@ -209,9 +229,14 @@ def test_model_generates_correlated_correctness() -> None:
     runs[-1000:, 1] = 0  # B did not answer the last 1,000 items
     labelled = np.zeros((n, 2), bool)
     labelled[:n_cal] = True
-    draw = Predictive(paired_calibration_model, posterior_samples={
-        "pi": jnp.asarray(pi)[None, None], "a": jnp.asarray(A)[None],
-        "log_dor": jnp.asarray(LOG_DOR)[None]})(jax.random.PRNGKey(0), runs, labelled)
+    draw = Predictive(
+        paired_calibration_model,
+        posterior_samples={
+            "pi": jnp.asarray(pi)[None, None],
+            "a": jnp.asarray(A)[None],
+            "log_dor": jnp.asarray(LOG_DOR)[None],
+        },
+    )(jax.random.PRNGKey(0), runs, labelled)
     z, y = np.asarray(draw["human_label"][0]), np.asarray(draw["judge_label"][0])
     assert (z[n_cal:] == -1).all() and (y[-1000:, 1] == 0).all()
     freq = np.bincount(z[:n_cal, 0] + 2 * z[:n_cal, 1], minlength=4) / n_cal
@@ -228,16 +253,19 @@ def test_model_generates_correlated_correctness() -> None:
     assert np.corrcoef(y[n_cal:-1000].T)[0, 1] > 0.1
 
 
-@pytest.mark.parametrize("model", [paired_calibration_model,
-                                   paired_hierarchical_calibration_model])
+@pytest.mark.parametrize("model", [paired_calibration_model, paired_hierarchical_calibration_model])
 def test_prior_has_uniform_accuracy_marginals_and_j_positive(model) -> None:
     # Labels passed as data: Predictive draws the parameters from the prior (it conditions
     # on nothing) without simulating labels, vectorised (parallel=True) instead of a
     # compiled scan that also simulates the labels (half the time).
     runs = np.ones((4, 2), np.int32)
     prior = Predictive(model, num_samples=4000, parallel=True)(
-        jax.random.PRNGKey(1), runs, np.zeros((4, 2), bool),
-        human_label=np.full((4, 2), -1, np.int32), judge_label=np.zeros((4, 2), np.int32))
+        jax.random.PRNGKey(1),
+        runs,
+        np.zeros((4, 2), bool),
+        human_label=np.full((4, 2), -1, np.int32),
+        judge_label=np.zeros((4, 2), np.int32),
+    )
     theta = np.asarray(prior["theta"])
     assert theta.shape == (4000, 2) and float(prior["J"].min()) > 0
     for m in range(2):  # Beta(1, 1), as the row designs' θ prior
@@ -256,7 +284,8 @@ def test_paired_data_and_model_builder() -> None:
     assert sorted(data.item_ids.astype(int)) == list(range(80))
     cd = calibration_data(sim.items)
     np.testing.assert_array_equal(
-        np.asarray(cd.data["judge_label"])[data.row_of], data.data["judge_label"])
+        np.asarray(cd.data["judge_label"])[data.row_of], data.data["judge_label"]
+    )
     many = simulate_items(np.full(MAX_MODELS + 1, 0.7), 0.8, 0.8, n_cal=10, n_test=10, seed=0)
     with pytest.raises(DataError, match="at most 6 models"):
         jb.models.calibration(many.items, design="paired")
@@ -267,14 +296,15 @@ def test_paired_data_and_model_builder() -> None:
 
 # ------------------------------------------------------------ MAP, NUTS, SBC
 def test_map_and_nuts_agree_on_the_same_density() -> None:
-    sim = simulate_items([0.7, 0.75], [0.8, 0.7], [0.85, 0.8], n_cal=400, n_test=800,
-                         seed=2)
+    sim = simulate_items([0.7, 0.75], [0.8, 0.7], [0.85, 0.8], n_cal=400, n_test=800, seed=2)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        nuts = fit_calibration(sim.items, designs=["paired"], chains=2, draws=500,
-                               warmup=500, seed=0, progress=False)
-        laplace = fit_calibration(sim.items, designs=["paired"], method="map", draws=2000,
-                                  seed=0, progress=False)
+        nuts = fit_calibration(
+            sim.items, designs=["paired"], chains=2, draws=500, warmup=500, seed=0, progress=False
+        )
+        laplace = fit_calibration(
+            sim.items, designs=["paired"], method="map", draws=2000, seed=0, progress=False
+        )
     a, b = (r.difference("B", "A", design="paired") for r in (nuts, laplace))
     assert abs(a.estimate - b.estimate) < 0.25 * a.se
     assert b.se == pytest.approx(a.se, rel=0.2)
@@ -291,13 +321,20 @@ def test_sbc_ranks_are_uniform() -> None:
     """30 simulations × 100 thinned draws: each parameter's ECDF against its simultaneous
     band and a χ² on 10 bins, flagged at α/(2k) with family-wise α = 0.01 (a correct
     sampler fails this in < 1% of seeds, tests/test_sbc.py's calibration)."""
-    sim = simulate_items([0.7, 0.6], [0.75, 0.8], [0.8, 0.7], n_cal=30, n_test=40, runs=2,
-                         seed=0)
+    sim = simulate_items([0.7, 0.6], [0.75, 0.8], [0.8, 0.7], n_cal=30, n_test=40, runs=2, seed=0)
     data = dict(paired_data(sim.items).data)
-    result = sbc(paired_calibration_model, data, n_sims=30, params=["theta", "a", "log_dor"],
-                 draws=200, warmup=200, thin=2, seed=0, progress=False)
-    assert result.parameters == ("theta[0]", "theta[1]", "a[0]", "a[1]", "log_dor[0]",
-                                 "log_dor[1]")
+    result = sbc(
+        paired_calibration_model,
+        data,
+        n_sims=30,
+        params=["theta", "a", "log_dor"],
+        draws=200,
+        warmup=200,
+        thin=2,
+        seed=0,
+        progress=False,
+    )
+    assert result.parameters == ("theta[0]", "theta[1]", "a[0]", "a[1]", "log_dor[0]", "log_dor[1]")
     assert result.passed, str(result)
     assert int(result.n_divergent.sum()) <= 3
 
@@ -310,15 +347,20 @@ def test_sbc_ranks_are_uniform() -> None:
 # so their Monte Carlo error is that of a paired comparison, from the finite draws and
 # bootstrap replicates: across seeds 0-4 the ratio paired / PPI++ 2× was 0.989, 0.989,
 # 0.973, 0.986, 0.968 (mean 0.981, sd 0.009: every seed below 1).
-SWEEP = {"n_reps": 100, "chains": 1, "draws": 300, "warmup": 300, "n_boot": 1000,
-         "progress": False}
+SWEEP = {"n_reps": 100, "chains": 1, "draws": 300, "warmup": 300, "n_boot": 1000, "progress": False}
 
 
 def test_paired_intervals_no_wider_than_ppi_on_correlated_items() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        sweep = sweep_bayes(delta_j_values=(0.0,), corr=0.5, designs=("paired",),
-                            frequentist=("ppi_2x",), seed=0, **SWEEP)
+        sweep = sweep_bayes(
+            delta_j_values=(0.0,),
+            corr=0.5,
+            designs=("paired",),
+            frequentist=("ppi_2x",),
+            seed=0,
+            **SWEEP,
+        )
     f = sweep.to_frame().set_index("estimator")
     assert f.loc["bayes_paired", "width"] <= f.loc["ppi_2x", "width"]
     assert f.loc["bayes_paired", "coverage"] >= 0.885
@@ -329,8 +371,9 @@ def test_paired_intervals_no_wider_than_ppi_on_correlated_items() -> None:
 def test_paired_does_not_lose_on_independent_items() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        sweep = sweep_bayes(delta_j_values=(0.0,), corr=0.0,
-                            designs=("model_specific", "paired"), seed=1, **SWEEP)
+        sweep = sweep_bayes(
+            delta_j_values=(0.0,), corr=0.0, designs=("model_specific", "paired"), seed=1, **SWEEP
+        )
     f = sweep.to_frame().set_index("estimator")
     # Same replications: the two posteriors differ only in the dependence parameter.
     # Ratio paired / model-specific over seeds 1-5: 1.007, 1.028, 0.991, 1.005, 0.988

@@ -11,11 +11,27 @@ import pytest
 from judgebayes.cli import main
 
 
-def test_demo_writes_leaderboard_summary_and_plot(tmp_path: Path,
-                                                  capsys: pytest.CaptureFixture) -> None:
+def test_demo_writes_leaderboard_summary_and_plot(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
     out = tmp_path / "demo"
-    assert main(["demo", "--models", "12", "--battles", "3000", "--n-boot", "100",
-                 "--no-progress", "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "demo",
+                "--models",
+                "12",
+                "--battles",
+                "3000",
+                "--n-boot",
+                "100",
+                "--no-progress",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     printed = capsys.readouterr().out
     assert "true_elo" in printed and "model-" in printed
     board = pd.read_csv(out / "leaderboard.csv")
@@ -43,15 +59,31 @@ def test_demo_refuses_more_human_labels_than_battles(capsys: pytest.CaptureFixtu
     assert err.count("\n") == 1 and "--human-labels" in err
 
 
-def test_elo_on_consistency_data_needs_a_judge(consistency_dir: Path, tmp_path: Path,
-                                               capsys: pytest.CaptureFixture) -> None:
+def test_elo_on_consistency_data_needs_a_judge(
+    consistency_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
     assert main(["elo", str(consistency_dir), "--format", "consistency", "--no-progress"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--judge" in err
     out = tmp_path / "o"
-    assert main(["elo", str(consistency_dir), "--format", "consistency", "--judge",
-                 "claude-3-opus-20240229", "--n-boot", "50", "--no-progress",
-                 "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "elo",
+                str(consistency_dir),
+                "--format",
+                "consistency",
+                "--judge",
+                "claude-3-opus-20240229",
+                "--n-boot",
+                "50",
+                "--no-progress",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     captured = capsys.readouterr()
     assert "7 disconnected components" in captured.out + captured.err
     summary = json.loads((out / "summary.json").read_text())
@@ -59,12 +91,27 @@ def test_elo_on_consistency_data_needs_a_judge(consistency_dir: Path, tmp_path: 
     assert len(pd.read_csv(out / "leaderboard.csv")) == 35
 
 
-def test_bad_files_exit_nonzero_with_one_line(tmp_path: Path,
-                                              capsys: pytest.CaptureFixture) -> None:
+def test_bad_files_exit_nonzero_with_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
     bad = tmp_path / "bad.csv"
     bad.write_text("left,right,verdict\na,b,A\nb,c,maybe\n")
-    code = main(["elo", str(bad), "--format", "csv", "--map", "left=model_a",
-                 "right=model_b", "verdict=judge_label", "--label", "A=1", "B=0", "tie=0.5"])
+    code = main(
+        [
+            "elo",
+            str(bad),
+            "--format",
+            "csv",
+            "--map",
+            "left=model_a",
+            "right=model_b",
+            "verdict=judge_label",
+            "--label",
+            "A=1",
+            "B=0",
+            "tie=0.5",
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1
     assert "row 1" in err and "judge_label" in err
@@ -76,15 +123,30 @@ SOFTELO_CSV = Path(__file__).resolve().parents[2] / "shared/data/softelo/sample_
 
 
 def test_softelo_on_real_battles_split_is_unbounded_jackknife_is_not(
-        tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
     """14 real models: 7 calibration models cannot give a 90% split quantile (rank 8 of 7),
     so split conformal is unbounded and says so; jackknife+ calibrates each model on the 13
     others (rank ⌈0.9·14⌉ = 13 of 13), finite, and covers 13/14 models by construction."""
     widths = {}
     for design in ("split", "jackknife+"):
         out = tmp_path / design
-        assert main(["softelo", str(SOFTELO_CSV), "--format", "softelo", "--no-progress",
-                     "--conformal", design, "--out", str(out)]) == 0
+        assert (
+            main(
+                [
+                    "softelo",
+                    str(SOFTELO_CSV),
+                    "--format",
+                    "softelo",
+                    "--no-progress",
+                    "--conformal",
+                    design,
+                    "--out",
+                    str(out),
+                ]
+            )
+            == 0
+        )
         printed = capsys.readouterr().out
         text = (out / "summary.json").read_text()
         assert "Infinity" not in text and "NaN" not in text

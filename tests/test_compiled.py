@@ -32,8 +32,13 @@ def _driver_starts(compiled: CompiledModel, key: np.ndarray, chains: int) -> lis
     return [next(chain_starts(blank, compiled.z_template, key, c)) for c in range(chains)]
 
 
-def numpyro_chain(compiled: CompiledModel, arrays: dict, warmup: int, iterations: int,
-                  record: Callable[[object], object]) -> Callable:
+def numpyro_chain(
+    compiled: CompiledModel,
+    arrays: dict,
+    warmup: int,
+    iterations: int,
+    record: Callable[[object], object],
+) -> Callable:
     """One chain of NumPyro's own NUTS kernel (``hmc``'s init_kernel / sample_kernel,
     what ``MCMC(NUTS(model))`` runs, target acceptance 0.8) from a start ``(z0, key)``:
     ``record(state)`` of each of ``iterations`` iterations, ``warmup`` of them warm-up."""
@@ -42,8 +47,9 @@ def numpyro_chain(compiled: CompiledModel, arrays: dict, warmup: int, iterations
     init_kernel, sample_kernel = hmc(potential_fn_gen=compiled.potential_gen, algo="NUTS")
 
     def run(z0: dict, key: jax.Array) -> object:
-        st = init_kernel(z0, num_warmup=warmup, target_accept_prob=0.8,
-                         model_kwargs=arrays)._replace(rng_key=key)
+        st = init_kernel(
+            z0, num_warmup=warmup, target_accept_prob=0.8, model_kwargs=arrays
+        )._replace(rng_key=key)
 
         def step(s: object, _: object) -> tuple:
             s = sample_kernel(s, model_kwargs=arrays)
@@ -96,11 +102,18 @@ def test_new_static_arguments_make_a_new_layout(stats: jb.PairStats) -> None:
 def test_sampler_statistics_feed_arviz(stats: jb.PairStats) -> None:
     idata = fit(bt_model, bt_data(stats), seed=0, **NUTS)
     st = idata.sample_stats
-    assert {"diverging", "energy", "lp", "n_steps", "tree_depth", "acceptance_rate",
-            "step_size"} <= set(st.data_vars)
+    assert {
+        "diverging",
+        "energy",
+        "lp",
+        "n_steps",
+        "tree_depth",
+        "acceptance_rate",
+        "step_size",
+    } <= set(st.data_vars)
     # tree depth d means 2^(d-1) <= n_steps < 2^d leapfrog steps
     assert np.all(2.0 ** (st.tree_depth - 1) <= st.n_steps)
-    assert np.all(st.n_steps < 2.0 ** st.tree_depth)
+    assert np.all(st.n_steps < 2.0**st.tree_depth)
     bfmi = az.bfmi(idata)
     assert bfmi.shape == (2,) and np.all(bfmi > 0.3)
     # mean acceptance after warm-up is near the 0.8 target dual averaging aims at
@@ -115,11 +128,11 @@ def _numpy_model(x: np.ndarray, y: float | None = None) -> None:
 
 def test_a_model_that_needs_concrete_data_compiles_per_data_set() -> None:
     # Conjugate: mu | y ~ Normal((y - mean(x)) · 100/(100 + 0.01), 1/sqrt(100.01)).
-    post = [fit(_numpy_model, {"x": np.full(3, c), "y": 1.0}, seed=0, **NUTS)
-            for c in (0.0, 0.5)]
+    post = [fit(_numpy_model, {"x": np.full(3, c), "y": 1.0}, seed=0, **NUTS) for c in (0.0, 0.5)]
     for c, idata in zip((0.0, 0.5), post, strict=True):
-        assert float(idata.posterior["mu"].mean()) == pytest.approx((1.0 - c) * 100 / 100.01,
-                                                                   abs=0.03)
+        assert float(idata.posterior["mu"].mean()) == pytest.approx(
+            (1.0 - c) * 100 / 100.01, abs=0.03
+        )
 
 
 def _gaussian(scale: np.ndarray) -> None:
@@ -141,15 +154,23 @@ def test_closing_step_size_window_realises_the_target_acceptance() -> None:
     # vectorised chains, whose batched tree building is slow to compile.
     scale = np.geomspace(0.1, 10.0, 50)
     chains, draws, warmup = 16, 500, 1000
-    st = fit(_gaussian, {"scale": scale}, seed=0, progress=False, chains=chains, draws=draws,
-             warmup=warmup).sample_stats
+    st = fit(
+        _gaussian,
+        {"scale": scale},
+        seed=0,
+        progress=False,
+        chains=chains,
+        draws=draws,
+        warmup=warmup,
+    ).sample_stats
     ours = st.acceptance_rate.mean("draw").values
     ours_eps = st.step_size.values[:, -1]
 
     compiled, arrays = CompiledModel.of(_gaussian, {"scale": scale})
     starts = _driver_starts(compiled, np.asarray(jax.random.PRNGKey(0)), chains)
-    run = numpyro_chain(compiled, arrays, warmup, warmup + draws,
-                        lambda s: (s.accept_prob, s.adapt_state.step_size))
+    run = numpyro_chain(
+        compiled, arrays, warmup, warmup + draws, lambda s: (s.accept_prob, s.adapt_state.step_size)
+    )
 
     def chain(start: tuple) -> tuple:
         accept, eps = run(*start)
@@ -157,8 +178,7 @@ def test_closing_step_size_window_realises_the_target_acceptance() -> None:
 
     z0 = jax.tree.map(lambda *z: np.stack(z), *[s.z for s in starts])
     keys = np.stack([np.asarray(s.rng_key) for s in starts])
-    theirs, theirs_eps = map(np.asarray, jax.jit(lambda z, k: jax.lax.map(chain, (z, k)))(
-        z0, keys))
+    theirs, theirs_eps = map(np.asarray, jax.jit(lambda z, k: jax.lax.map(chain, (z, k)))(z0, keys))
     # If this fails after a NumPyro upgrade, check whether numpyro#1786 was fixed
     # upstream (then the closing window may no longer be needed).
     assert abs(ours.mean() - 0.8) < 0.045
@@ -200,9 +220,20 @@ def test_new_run_lengths_compile_nothing_and_keep_exactly_the_draws(stats: jb.Pa
     compiled, _ = CompiledModel.of(bt_model, data)
     kernels = dict(compiled._kernels)
     out: list = []
-    events = _jax_compile_events(lambda: out.append(fit(
-        bt_model, data, seed=5, chains=3, draws=217, warmup=155, target_accept=0.9,
-        progress=False)))
+    events = _jax_compile_events(
+        lambda: out.append(
+            fit(
+                bt_model,
+                data,
+                seed=5,
+                chains=3,
+                draws=217,
+                warmup=155,
+                target_accept=0.9,
+                progress=False,
+            )
+        )
+    )
     assert events == []
     assert compiled._kernels == kernels
     idata = out[0]
@@ -234,22 +265,31 @@ def test_progress_advances_between_chunks_to_every_iteration(stats: jb.PairStats
 
     compiled, arrays = CompiledModel.of(bt_model, bt_data(stats))
     bar = _Bar()
-    samples, _ = compiled.nuts(jax.random.PRNGKey(0), arrays, chains=3, draws=400, warmup=120,
-                               target_accept=0.8, progress=bar)
+    samples, _ = compiled.nuts(
+        jax.random.PRNGKey(0),
+        arrays,
+        chains=3,
+        draws=400,
+        warmup=120,
+        target_accept=0.8,
+        progress=bar,
+    )
     assert samples["theta"].shape == (3, 400, 5)
     assert sum(bar.updates) == 3 * (120 + 400)  # the bar's total in fit()
     assert len(bar.updates) == 3 * -(-(120 + 400) // CHUNK) > 3  # once per chunk and chain
 
 
-def test_fit_progress_bar_total_is_chains_times_iterations(stats: jb.PairStats,
-                                                          capsys: pytest.CaptureFixture) -> None:
+def test_fit_progress_bar_total_is_chains_times_iterations(
+    stats: jb.PairStats, capsys: pytest.CaptureFixture
+) -> None:
     fit(bt_model, bt_data(stats), seed=0, chains=2, draws=150, warmup=110, progress=True)
     err = capsys.readouterr().err
     assert "520/520" in err  # 2 chains x (110 + 150) iterations, all counted
 
 
-def test_warm_up_adaptation_is_numpyros(stats: jb.PairStats,
-                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_warm_up_adaptation_is_numpyros(
+    stats: jb.PairStats, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # Below 100 warm-up iterations there is no closing step-size window, so the chunked
     # driver must reproduce NumPyro's own hmc kernel (init_kernel / sample_kernel,
     # windowed adaptation of step size and diagonal mass matrix) draw for draw from the
@@ -264,11 +304,13 @@ def test_warm_up_adaptation_is_numpyros(stats: jb.PairStats,
     with jax.enable_x64(True):
         compiled, arrays = CompiledModel.of(bt_model, bt_data(stats))
         key = np.asarray(jax.random.PRNGKey(3))
-        ours, stats_ = compiled.nuts(key, arrays, chains=1, draws=draws, warmup=warmup,
-                                     target_accept=0.8)
+        ours, stats_ = compiled.nuts(
+            key, arrays, chains=1, draws=draws, warmup=warmup, target_accept=0.8
+        )
         start = _driver_starts(compiled, key, 1)[0]  # chain 0's
-        run = numpyro_chain(compiled, arrays, warmup, warmup + draws,
-                            lambda s: (s.z, s.adapt_state.step_size))
+        run = numpyro_chain(
+            compiled, arrays, warmup, warmup + draws, lambda s: (s.z, s.adapt_state.step_size)
+        )
 
         @jax.jit
         def theirs(z0: dict, k: jax.Array) -> tuple:
@@ -297,17 +339,23 @@ def test_persistent_cache_is_written_then_read_in_a_new_process(tmp_path: object
         "    numpyro.sample('x', dist.Normal(0.0, s))\n"
         "idata = fit(model, {'s': np.ones(3)}, chains=1, draws=30, warmup=20, progress=False)\n"
         "print(hits.count('/jax/compilation_cache/cache_hits'),"
-        " repr(idata.posterior['x'].values.sum()))\n")
+        " repr(idata.posterior['x'].values.sum()))\n"
+    )
     env = {**os.environ, "JUDGEBAYES_JAX_CACHE": str(tmp_path)}
-    outs = [subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
-                           text=True, check=True).stdout.split() for _ in range(2)]
+    outs = [
+        subprocess.run(
+            [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True
+        ).stdout.split()
+        for _ in range(2)
+    ]
     assert any(f.name.startswith("jit_run") for f in tmp_path.iterdir())  # the chunk kernel
     assert int(outs[0][0]) == 0 and int(outs[1][0]) >= 1
     assert outs[0][1] == outs[1][1]
 
 
-def test_persistent_cache_folder_follows_the_environment(monkeypatch: pytest.MonkeyPatch,
-                                                         tmp_path: object) -> None:
+def test_persistent_cache_folder_follows_the_environment(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: object
+) -> None:
     import sys
     from pathlib import Path
 
@@ -345,8 +393,15 @@ def test_chains_redraw_their_start_until_the_density_is_finite() -> None:
     # c is an array, so both data sets share one layout (one compiled kernel).
     with warnings.catch_warnings():  # NUTS meets the -inf wall: divergences are expected
         warnings.simplefilter("ignore")
-        idata = fit(_half_line, {"c": np.asarray(1.5)}, chains=3, draws=50, warmup=50, seed=1,
-                    progress=False)
+        idata = fit(
+            _half_line,
+            {"c": np.asarray(1.5)},
+            chains=3,
+            draws=50,
+            warmup=50,
+            seed=1,
+            progress=False,
+        )
     assert float(idata.posterior["x"].min()) > 1.5
     with pytest.raises(RuntimeError, match="no start point"):
         fit(_half_line, {"c": np.asarray(3.0)}, chains=1, draws=10, warmup=10, progress=False)

@@ -55,12 +55,10 @@ def test_normalised_scores_and_interval_follow_eqs_2_to_4() -> None:
     np.testing.assert_allclose(nonconformity_scores(y, est, se), [2.0, 2.0, 2.0, 0.0])
     np.testing.assert_allclose(nonconformity_scores(y, est), [10.0, 20.0, 30.0, 0.0])
     # alpha = 0.2, n = 4: k = 4 -> q̂ = 2; new item ŷ = 1500, SE = 7 -> [1486, 1514]
-    iv = split_conformal([1500.0], calib_y=y, calib_estimate=est, se=[7.0], calib_se=se,
-                         alpha=0.2)
+    iv = split_conformal([1500.0], calib_y=y, calib_estimate=est, se=[7.0], calib_se=se, alpha=0.2)
     assert iv.score == "normalized" and iv.q_hat[0] == 2.0
     np.testing.assert_allclose([iv.lower[0], iv.upper[0]], [1486.0, 1514.0])
-    assert iv.to_frame().columns.tolist() == ["estimate", "lower", "upper", "width", "se",
-                                              "q_hat"]
+    assert iv.to_frame().columns.tolist() == ["estimate", "lower", "upper", "width", "se", "q_hat"]
 
 
 def test_bad_inputs_raise_data_errors() -> None:
@@ -90,8 +88,14 @@ def test_split_coverage_on_exchangeable_data_is_within_the_guarantee() -> None:
         se = rng.uniform(5, 40, n_cal + n_test)
         y = rng.normal(1200, 80, n_cal + n_test)
         est = y + se * rng.standard_t(4, n_cal + n_test)
-        iv = split_conformal(est[n_cal:], calib_y=y[:n_cal], calib_estimate=est[:n_cal],
-                             se=se[n_cal:], calib_se=se[:n_cal], alpha=alpha)
+        iv = split_conformal(
+            est[n_cal:],
+            calib_y=y[:n_cal],
+            calib_estimate=est[:n_cal],
+            se=se[n_cal:],
+            calib_se=se[:n_cal],
+            alpha=alpha,
+        )
         cover[r] = iv.covers(y[n_cal:]).mean()
     assert abs(cover.mean() - 18 / 20) < 0.006
 
@@ -131,8 +135,7 @@ def test_evaluate_split_conformal_reports_mean_coverage_and_median_width() -> No
     # median width = median over test items of 2·q̂·SE
     q = ev.q_hat_per_split
     assert np.all(ev.median_width_per_split > 2 * q * se.min() - 1e-9)
-    again = evaluate_split_conformal(y, est, se, alpha=0.1, n_calibration=27, n_splits=200,
-                                     seed=1)
+    again = evaluate_split_conformal(y, est, se, alpha=0.1, n_calibration=27, n_splits=200, seed=1)
     np.testing.assert_array_equal(again.coverage_per_split, ev.coverage_per_split)
     assert "200 random calibration/test splits" in str(ev)
     tiny = evaluate_split_conformal(y, est, se, alpha=0.1, n_calibration=5, n_splits=3)

@@ -175,8 +175,9 @@ def test_elo_loop_is_eq1_and_keeps_the_mean() -> None:
         step = 0.1 * (y - 1 / (1 + np.exp(-(manual[a] - manual[b]))))
         manual[a] += step
         manual[b] -= step
-    np.testing.assert_allclose(elo_loop(i, j, r, 4, k=0.1, scale=math.log(10), initial=0.0),
-                               manual, atol=1e-12)
+    np.testing.assert_allclose(
+        elo_loop(i, j, r, 4, k=0.1, scale=math.log(10), initial=0.0), manual, atol=1e-12
+    )
 
 
 def test_online_elo_depends_on_the_explicit_order(consistency_battles: jb.Battles) -> None:
@@ -200,8 +201,15 @@ def test_real_data_within_component_agreement_with_arena(consistency_battles) ->
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", jb.DisconnectedGraphWarning)
         bt = bt_by_judge(consistency_battles)
-    own = {m: m for m in ("zephyr-7b-beta", "vicuna-13b", "mistral-7b-instruct",
-                          "mixtral-8x7b-instruct-v0.1")}
+    own = {
+        m: m
+        for m in (
+            "zephyr-7b-beta",
+            "vicuna-13b",
+            "mistral-7b-instruct",
+            "mixtral-8x7b-instruct-v0.1",
+        )
+    }
     result = compare_judges([online_elo(consistency_battles), bt], reference=reference, own=own)
     assert result.correlation.loc["consensus"].min() > 0.9  # within components
     assert set(result.self_preference["judge"]) == set(own)
@@ -210,10 +218,12 @@ def test_real_data_within_component_agreement_with_arena(consistency_battles) ->
 
 # ----------------------------------------------------------------------------- simulator
 def test_simulator_truth_and_self_preference() -> None:
-    sim = simulate_consensus(n_models=6, n_judges=6, n_prompts=30, seed=3,
-                             self_preference=[0, 0, 1, 2, 3, 4])
-    again = simulate_consensus(n_models=6, n_judges=6, n_prompts=30, seed=3,
-                               self_preference=[0, 0, 1, 2, 3, 4])
+    sim = simulate_consensus(
+        n_models=6, n_judges=6, n_prompts=30, seed=3, self_preference=[0, 0, 1, 2, 3, 4]
+    )
+    again = simulate_consensus(
+        n_models=6, n_judges=6, n_prompts=30, seed=3, self_preference=[0, 0, 1, 2, 3, 4]
+    )
     pd.testing.assert_frame_equal(sim.battles.frame, again.battles.frame)
     eta = sim.judges["eta"].to_numpy()
     assert eta[0] == eta[1] == 0 and np.all(np.diff(eta[1:]) > 0)
@@ -237,12 +247,28 @@ def test_cli_on_the_transfer_table(tmp_path: Path, capsys) -> None:
     assert summary["mean_sd"]["uda"] == pytest.approx(70.973, abs=1e-3)
 
 
-def test_cli_on_the_contest_folder_without_the_bayesian_model(consistency_dir, tmp_path: Path,
-                                                              capsys) -> None:
+def test_cli_on_the_contest_folder_without_the_bayesian_model(
+    consistency_dir, tmp_path: Path, capsys
+) -> None:
     reference = SHARED_DATA / "llm_consistency" / "contestant_arena_elo.csv"
-    assert main(["consensus", str(consistency_dir), "--format", "consistency", "--no-bayes",
-                 "--reference", str(reference), "--own", "vicuna-13b=vicuna-13b",
-                 "--out", str(tmp_path)]) == 0
+    assert (
+        main(
+            [
+                "consensus",
+                str(consistency_dir),
+                "--format",
+                "consistency",
+                "--no-bayes",
+                "--reference",
+                str(reference),
+                "--own",
+                "vicuna-13b=vicuna-13b",
+                "--out",
+                str(tmp_path),
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "7 disconnected components" in out and "66,995 verdicts of 24 judges" in out
     sd = pd.read_csv(tmp_path / "inter_judge_sd.csv")
@@ -252,8 +278,14 @@ def test_cli_on_the_contest_folder_without_the_bayesian_model(consistency_dir, t
     assert summary["consensus_r"]["baseline"] > 0.9  # within components
 
 
-@pytest.mark.parametrize("content", ["a,b\n1,2\n", "row,method,x,y,z\nJ1,m,1,2,oops\n",
-                                     "model_a,model_b,judge_label\nm1,m2,1\nm2,m3,0\n"])
+@pytest.mark.parametrize(
+    "content",
+    [
+        "a,b\n1,2\n",
+        "row,method,x,y,z\nJ1,m,1,2,oops\n",
+        "model_a,model_b,judge_label\nm1,m2,1\nm2,m3,0\n",
+    ],
+)
 def test_cli_bad_input_exits_2_with_one_line(tmp_path: Path, capsys, content: str) -> None:
     path = tmp_path / "input.csv"
     path.write_text(content)

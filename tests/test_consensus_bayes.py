@@ -23,8 +23,15 @@ sim = test_consensus_uda.sim  # the same simulation, as a fixture
 
 @pytest.fixture(scope="module")
 def posterior(sim):
-    return fit_consensus(sim.battles, own_model=sim.own_model, chains=2, draws=300, warmup=300,
-                         seed=0, progress=False)
+    return fit_consensus(
+        sim.battles,
+        own_model=sim.own_model,
+        chains=2,
+        draws=300,
+        warmup=300,
+        seed=0,
+        progress=False,
+    )
 
 
 def test_posterior_self_preference_covers_the_simulated_eta(sim, posterior) -> None:
@@ -46,8 +53,9 @@ def test_posterior_self_preference_covers_the_simulated_eta(sim, posterior) -> N
 
 
 def test_judge_views_are_less_dispersed_than_the_baseline(sim, posterior) -> None:
-    result = compare_judges([online_elo(sim.battles), posterior.judge_ratings()],
-                            reference=sim.elo, own=sim.own_model)
+    result = compare_judges(
+        [online_elo(sim.battles), posterior.judge_ratings()], reference=sim.elo, own=sim.own_model
+    )
     assert result.mean_sd["bayes"] < 0.5 * result.mean_sd["baseline"]
     assert result.mean_correlation["bayes"] > result.mean_correlation["baseline"]
     # ψ: every simulated judge has ψ = 1
@@ -62,8 +70,10 @@ def test_posterior_plots(sim, posterior) -> None:
 
     fig, axes = plt.subplots(1, 3)
     for ax, kind in zip(axes, ("elo", "eta", "psi"), strict=True):
-        assert posterior.plot(kind, ax, truth=sim.judges["eta"].to_dict()
-                              if kind == "eta" else None) is ax
+        assert (
+            posterior.plot(kind, ax, truth=sim.judges["eta"].to_dict() if kind == "eta" else None)
+            is ax
+        )
     assert "posterior" in axes[0].get_legend().get_texts()[0].get_text()
     plt.close(fig)
 
@@ -80,16 +90,33 @@ def test_cli_on_real_verdicts_of_24_judges(consistency_battles, tmp_path: Path, 
     mistral-7b-instruct) are also contestants: 24 judges × 10 pairs, written as a battles CSV.
     (Same draws and warm-up as the simulation: NUTS is compiled for the layout *and* the run
     length, so the CLI reuses the compiled sampler.)"""
-    group = ["gpt-3.5-turbo-0613", "llama-2-13b-chat", "llama-2-7b-chat",
-             "mistral-7b-instruct", "zephyr-7b-beta"]
+    group = [
+        "gpt-3.5-turbo-0613",
+        "llama-2-13b-chat",
+        "llama-2-7b-chat",
+        "mistral-7b-instruct",
+        "zephyr-7b-beta",
+    ]
     frame = consistency_battles.frame
     path = tmp_path / "component.csv"
     frame[frame["model_a"].isin(group)].to_csv(path, index=False)
-    args = ["consensus", str(path), "--draws", "300", "--warmup", "300", "--no-progress",
-            "--out", str(tmp_path / "out"), "--reference",
-            str(SHARED_DATA / "llm_consistency" / "contestant_arena_elo.csv"),
-            "--own", "zephyr-7b-beta=zephyr-7b-beta",
-            "--own", "mistral-7b-instruct=mistral-7b-instruct"]
+    args = [
+        "consensus",
+        str(path),
+        "--draws",
+        "300",
+        "--warmup",
+        "300",
+        "--no-progress",
+        "--out",
+        str(tmp_path / "out"),
+        "--reference",
+        str(SHARED_DATA / "llm_consistency" / "contestant_arena_elo.csv"),
+        "--own",
+        "zephyr-7b-beta=zephyr-7b-beta",
+        "--own",
+        "mistral-7b-instruct=mistral-7b-instruct",
+    ]
     assert main(args) == 0
     out = capsys.readouterr().out
     assert "24 judges on 5 models" in out and "self-preference η" in out

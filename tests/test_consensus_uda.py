@@ -33,20 +33,26 @@ GAMMA = np.r_[[0.0, 1.0, 2.0, 3.0, 4.0], np.full(19, 1.0)]
 # same training step on the same data, so a compilation cache that the notebook's kernel
 # writes can serve it (compiling it is ~4 s of CPU per adapter; an epoch, ~6 ms). With 60
 # epochs every assertion below held by about the same margins (full adapter's best epoch 12).
-TRAIN = {"epochs": 10, "learning_rate": 1e-2, "hidden": (32, 16), "weight_decay": 1e-2,
-         "progress": False}
+TRAIN = {
+    "epochs": 10,
+    "learning_rate": 1e-2,
+    "hidden": (32, 16),
+    "weight_decay": 1e-2,
+    "progress": False,
+}
 
 
 @pytest.fixture(scope="module")
 def sim():
-    return simulate_consensus(n_models=5, n_judges=24, n_prompts=40, seed=0,
-                              self_preference=GAMMA)
+    return simulate_consensus(n_models=5, n_judges=24, n_prompts=40, seed=0, self_preference=GAMMA)
 
 
 @pytest.fixture(scope="module")
 def adapters(sim):
-    return {sf: fit_uda(sim.battles, sim.answers, sim.judge_answers, self_features=sf, **TRAIN)
-            for sf in (True, False)}
+    return {
+        sf: fit_uda(sim.battles, sim.answers, sim.judge_answers, self_features=sf, **TRAIN)
+        for sf in (True, False)
+    }
 
 
 def _battles(n: int = 300, m: int = 6, seed: int = 0) -> tuple[np.ndarray, ...]:
@@ -60,9 +66,15 @@ def test_scanned_recursion_equals_the_python_loop_to_1e9() -> None:
     i, j, k, s = _battles()
     with jax.enable_x64(True):
         scanned = np.asarray(elo_scan(i, j, k, s, 6, scale=400.0, initial=1200.0))
-        padded = np.asarray(elo_scan_judges(np.stack([i, i]), np.stack([j, j]),
-                                            np.stack([k, np.where(np.arange(300) < 150, k, 0)]),
-                                            np.stack([s, s]), 6))
+        padded = np.asarray(
+            elo_scan_judges(
+                np.stack([i, i]),
+                np.stack([j, j]),
+                np.stack([k, np.where(np.arange(300) < 150, k, 0)]),
+                np.stack([s, s]),
+                6,
+            )
+        )
     loop = elo_loop(i, j, s, 6, k=k, scale=400.0, initial=1200.0)
     np.testing.assert_allclose(scanned, loop, rtol=0, atol=1e-9)
     np.testing.assert_allclose(padded[0], loop, atol=1e-9)  # judges vectorised
@@ -74,6 +86,7 @@ def test_recursion_gradient_matches_finite_differences() -> None:
     i, j, k, s = _battles(n=120, m=5, seed=1)
     weights = np.random.default_rng(2).normal(size=5)
     with jax.enable_x64(True):
+
         @jax.jit  # one kernel for the 12 evaluations below (op by op: ~20 tiny ones)
         def f(kk, ss):
             return elo_scan(i, j, kk, ss, 5) @ weights
@@ -106,8 +119,7 @@ def test_algorithm1_features() -> None:
     cos_ik = e_i @ e_k.T / np.outer(np.linalg.norm(e_i, axis=1), np.linalg.norm(e_k, axis=1))
     np.testing.assert_allclose(full[:, 6 * d + 1], np.diag(cos_ik), rtol=1e-6)
     p_i, p_k = (np.exp(e) / np.exp(e).sum(axis=1, keepdims=True) for e in (e_i, e_k))
-    np.testing.assert_allclose(full[:, 6 * d + 4], (p_i * np.log(p_i / p_k)).sum(axis=1),
-                               rtol=1e-6)
+    np.testing.assert_allclose(full[:, 6 * d + 4], (p_i * np.log(p_i / p_k)).sum(axis=1), rtol=1e-6)
 
 
 def test_consensus_loss_eq3() -> None:
@@ -116,8 +128,11 @@ def test_consensus_loss_eq3() -> None:
     ratings = anchor + np.array([[50.0, -50, 0, 0], [0, 0, 30, -30], [10, 10, 10, -30]])
     rc = ratings - ratings.mean(axis=1, keepdims=True)
     rho = (rc @ (anchor - anchor.mean())) / np.sqrt((rc**2).sum(1) * ((anchor - 1200) ** 2).sum())
-    expected = (2.0 * ((ratings - anchor) ** 2).sum() / 4e4
-                + 0.5 * ((ratings.mean(0) - anchor) ** 2).sum() / 4e4 + 3.0 * (1 - rho).sum())
+    expected = (
+        2.0 * ((ratings - anchor) ** 2).sum() / 4e4
+        + 0.5 * ((ratings.mean(0) - anchor) ** 2).sum() / 4e4
+        + 3.0 * (1 - rho).sum()
+    )
     got = consensus_loss(ratings, anchor, alpha=2.0, sigma=0.5, beta=3.0)
     assert float(got) == pytest.approx(expected, rel=1e-5)
 
@@ -125,8 +140,9 @@ def test_consensus_loss_eq3() -> None:
 def test_uda_lowers_dispersion_and_the_ablation_agrees_falsely(sim, adapters) -> None:
     full = adapters[True].ratings(sim.battles, sim.answers, sim.judge_answers)
     ablated = adapters[False].ratings(sim.battles, sim.answers, sim.judge_answers)
-    result = compare_judges([online_elo(sim.battles), full, ablated], reference=sim.elo,
-                            own=sim.own_model)
+    result = compare_judges(
+        [online_elo(sim.battles), full, ablated], reference=sim.elo, own=sim.own_model
+    )
     sd, r = result.mean_sd, result.mean_correlation
     assert sd["uda"] < 0.3 * sd["baseline"]
     assert r["uda"] > r["baseline"] + 0.1
@@ -168,8 +184,15 @@ def test_literal_eq2_ignores_the_verdicts() -> None:
     """With ``verdict_input=False`` f_θ sees φ alone (Eq. 2 as printed), so Algorithm 2's
     ratings do not change when every verdict is flipped."""
     small = simulate_consensus(n_models=4, n_judges=3, n_prompts=8, dim=4, seed=1)
-    adapter = fit_uda(small.battles, small.answers, small.judge_answers, verdict_input=False,
-                      epochs=3, hidden=(8,), progress=False)
+    adapter = fit_uda(
+        small.battles,
+        small.answers,
+        small.judge_answers,
+        verdict_input=False,
+        epochs=3,
+        hidden=(8,),
+        progress=False,
+    )
     assert adapter.config["dim_in"] == feature_dim(4) == 33
     frame = small.battles.frame
     frame["judge_label"] = 1.0 - frame["judge_label"]
@@ -184,8 +207,7 @@ def test_a_second_training_on_other_data_compiles_nothing() -> None:
     """The training data are arguments of the jitted step, not constants baked into it: a
     second fit on other battles of the same shapes traces and compiles nothing, and still
     learns from its own data."""
-    sims = [simulate_consensus(n_models=4, n_judges=3, n_prompts=8, dim=4, seed=s)
-            for s in (1, 2)]
+    sims = [simulate_consensus(n_models=4, n_judges=3, n_prompts=8, dim=4, seed=s) for s in (1, 2)]
     # test_literal_eq2_ignores_the_verdicts' fit (seed 1), so the first one is compiled once
     settings = {"verdict_input": False, "epochs": 3, "hidden": (8,), "progress": False}
     first = fit_uda(sims[0].battles, sims[0].answers, sims[0].judge_answers, **settings)
@@ -198,8 +220,7 @@ def test_a_second_training_on_other_data_compiles_nothing() -> None:
     out = []
     jax.monitoring.register_event_duration_secs_listener(listen)
     try:
-        out.append(fit_uda(sims[1].battles, sims[1].answers, sims[1].judge_answers,
-                           **settings))
+        out.append(fit_uda(sims[1].battles, sims[1].answers, sims[1].judge_answers, **settings))
     finally:
         jax.monitoring.unregister_event_duration_listener(listen)
     assert seen == []

@@ -27,18 +27,30 @@ pytestmark = pytest.mark.filterwarnings("ignore::judgebayes.consistency.LowEvide
 # paper's code; Apache-2.0). judge_arena_elo.csv rounds them to integers, which
 # moves the paper's MAE (35.2) and cluster correlations in the 3rd digit.
 AUTHORS_ELO = {
-    "chatgpt-4o-latest": 1315.1596096064077, "claude-3-haiku-20240307": 1178.3537536536885,
-    "claude-3-opus-20240229": 1247.6312370612695, "claude-3.5-sonnet-20240620": 1270.975339008378,
-    "command-r": 1148.546452040903, "command-r-plus": 1189.8069202864776,
-    "gemini-1.5-flash-002": 1272.0, "gemini-1.5-pro-002": 1301.0,
-    "gemma-7b-it": 1037.3011946180168, "gpt-4o-mini-2024-07-18": 1274.8487742018067,
-    "llama-3-8b-instruct": 1151.8633874882728, "llama-3-70b-instruct": 1206.116131996019,
-    "llama-3.1-8b-instruct": 1167.6097444004965, "llama-3.1-70b-instruct": 1245.82198737406,
-    "llama-3.1-405b-instruct": 1263.494122234061, "mistral-7b-instruct": 1008.1704862874974,
-    "mistral-large-2407": 1250.6308684722885, "mixtral-8x7b-instruct-v0.1": 1114.0,
-    "openchat-3.5-0106": 1091.4297939395608, "phi-3-medium-4k-instruct": 1122.7668502642346,
-    "qwen1.5-14b-chat": 1108.5413057460873, "starling-lm-7b-alpha": 1088.2909310158232,
-    "vicuna-13b": 1041.790097967258, "zephyr-7b-beta": 1053.3444426537412,
+    "chatgpt-4o-latest": 1315.1596096064077,
+    "claude-3-haiku-20240307": 1178.3537536536885,
+    "claude-3-opus-20240229": 1247.6312370612695,
+    "claude-3.5-sonnet-20240620": 1270.975339008378,
+    "command-r": 1148.546452040903,
+    "command-r-plus": 1189.8069202864776,
+    "gemini-1.5-flash-002": 1272.0,
+    "gemini-1.5-pro-002": 1301.0,
+    "gemma-7b-it": 1037.3011946180168,
+    "gpt-4o-mini-2024-07-18": 1274.8487742018067,
+    "llama-3-8b-instruct": 1151.8633874882728,
+    "llama-3-70b-instruct": 1206.116131996019,
+    "llama-3.1-8b-instruct": 1167.6097444004965,
+    "llama-3.1-70b-instruct": 1245.82198737406,
+    "llama-3.1-405b-instruct": 1263.494122234061,
+    "mistral-7b-instruct": 1008.1704862874974,
+    "mistral-large-2407": 1250.6308684722885,
+    "mixtral-8x7b-instruct-v0.1": 1114.0,
+    "openchat-3.5-0106": 1091.4297939395608,
+    "phi-3-medium-4k-instruct": 1122.7668502642346,
+    "qwen1.5-14b-chat": 1108.5413057460873,
+    "starling-lm-7b-alpha": 1088.2909310158232,
+    "vicuna-13b": 1041.790097967258,
+    "zephyr-7b-beta": 1053.3444426537412,
 }
 
 
@@ -47,14 +59,22 @@ def small_battles() -> jb.Battles:
     """Judge J1 on (x, y): x wins 3, y wins 2, 1 tie; on (x, z): z wins 2. J2: x always wins."""
     rows = [
         # judge, model_a, model_b, label (P(A beats B)), position (who was shown first)
-        ("J1", "x", "y", 1.0, "a"), ("J1", "x", "y", 1.0, "a"), ("J1", "y", "x", 0.0, "a"),
-        ("J1", "x", "y", 0.5, "a"), ("J1", "y", "x", 1.0, "a"), ("J1", "x", "y", 0.0, "a"),
-        ("J1", "x", "z", 0.0, "a"), ("J1", "z", "x", 1.0, "b"),
-        ("J2", "x", "y", 1.0, "a"), ("J2", "y", "x", 0.0, "a"), ("J2", "x", "z", 1.0, "b"),
+        ("J1", "x", "y", 1.0, "a"),
+        ("J1", "x", "y", 1.0, "a"),
+        ("J1", "y", "x", 0.0, "a"),
+        ("J1", "x", "y", 0.5, "a"),
+        ("J1", "y", "x", 1.0, "a"),
+        ("J1", "x", "y", 0.0, "a"),
+        ("J1", "x", "z", 0.0, "a"),
+        ("J1", "z", "x", 1.0, "b"),
+        ("J2", "x", "y", 1.0, "a"),
+        ("J2", "y", "x", 0.0, "a"),
+        ("J2", "x", "z", 1.0, "b"),
         ("J2", "z", "x", 0.0, "a"),
     ]
-    return jb.Battles(pd.DataFrame(rows, columns=["judge", "model_a", "model_b",
-                                                  "judge_label", "position"]))
+    return jb.Battles(
+        pd.DataFrame(rows, columns=["judge", "model_a", "model_b", "judge_label", "position"])
+    )
 
 
 def test_hand_computed_consistency_eqs_1_to_3() -> None:
@@ -118,9 +138,12 @@ def test_bias_corrected_hand_case_and_unbiasedness() -> None:
 def test_consistency_is_invariant_to_which_side_is_model_a() -> None:
     b = small_battles()
     f = b.frame
-    swapped = f.assign(model_a=f["model_b"], model_b=f["model_a"],
-                       judge_label=1 - f["judge_label"],
-                       position=np.where(f["position"] == "a", "b", "a"))
+    swapped = f.assign(
+        model_a=f["model_b"],
+        model_b=f["model_a"],
+        judge_label=1 - f["judge_label"],
+        position=np.where(f["position"] == "a", "b", "a"),
+    )
     for pool in (True, False):
         a = cs.judge_consistency(b, pool_orders=pool).consistency
         s = cs.judge_consistency(jb.Battles(swapped), pool_orders=pool).consistency
@@ -152,8 +175,9 @@ def test_matchup_selection_and_errors() -> None:
     with pytest.raises(DataError, match="no Elo for 1 judge"):
         cs.compare_elo({"a": 0.1, "b": 0.2, "c": 0.3}, {"a": 1000, "b": 1100})
     with pytest.raises(DataError, match="clusters must assign"):
-        cs.cluster_correlations({"a": 0.1, "b": 0.2, "c": 0.3}, {"a": 1, "b": 2, "c": 3},
-                                {"a": "x", "b": "x"})
+        cs.cluster_correlations(
+            {"a": 0.1, "b": 0.2, "c": 0.3}, {"a": 1, "b": 2, "c": 3}, {"a": "x", "b": "x"}
+        )
 
 
 def test_position_bias_hand_case() -> None:
@@ -202,8 +226,7 @@ def test_table1_consistency_to_three_decimals(real: cs.JudgeConsistency) -> None
     paper = pd.read_csv(DATA / "judge_arena_elo.csv").set_index("judge")["paper_consistency"]
     ours = real.to_series()
     assert len(ours) == 24 and set(ours.index) == set(paper.index)
-    np.testing.assert_array_equal(ours.round(3).reindex(paper.index).to_numpy(),
-                                  paper.to_numpy())
+    np.testing.assert_array_equal(ours.round(3).reindex(paper.index).to_numpy(), paper.to_numpy())
     assert real.counts.n_pairs == 70 and real.counts.n_units == 140
     assert real.n_contests.min() == 2746 and real.n_contests.max() == 2800
     # the plug-in bias (≈ 4·Var(score)/n at ~40 contests per matchup) is ~0.02 for every judge
@@ -211,8 +234,9 @@ def test_table1_consistency_to_three_decimals(real: cs.JudgeConsistency) -> None
     assert np.all((shift > 0.015) & (shift < 0.025))
 
 
-def test_results_display_as_one_line_and_a_table(real: cs.JudgeConsistency,
-                                                 judge_elo: pd.Series) -> None:
+def test_results_display_as_one_line_and_a_table(
+    real: cs.JudgeConsistency, judge_elo: pd.Series
+) -> None:
     text = repr(real)
     assert text.startswith("<JudgeConsistency:") and "\n" not in text and len(text) < 300
     assert "24 judges" in text and "<table" in real._repr_html_()
@@ -222,8 +246,9 @@ def test_results_display_as_one_line_and_a_table(real: cs.JudgeConsistency,
         assert "<table" in result._repr_html_()
 
 
-def test_correlation_rank_displacement_and_mae(real: cs.JudgeConsistency,
-                                               judge_elo: pd.Series) -> None:
+def test_correlation_rank_displacement_and_mae(
+    real: cs.JudgeConsistency, judge_elo: pd.Series
+) -> None:
     ag = cs.compare_elo(real, judge_elo)
     assert round(ag.pearson, 2) == 0.91  # paper: 0.91 (we get 0.909)
     assert ag.pearson == pytest.approx(0.90925, abs=1e-4)
@@ -249,8 +274,9 @@ def test_paper_clusters_appendix_a3(real: cs.JudgeConsistency, judge_elo: pd.Ser
     assert rounded.labels == ("high", "middle", "low")
 
 
-def test_convergence_curve_figure3(real: cs.JudgeConsistency, judge_elo: pd.Series,
-                                   contestant_elo: pd.Series) -> None:
+def test_convergence_curve_figure3(
+    real: cs.JudgeConsistency, judge_elo: pd.Series, contestant_elo: pd.Series
+) -> None:
     curve = cs.convergence_curve(real, judge_elo, contestant_elo, n_orders=25, seed=0)
     full = cs.compare_elo(real, judge_elo).pearson
     assert curve.n_matchups[-1] == 140
@@ -294,11 +320,9 @@ def test_position_bias_inflates_unpooled_consistency(real: cs.JudgeConsistency) 
     np.testing.assert_allclose(f[["first_rate", "tie_rate", "second_rate"]].sum(axis=1), 1)
 
 
-def test_elo_intervals_leave_one_judge_out(real: cs.JudgeConsistency,
-                                           judge_elo: pd.Series) -> None:
+def test_elo_intervals_leave_one_judge_out(real: cs.JudgeConsistency, judge_elo: pd.Series) -> None:
     bayes = cs.elo_intervals_loo(real, judge_elo, method="bayes", alpha=0.1)
-    split = cs.elo_intervals_loo(real, judge_elo, method="split", alpha=0.1, n_splits=50,
-                                 seed=0)
+    split = cs.elo_intervals_loo(real, judge_elo, method="split", alpha=0.1, n_splits=50, seed=0)
     jack = cs.elo_intervals_loo(real, judge_elo, method="jackknife", alpha=0.1)
     ag = cs.compare_elo(real, judge_elo)
     np.testing.assert_allclose(bayes.estimate, ag.predicted_loo)
@@ -324,8 +348,7 @@ def test_split_and_bayes_coverage_on_simulated_exchangeable_judges() -> None:
         y = 900 + 1700 * x + rng.normal(0, 35, n)
         elo = dict(zip(map(str, range(n)), y, strict=True))
         cons = dict(zip(map(str, range(n)), x, strict=True))
-        cov_split[s] = cs.elo_intervals_loo(cons, elo, method="split", n_splits=1,
-                                            seed=s).coverage
+        cov_split[s] = cs.elo_intervals_loo(cons, elo, method="split", n_splits=1, seed=s).coverage
         cov_bayes[s] = cs.elo_intervals_loo(cons, elo, method="bayes").coverage
     se_split = cov_split.std(ddof=1) / np.sqrt(sims)
     se_bayes = cov_bayes.std(ddof=1) / np.sqrt(sims)
@@ -333,8 +356,9 @@ def test_split_and_bayes_coverage_on_simulated_exchangeable_judges() -> None:
     assert abs(cov_bayes.mean() - 0.90) < 4 * se_bayes
 
 
-def test_predict_elo_intervals_match_the_textbook_formula(real: cs.JudgeConsistency,
-                                                          judge_elo: pd.Series) -> None:
+def test_predict_elo_intervals_match_the_textbook_formula(
+    real: cs.JudgeConsistency, judge_elo: pd.Series
+) -> None:
     pred = cs.predict_elo(real, judge_elo, [0.10, 0.25], alpha=0.1)
     x = real.consistency
     y = judge_elo.reindex(real.judges).to_numpy()
@@ -385,13 +409,28 @@ def test_se_matches_the_sd_of_the_score_over_simulations(n: int) -> None:
     bootstrap of the 500 agrees), so 15 % is ~5 of them. Seen (n = 10 / 40): truth −2.5 % /
     +7.3 %, estimated −2.3 % / +7.6 % (bias-corrected alike); first-order delta −6.6 % /
     +6.0 % (−15 % bias-corrected at n = 10). At n = 3, 5 (flagged) estimated −20 %, −10 %."""
-    probs = np.array([[0.5, 0.0, 0.5], [0.35, 0.3, 0.35], [0.6, 0.1, 0.3], [0.75, 0.05, 0.2],
-                      [0.9, 0.05, 0.05], [0.2, 0.2, 0.6], [0.97, 0.0, 0.03], [0.45, 0.15, 0.4]])
+    probs = np.array(
+        [
+            [0.5, 0.0, 0.5],
+            [0.35, 0.3, 0.35],
+            [0.6, 0.1, 0.3],
+            [0.75, 0.05, 0.2],
+            [0.9, 0.05, 0.05],
+            [0.2, 0.2, 0.6],
+            [0.97, 0.0, 0.03],
+            [0.45, 0.15, 0.4],
+        ]
+    )
     rng = np.random.default_rng(1)
     labels = np.stack([rng.choice([1.0, 0.5, 0.0], size=(500, n), p=pr) for pr in probs], 1)
-    frame = pd.DataFrame({"judge": np.repeat([f"r{r:03d}" for r in range(500)], 8 * n),
-                          "model_a": "base", "judge_label": labels.ravel(),
-                          "model_b": np.tile(np.repeat([f"o{m}" for m in range(8)], n), 500)})
+    frame = pd.DataFrame(
+        {
+            "judge": np.repeat([f"r{r:03d}" for r in range(500)], 8 * n),
+            "model_a": "base",
+            "judge_label": labels.ravel(),
+            "model_b": np.tile(np.repeat([f"o{m}" for m in range(8)], n), 500),
+        }
+    )
     for unbiased in (False, True):
         res = cs.judge_consistency(jb.Battles(frame), bias_corrected=unbiased)
         assert not res.low_evidence.any()
@@ -403,10 +442,17 @@ def test_se_matches_the_sd_of_the_score_over_simulations(n: int) -> None:
 
 
 def test_one_contest_is_flagged_and_real_data_is_not(real: cs.JudgeConsistency) -> None:
-    one = jb.Battles(pd.DataFrame([("J1", "x", "y", 1.0), *[("J2", "x", "y", 1.0)] * 6],
-                                  columns=["judge", "model_a", "model_b", "judge_label"]))
-    with pytest.warns(cs.LowEvidenceWarning, match=r"1 judge\(s\).*J1 \(1 contest over 1 "
-                      r"matchup, 1 with one contest; bias up to \+1\.00\)") as rec:
+    one = jb.Battles(
+        pd.DataFrame(
+            [("J1", "x", "y", 1.0), *[("J2", "x", "y", 1.0)] * 6],
+            columns=["judge", "model_a", "model_b", "judge_label"],
+        )
+    )
+    with pytest.warns(
+        cs.LowEvidenceWarning,
+        match=r"1 judge\(s\).*J1 \(1 contest over 1 "
+        r"matchup, 1 with one contest; bias up to \+1\.00\)",
+    ) as rec:
         res = cs.judge_consistency(one)
     assert "J2" not in str(rec[0].message)
     assert res["J1"] == 1.0 and res.low_evidence.tolist() == [True, False]
@@ -425,30 +471,49 @@ def test_se_equals_a_bootstrap_over_contests_within_matchups(real: cs.JudgeConsi
     """B = 4000 resamples of 3 judges: MC error of a bootstrap sd ≈ 1/√(2B) ≈ 1.1 %; rtol 5 %."""
     outcomes = real.counts.pair_outcomes()[:3]
     n = outcomes.sum(-1)
-    draws = np.random.default_rng(0).multinomial(n.astype(int), outcomes / n[..., None],
-                                                 size=(4000, *n.shape))
-    boot = cs.consistency_from_counts(np.broadcast_to(n, draws.shape[:-1]),
-                                      draws[..., 0] + 0.5 * draws[..., 1])
+    draws = np.random.default_rng(0).multinomial(
+        n.astype(int), outcomes / n[..., None], size=(4000, *n.shape)
+    )
+    boot = cs.consistency_from_counts(
+        np.broadcast_to(n, draws.shape[:-1]), draws[..., 0] + 0.5 * draws[..., 1]
+    )
     np.testing.assert_allclose(boot.std(axis=0, ddof=1), real.se[:3], rtol=0.05)
 
 
 # ------------------------------------------------------------------------------ CLI
 def test_cli_consistency_with_judge_elo(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     out = tmp_path / "c"
-    assert main(["consistency", str(DATA / "contests"), "--judge-elo",
-                 str(DATA / "judge_arena_elo.csv"), "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "consistency",
+                str(DATA / "contests"),
+                "--judge-elo",
+                str(DATA / "judge_arena_elo.csv"),
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     printed = capsys.readouterr().out
     assert "0.257" in printed and "Pearson r = 0.909" in printed and "2.83" in printed
     frame = pd.read_csv(out / "consistency.csv")
-    assert len(frame) == 24 and {"judge", "consistency", "arena_elo", "elo_pred_loo",
-                                 "p_first"} <= set(frame.columns)
+    assert len(frame) == 24 and {
+        "judge",
+        "consistency",
+        "arena_elo",
+        "elo_pred_loo",
+        "p_first",
+    } <= set(frame.columns)
     summary = json.loads((out / "summary.json").read_text())
     assert summary["elo"]["pearson"] == pytest.approx(0.90925, abs=1e-4)
     assert summary["n_matchups"] == 70
 
 
-def test_cli_consistency_table_input_and_errors(tmp_path: Path,
-                                                capsys: pytest.CaptureFixture) -> None:
+def test_cli_consistency_table_input_and_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
     table = tmp_path / "b.csv"
     small_battles().frame.rename(columns={"judge": "grader"}).to_csv(table, index=False)
     assert main(["consistency", str(table)]) == 2
@@ -458,8 +523,9 @@ def test_cli_consistency_table_input_and_errors(tmp_path: Path,
     assert "0.271" in capsys.readouterr().out
     bad_elo = tmp_path / "elo.csv"
     bad_elo.write_text("judge,arena_elo\nJ1,1200\nJ2,high\n")
-    assert main(["consistency", str(table), "--map", "grader=judge", "--judge-elo",
-                 str(bad_elo)]) == 2
+    assert (
+        main(["consistency", str(table), "--map", "grader=judge", "--judge-elo", str(bad_elo)]) == 2
+    )
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "row 1" in err and "arena_elo" in err
 
@@ -497,8 +563,17 @@ def test_dirichlet_model_by_nuts_agrees_with_exact_draws() -> None:
 
     counts = cs.matchup_counts(small_battles())
     data, coords, dims = matchup_dirichlet_data(counts)
-    idata = fit(matchup_dirichlet_model, data, chains=2, draws=1000, warmup=500, seed=1,
-                coords=coords, dims=dims, progress=False)
+    idata = fit(
+        matchup_dirichlet_model,
+        data,
+        chains=2,
+        draws=1000,
+        warmup=500,
+        seed=1,
+        coords=coords,
+        dims=dims,
+        progress=False,
+    )
     exact = consistency_posterior(counts, draws=20_000, seed=2)
     for judge in counts.judges:
         a = idata.posterior["consistency"].sel(judge=judge).values.ravel()
@@ -520,29 +595,50 @@ def test_judge_discrimination_recovers_psi_ordering() -> None:
     )
 
     models = [f"m{i}" for i in range(6)]
-    rows = [(j, a, b, 1.0) for j in ("J_low", "J_mid", "J_high") for a in models for b in models
-            if a != b for _ in range(30)]
-    design = jb.Battles(pd.DataFrame(rows, columns=["judge", "model_a", "model_b",
-                                                    "judge_label"]))
+    rows = [
+        (j, a, b, 1.0)
+        for j in ("J_low", "J_mid", "J_high")
+        for a in models
+        for b in models
+        if a != b
+        for _ in range(30)
+    ]
+    design = jb.Battles(pd.DataFrame(rows, columns=["judge", "model_a", "model_b", "judge_label"]))
     data, coords, dims = judge_discrimination_data(design)
     theta = np.linspace(-1.5, 1.5, 6)
-    truth = {"theta_free": np.asarray(data["basis"]).T @ theta,
-             "log_psi": np.log([2.0, 0.5, 1.0]),  # judges sorted: J_high, J_low, J_mid
-             "gamma": np.array([0.1, 0.8, 0.3]), "log_kappa": np.full(3, -2.5),
-             "tau": 0.05, "delta_z": np.zeros((15, 3))}
+    truth = {
+        "theta_free": np.asarray(data["basis"]).T @ theta,
+        "log_psi": np.log([2.0, 0.5, 1.0]),  # judges sorted: J_high, J_low, J_mid
+        "gamma": np.array([0.1, 0.8, 0.3]),
+        "log_kappa": np.full(3, -2.5),
+        "tau": 0.05,
+        "delta_z": np.zeros((15, 3)),
+    }
     gen = numpyro.handlers.condition(judge_discrimination_model, data=truth)
     # One jitted trace: run op by op, the model compiled ~50 tiny kernels (2.6 s CPU
     # against 0.8 s); the simulated counts are the same.
-    counts = jax.jit(lambda: numpyro.handlers.trace(numpyro.handlers.seed(gen, 7)).get_trace(
-        **{**data, "counts": None})["counts"]["value"])()
+    counts = jax.jit(
+        lambda: numpyro.handlers.trace(numpyro.handlers.seed(gen, 7)).get_trace(
+            **{**data, "counts": None}
+        )["counts"]["value"]
+    )()
     data = {**data, "counts": counts}
     assert np.asarray(data["counts"]).sum() == len(rows)
     with warnings.catch_warnings():
         # 300 draws x 2 chains: R-hat of the ~50 nuisance deviations δ can reach 1.02;
         # what this test needs is checked below.
         warnings.simplefilter("ignore", SamplerWarning)
-        idata = fit(judge_discrimination_model, data, chains=2, draws=300, warmup=300,
-                    seed=0, coords=coords, dims=dims, progress=False)
+        idata = fit(
+            judge_discrimination_model,
+            data,
+            chains=2,
+            draws=300,
+            warmup=300,
+            seed=0,
+            coords=coords,
+            dims=dims,
+            progress=False,
+        )
     rhat = az.rhat(idata, var_names=["psi", "gamma"])
     assert float(rhat["psi"].max()) < 1.05 and float(rhat["gamma"].max()) < 1.05
     psi = idata.posterior["psi"].mean(("chain", "draw")).to_series()

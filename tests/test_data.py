@@ -10,8 +10,11 @@ import judgebayes as jb
 
 
 def frame(**extra: object) -> pd.DataFrame:
-    base = {"model_a": ["x", "y", "z", "x"], "model_b": ["y", "z", "x", "z"],
-            "judge_label": [1, 0.5, 0, 1]}
+    base = {
+        "model_a": ["x", "y", "z", "x"],
+        "model_b": ["y", "z", "x", "z"],
+        "judge_label": [1, 0.5, 0, 1],
+    }
     base.update(extra)
     return pd.DataFrame(base)
 
@@ -32,15 +35,20 @@ def test_models_are_shared_categories_and_labels_floats() -> None:
         ({"judge_label": [1, "win", 0, 1]}, 1, "judge_label", "not a number"),
         ({"model_b": ["y", "y", "x", "z"]}, 1, "model_b", "battling itself"),
         ({"model_a": ["x", None, "z", "x"]}, 1, "model_a", "missing model name"),
-        ({"score_a": [1.0, 2.0, np.nan, 1.0], "score_b": [1.0, 1.0, 1.0, 1.0]}, 2, "score_a",
-         "missing or infinite"),
+        (
+            {"score_a": [1.0, 2.0, np.nan, 1.0], "score_b": [1.0, 1.0, 1.0, 1.0]},
+            2,
+            "score_a",
+            "missing or infinite",
+        ),
         ({"position": ["a", "b", "c", "a"]}, 2, "position", "unknown position"),
         ({"len_a": [1, -3, 1, 1]}, 1, "len_a", "negative length"),
         ({"weight": [1, 1, 1, 0]}, 3, "weight", "non-positive weight"),
     ],
 )
-def test_validation_names_row_column_and_expected_form(change: dict, row: int, column: str,
-                                                       needle: str) -> None:
+def test_validation_names_row_column_and_expected_form(
+    change: dict, row: int, column: str, needle: str
+) -> None:
     with pytest.raises(jb.DataError) as err:
         jb.Battles(frame(**change))
     assert err.value.row == row
@@ -63,8 +71,10 @@ def test_drop_mode_counts_every_dropped_row_by_reason() -> None:
     b = jb.Battles(f, on_invalid="drop")
     assert len(b) == 2
     assert b.report.n_input == 4
-    assert b.report.dropped == {"a model battling itself in 'model_b'": 1,
-                                "unknown label in 'judge_label'": 1}
+    assert b.report.dropped == {
+        "a model battling itself in 'model_b'": 1,
+        "unknown label in 'judge_label'": 1,
+    }
     assert b.report.n_used == 2
 
 
@@ -83,8 +93,9 @@ def test_score_diff_is_derived_and_checked() -> None:
     b = jb.Battles(frame(score_a=[3.0, 2.0, 1.0, 4.0], score_b=[1.0, 2.0, 3.0, 0.5]))
     np.testing.assert_allclose(b.column("score_diff"), [2.0, 0.0, -2.0, 3.5])
     with pytest.raises(jb.DataError, match="score_diff differs"):
-        jb.Battles(frame(score_a=[3.0, 2, 1, 4], score_b=[1.0, 2, 3, 0.5],
-                         score_diff=[2.0, 0, -2, 3]))
+        jb.Battles(
+            frame(score_a=[3.0, 2, 1, 4], score_b=[1.0, 2, 3, 0.5], score_diff=[2.0, 0, -2, 3])
+        )
     with pytest.raises(jb.DataError, match="come together"):
         jb.Battles(frame(score_a=[3.0, 2, 1, 4]))
 
@@ -98,8 +109,13 @@ def test_subsets_drop_unused_models_and_keep_the_report() -> None:
 
 
 def test_pair_statistics_fold_orientation_and_are_order_invariant() -> None:
-    f = pd.DataFrame({"model_a": ["x", "y", "x", "y"], "model_b": ["y", "x", "y", "x"],
-                      "judge_label": [1.0, 1.0, 0.5, 0.0]})
+    f = pd.DataFrame(
+        {
+            "model_a": ["x", "y", "x", "y"],
+            "model_b": ["y", "x", "y", "x"],
+            "judge_label": [1.0, 1.0, 0.5, 0.0],
+        }
+    )
     stats = jb.Battles(f).pair_stats()
     # one unordered pair (x, y): x beat y, y beat x, tie, x beat y -> y_x = 1 + 0 + .5 + 1
     assert stats.n_pairs == 1
@@ -112,9 +128,13 @@ def test_soft_targets_and_weights_give_weighted_sums() -> None:
     b = jb.Battles(frame())
     stats = b.pair_stats(np.array([0.9, 0.2, 0.3, 0.6]), weights=np.array([1.0, 2.0, 1.0, 1.0]))
     # pairs (x,y), (x,z), (y,z); battle 2 is z vs x -> oriented to x: 1 - 0.3
-    assert dict(zip(zip(stats.i.tolist(), stats.j.tolist(), strict=True),
-                    zip(stats.n.tolist(), stats.y.tolist(), strict=True), strict=True)) == {
-        (0, 1): (1.0, 0.9), (0, 2): (2.0, 0.7 + 0.6), (1, 2): (2.0, 0.4)}
+    assert dict(
+        zip(
+            zip(stats.i.tolist(), stats.j.tolist(), strict=True),
+            zip(stats.n.tolist(), stats.y.tolist(), strict=True),
+            strict=True,
+        )
+    ) == {(0, 1): (1.0, 0.9), (0, 2): (2.0, 0.7 + 0.6), (1, 2): (2.0, 0.4)}
     with pytest.raises(jb.DataError, match=r"outside \[0, 1\]"):
         b.pair_stats(np.array([0.9, 1.2, 0.3, 0.6]))
 

@@ -48,8 +48,9 @@ def test_consistency_contests_of_24_judges() -> None:
     assert len(two) == per_judge[["vicuna-13b", "gemma-7b-it"]].sum()
 
 
-def test_extra_files_in_a_local_copy_are_not_read(tmp_path: Path,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_extra_files_in_a_local_copy_are_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     contests = tmp_path / "llm_consistency" / "contests"
     contests.mkdir(parents=True)
     for judge in datasets.JUDGES:
@@ -82,8 +83,7 @@ def test_elo_from_the_papers_script_equals_the_local_table() -> None:
     noisy = {j: e + 0.37 for j, e in zip(local["judge"], local["arena_elo"], strict=True)}
     script = f"import json\n\n# Elo\njudge_elos = {noisy!r}\nprint(len(judge_elos))\n"
     parsed = datasets._elo_from_script(script, "judge_elos", "judge")
-    parsed = parsed.sort_values(["arena_elo", "judge"], ascending=[False, True],
-                                ignore_index=True)
+    parsed = parsed.sort_values(["arena_elo", "judge"], ascending=[False, True], ignore_index=True)
     pd.testing.assert_frame_equal(parsed, local)
     with pytest.raises(DataError, match="no chatbot_elos"):
         datasets._elo_from_script(script, "chatbot_elos", "model")
@@ -119,8 +119,9 @@ def test_registry_hashes_equal_the_local_copies() -> None:
         assert _sha256(package / name) == _sha256(SHARED / "uda_tables" / name)
 
 
-def test_local_copy_without_the_file_is_one_line(tmp_path: Path,
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_local_copy_without_the_file_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv(datasets.DATA_ENV, str(tmp_path))
     with pytest.raises(DataError) as err:
         datasets.load_softelo_sample()
@@ -137,14 +138,16 @@ def no_local_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path / "cache"
 
 
-def test_offline_download_is_a_one_line_data_error(no_local_copy: Path,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_offline_download_is_a_one_line_data_error(
+    no_local_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import requests
 
     def offline(self: object, url: str, output_file: object, pooch_: object) -> None:
         raise requests.exceptions.ConnectionError(
             f"HTTPSConnectionPool(host='raw.githubusercontent.com'): Max retries exceeded\n"
-            f"with url: {url} (NameResolutionError)")
+            f"with url: {url} (NameResolutionError)"
+        )
 
     monkeypatch.setattr(pooch.HTTPDownloader, "__call__", offline)
     assert datasets.cache_dir() == no_local_copy
@@ -157,7 +160,8 @@ def test_offline_download_is_a_one_line_data_error(no_local_copy: Path,
 
 
 def test_hash_mismatch_is_a_one_line_data_error_and_caches_nothing(
-        no_local_copy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    no_local_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     def tampered(self: object, url: str, output_file: str, pooch_: object) -> None:
         Path(output_file).write_text("model_a,model_b\nx,y\n")
 
@@ -171,7 +175,8 @@ def test_hash_mismatch_is_a_one_line_data_error_and_caches_nothing(
 
 
 def test_download_path_reads_the_pinned_file_from_the_cache(
-        no_local_copy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    no_local_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A download whose bytes match the pinned hash is cached and then read offline."""
     calls = []
 

@@ -40,9 +40,15 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, float, str]:
     out = tmp_path_factory.mktemp("site")
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir",
-                           str(out)], cwd=ROOT, capture_output=True, text=True, env=env,
-                          timeout=600, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+        check=False,
+    )
     seconds = time.perf_counter() - start
     log = proc.stdout + proc.stderr
     assert proc.returncode == 0, f"mkdocs build --strict failed:\n{log[-6000:]}"
@@ -54,8 +60,11 @@ def _text(path: Path) -> str:
 
 
 def public_modules() -> list[str]:
-    return sorted(m.name for m in pkgutil.iter_modules(judgebayes.__path__)
-                  if not m.name.startswith("_") and m.name not in NOT_API)
+    return sorted(
+        m.name
+        for m in pkgutil.iter_modules(judgebayes.__path__)
+        if not m.name.startswith("_") and m.name not in NOT_API
+    )
 
 
 def test_strict_build_is_quick(site: tuple[Path, float, str]) -> None:
@@ -92,11 +101,15 @@ def test_gallery_renders_every_notebook_unexecuted(site: tuple[Path, float, str]
         assert page.exists(), f"{nb.name} is not in the gallery"
         assert f'href="{nb.stem}/"' in gallery, f"the gallery index does not link {nb.name}"
         assert (page.parent / nb.name).exists(), f"{nb.name} is not offered for download"
-        stored = sum(len(c.get("outputs", [])) for c in json.loads(nb.read_text("utf-8"))["cells"]
-                     if c["cell_type"] == "code")
+        stored = sum(
+            len(c.get("outputs", []))
+            for c in json.loads(nb.read_text("utf-8"))["cells"]
+            if c["cell_type"] == "code"
+        )
         if stored:
-            assert "jp-OutputArea" in page.read_text(encoding="utf-8"), \
+            assert "jp-OutputArea" in page.read_text(encoding="utf-8"), (
                 f"{nb.name}: its stored outputs are not on the page"
+            )
 
 
 def test_model_cards_are_pages_of_the_site(site: tuple[Path, float, str]) -> None:
@@ -126,8 +139,15 @@ def test_getting_started_shows_the_readme_commands(site: tuple[Path, float, str]
 
 
 def test_site_has_the_promised_pages(site: tuple[Path, float, str]) -> None:
-    for page in ("howto/softelo", "howto/calibration", "howto/consistency", "howto/bayes",
-                 "which-method", "architecture", "benchmarks"):
+    for page in (
+        "howto/softelo",
+        "howto/calibration",
+        "howto/consistency",
+        "howto/bayes",
+        "which-method",
+        "architecture",
+        "benchmarks",
+    ):
         assert (site[0] / page / "index.html").exists(), page
     which = _text(site[0] / "which-method" / "index.html")
     for topic in ("Section 7 checklist", "LowSignalWarning", "informativeness"):
@@ -135,7 +155,8 @@ def test_site_has_the_promised_pages(site: tuple[Path, float, str]) -> None:
 
 
 def test_benchmarks_page_shows_each_script_and_the_recorded_runs(
-        site: tuple[Path, float, str]) -> None:
+    site: tuple[Path, float, str],
+) -> None:
     page = _text(site[0] / "benchmarks" / "index.html")
     for script in sorted((ROOT / "bench").glob("*.py")):
         if script.name.startswith("_"):  # a helper the scripts import, not a benchmark
@@ -163,12 +184,16 @@ def test_pages_name_only_existing_api() -> None:
             aliases[alias] = importlib.import_module(f"judgebayes.{module}")
         for module, names in re.findall(r"from judgebayes\.([\w.]+) import ([\w, ]+)", text):
             mod = importlib.import_module(f"judgebayes.{module}")
-            missing |= {f"{where}: judgebayes.{module}.{n.strip()}" for n in names.split(",")
-                        if n.strip() and not hasattr(mod, n.strip())}
+            missing |= {
+                f"{where}: judgebayes.{module}.{n.strip()}"
+                for n in names.split(",")
+                if n.strip() and not hasattr(mod, n.strip())
+            }
         for alias, mod in aliases.items():
             for first, second in re.findall(rf"\b{alias}\.(\w+)(?:\.(\w+))?", text):
                 obj = getattr(mod, first, None)
-                if obj is None or (second and isinstance(obj, type(judgebayes))
-                                   and not hasattr(obj, second)):
+                if obj is None or (
+                    second and isinstance(obj, type(judgebayes)) and not hasattr(obj, second)
+                ):
                     missing.add(f"{where}: {alias}.{first}{'.' + second if second else ''}")
     assert not missing, sorted(missing)

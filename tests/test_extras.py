@@ -74,8 +74,7 @@ def test_core_imports_without_the_extras() -> None:
         "            print('BARE', m, err)\n"
         "print(len(mods))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=300)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     bare = [line for line in out.stdout.splitlines() if line.startswith("BARE")]
     assert not bare, "need an extra at import, without saying so: " + "; ".join(bare)

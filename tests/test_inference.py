@@ -28,24 +28,32 @@ def small() -> tuple[jb.PairStats, dict, dict]:
 @pytest.fixture(scope="module")
 def nuts(small: tuple) -> az.InferenceData:
     stats, coords, dims = small
-    return fit(bt_model, bt_data(stats), chains=2, draws=1000, warmup=500, seed=1,
-               coords=coords, dims=dims, progress=False)
+    return fit(
+        bt_model,
+        bt_data(stats),
+        chains=2,
+        draws=1000,
+        warmup=500,
+        seed=1,
+        coords=coords,
+        dims=dims,
+        progress=False,
+    )
 
 
 @pytest.fixture(scope="module")
 def laplace(small: tuple) -> az.InferenceData:
     stats, coords, dims = small
-    return fit(bt_model, bt_data(stats), method="map", draws=2000, seed=1, coords=coords,
-               dims=dims)
+    return fit(bt_model, bt_data(stats), method="map", draws=2000, seed=1, coords=coords, dims=dims)
 
 
 @pytest.mark.parametrize("lam", [0.01, 0.5])
 def test_map_equals_penalised_mle_of_eq1_hard_labels(small: tuple, lam: float) -> None:
     stats, coords, dims = small
-    idata = fit(bt_model, bt_data(stats, lam=lam), method="map", draws=10, coords=coords,
-                dims=dims)
-    np.testing.assert_allclose(map_estimate(idata)["elo"].values, jb.fit_bt(stats, lam=lam).elo,
-                               atol=1e-3)
+    idata = fit(bt_model, bt_data(stats, lam=lam), method="map", draws=10, coords=coords, dims=dims)
+    np.testing.assert_allclose(
+        map_estimate(idata)["elo"].values, jb.fit_bt(stats, lam=lam).elo, atol=1e-3
+    )
 
 
 def test_map_equals_penalised_mle_of_eq1_soft_targets() -> None:
@@ -54,15 +62,14 @@ def test_map_equals_penalised_mle_of_eq1_soft_targets() -> None:
     soft = expit(0.5 * sim.battles.column("score_diff"))
     stats = sim.battles.pair_stats(soft)
     idata = fit(bt_model, bt_data(stats), method="map", draws=10)
-    np.testing.assert_allclose(map_estimate(idata)["elo"].values, jb.fit_bt(stats).elo,
-                               atol=1e-3)
+    np.testing.assert_allclose(map_estimate(idata)["elo"].values, jb.fit_bt(stats).elo, atol=1e-3)
 
 
-def test_nuts_agrees_with_laplace_and_map(small: tuple, nuts: az.InferenceData,
-                                          laplace: az.InferenceData) -> None:
+def test_nuts_agrees_with_laplace_and_map(
+    small: tuple, nuts: az.InferenceData, laplace: az.InferenceData
+) -> None:
     stats, _, _ = small
-    assert set(nuts.groups()) >= {"posterior", "log_likelihood", "observed_data",
-                                  "sample_stats"}
+    assert set(nuts.groups()) >= {"posterior", "log_likelihood", "observed_data", "sample_stats"}
     assert list(nuts.posterior["elo"].coords["model"].values) == list(stats.models)
     mean = nuts.posterior["elo"].mean(("chain", "draw")).values
     sd = nuts.posterior["elo"].std(("chain", "draw")).values
@@ -78,8 +85,17 @@ def test_nuts_agrees_with_laplace_and_map(small: tuple, nuts: az.InferenceData,
 
 def test_advi_mean_is_close_to_the_mode(small: tuple) -> None:
     stats, coords, dims = small
-    idata = fit(bt_model, bt_data(stats), method="advi", draws=1000, seed=2, coords=coords,
-                dims=dims, progress=False, advi_steps=4000)
+    idata = fit(
+        bt_model,
+        bt_data(stats),
+        method="advi",
+        draws=1000,
+        seed=2,
+        coords=coords,
+        dims=dims,
+        progress=False,
+        advi_steps=4000,
+    )
     mean = idata.posterior["elo"].mean(("chain", "draw")).values
     assert np.abs(mean - jb.fit_bt(stats).elo).max() < 8  # posterior SD ≈ 25 Elo
 
@@ -115,7 +131,8 @@ def test_ppc_draws_what_numpyro_draws(small: tuple, nuts: az.InferenceData) -> N
     samples = {k: jnp.asarray(post[k].transpose("sample", ...).values) for k in post.data_vars}
     free = {k: v for k, v in data.items() if k != "y"}
     ref = Predictive(bt_model, posterior_samples=samples, return_sites=["y"])(
-        jax.random.PRNGKey(3), **free, y=None)["y"]
+        jax.random.PRNGKey(3), **free, y=None
+    )["y"]
     assert out["replicated"].shape == (50, stats.n_pairs)
     np.testing.assert_array_equal(out["replicated"].values, np.asarray(ref))
     np.testing.assert_array_equal(out["observed"].values, np.asarray(data["y"]))
@@ -124,8 +141,12 @@ def test_ppc_draws_what_numpyro_draws(small: tuple, nuts: az.InferenceData) -> N
 
 def test_davidson_model_recovers_the_tie_parameter() -> None:
     sim = jb.simulate_bt(6, 6000, tie_nu=0.8, seed=5)
-    idata = fit(davidson_model, davidson_data(sim.battles.pair_stats("human_label")),
-                method="map", draws=200)
+    idata = fit(
+        davidson_model,
+        davidson_data(sim.battles.pair_stats("human_label")),
+        method="map",
+        draws=200,
+    )
     nu = float(map_estimate(idata)["nu"])
     sd = float(idata.posterior["nu"].std())
     assert abs(nu - 0.8) < 3 * sd and sd < 0.05
@@ -208,8 +229,9 @@ def test_chunked_nuts_mixes_on_a_gaussian() -> None:
     scale = np.array([1.0, 5.0])
     with warnings.catch_warnings():
         warnings.simplefilter("error", SamplerWarning)  # no R-hat, ESS or divergence warning
-        idata = fit(_normal_2d, {"scale": scale}, chains=4, draws=470, warmup=230, seed=3,
-                    progress=False)
+        idata = fit(
+            _normal_2d, {"scale": scale}, chains=4, draws=470, warmup=230, seed=3, progress=False
+        )
     x = idata.posterior["x"].values
     assert x.shape == (4, 470, 2)
     rhat, ess = rank_rhat_and_bulk_ess(x)

@@ -16,10 +16,13 @@ from hypothesis import strategies as st
 
 import judgebayes as jb
 
-_MIRROR = [("model_a", "model_b"), ("score_a", "score_b"), ("len_a", "len_b"),
-           ("s_a_first", "s_b_first")]
-_SETTINGS = settings(max_examples=4, deadline=None,
-                     suppress_health_check=[HealthCheck.too_slow])
+_MIRROR = [
+    ("model_a", "model_b"),
+    ("score_a", "score_b"),
+    ("len_a", "len_b"),
+    ("s_a_first", "s_b_first"),
+]
+_SETTINGS = settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def _shuffled_and_mirrored(frame: pd.DataFrame, seed: int) -> pd.DataFrame:
@@ -77,12 +80,17 @@ def test_judge_consistency_is_invariant(perm: int) -> None:
     one = jb.judge_consistency(base).to_frame()
     two = jb.judge_consistency(other).to_frame()
     key = one.columns[0]
-    pd.testing.assert_frame_equal(one.sort_values(key, ignore_index=True),
-                                  two.sort_values(key, ignore_index=True), atol=1e-12, rtol=0)
+    pd.testing.assert_frame_equal(
+        one.sort_values(key, ignore_index=True),
+        two.sort_values(key, ignore_index=True),
+        atol=1e-12,
+        rtol=0,
+    )
 
 
-_ITEMS = jb.calibration.simulate_items([0.75, 0.6], [0.8, 0.7], [0.9, 0.8], n_cal=150,
-                                       n_test=300, seed=5).items
+_ITEMS = jb.calibration.simulate_items(
+    [0.75, 0.6], [0.8, 0.7], [0.9, 0.8], n_cal=150, n_test=300, seed=5
+).items
 
 
 @_SETTINGS

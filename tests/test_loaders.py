@@ -12,8 +12,9 @@ import pytest
 import judgebayes as jb
 
 
-def test_consistency_contests_load_with_labels_positions_and_judges(consistency_dir: Path,
-                                                                    consistency_battles) -> None:
+def test_consistency_contests_load_with_labels_positions_and_judges(
+    consistency_dir: Path, consistency_battles
+) -> None:
     b = consistency_battles
     assert len(b.judges) == 24
     assert len(b.models) == 35
@@ -34,8 +35,14 @@ def test_consistency_contests_load_with_labels_positions_and_judges(consistency_
 
 def test_consistency_bad_winner_names_the_record(tmp_path: Path) -> None:
     path = tmp_path / "j_contest_data.json"
-    path.write_text(json.dumps([{"first": "a", "second": "b", "question": "1", "winner": "a"},
-                                {"first": "a", "second": "b", "question": "2", "winner": "c"}]))
+    path.write_text(
+        json.dumps(
+            [
+                {"first": "a", "second": "b", "question": "1", "winner": "a"},
+                {"first": "a", "second": "b", "question": "2", "winner": "c"},
+            ]
+        )
+    )
     with pytest.raises(jb.DataError) as err:
         jb.read_consistency(path)
     assert err.value.row == 1 and err.value.column == "winner"
@@ -45,8 +52,13 @@ def test_consistency_bad_winner_names_the_record(tmp_path: Path) -> None:
 
 def test_arena_json_and_jsonl(tmp_path: Path) -> None:
     records = [
-        {"model_a": "m1", "model_b": "m2", "winner": "model_a", "question_id": "q1",
-         "language": "English"},
+        {
+            "model_a": "m1",
+            "model_b": "m2",
+            "winner": "model_a",
+            "question_id": "q1",
+            "language": "English",
+        },
         {"model_a": "m2", "model_b": "m3", "winner": "model_b", "question_id": "q2"},
         {"model_a": "m3", "model_b": "m1", "winner": "tie", "question_id": "q3"},
         {"model_a": "m1", "model_b": "m3", "winner": "tie (bothbad)", "question_id": "q4"},
@@ -65,14 +77,26 @@ def test_arena_json_and_jsonl(tmp_path: Path) -> None:
 
 
 def test_softelo_csv_flips_preferences_and_averages_criteria(tmp_path: Path) -> None:
-    crit_a = [{"adherence": 8, "clarity": 6}, {"adherence": 5, "clarity": 5},
-              {"adherence": 9, "clarity": 9}]
-    crit_b = [{"adherence": 4, "clarity": 6}, {"adherence": 7, "clarity": 9},
-              {"adherence": 9, "clarity": 9}]
-    f = pd.DataFrame({"model_a": ["a", "b", "a"], "model_b": ["b", "c", "c"],
-                      "human_pref": [0, 1, np.nan], "judge_pref": [0, 1, 0.5],
-                      "scores_a": [json.dumps(c) for c in crit_a[:2]] + [str(crit_a[2])],
-                      "scores_b": [json.dumps(c) for c in crit_b]})
+    crit_a = [
+        {"adherence": 8, "clarity": 6},
+        {"adherence": 5, "clarity": 5},
+        {"adherence": 9, "clarity": 9},
+    ]
+    crit_b = [
+        {"adherence": 4, "clarity": 6},
+        {"adherence": 7, "clarity": 9},
+        {"adherence": 9, "clarity": 9},
+    ]
+    f = pd.DataFrame(
+        {
+            "model_a": ["a", "b", "a"],
+            "model_b": ["b", "c", "c"],
+            "human_pref": [0, 1, np.nan],
+            "judge_pref": [0, 1, 0.5],
+            "scores_a": [json.dumps(c) for c in crit_a[:2]] + [str(crit_a[2])],
+            "scores_b": [json.dumps(c) for c in crit_b],
+        }
+    )
     path = tmp_path / "ann.csv"
     f.to_csv(path, index=False)
     b = jb.read_softelo(path)
@@ -96,9 +120,11 @@ def test_generic_table_with_column_and_label_mapping(tmp_path: Path) -> None:
     f = pd.DataFrame({"left": ["a", "b"], "right": ["b", "c"], "verdict": ["A", "tie"]})
     for path in (tmp_path / "t.csv", tmp_path / "t.parquet"):
         (f.to_csv(path, index=False) if path.suffix == ".csv" else f.to_parquet(path))
-        b = jb.read_table(path, columns={"left": "model_a", "right": "model_b",
-                                         "verdict": "judge_label"},
-                          labels={"A": 1, "B": 0, "tie": 0.5})
+        b = jb.read_table(
+            path,
+            columns={"left": "model_a", "right": "model_b", "verdict": "judge_label"},
+            labels={"A": 1, "B": 0, "tie": 0.5},
+        )
         assert b.column("judge_label").tolist() == [1.0, 0.5]
     with pytest.raises(jb.DataError, match="missing column"):
         jb.read_table(f, columns={"nope": "model_a"})

@@ -39,15 +39,17 @@ def _bt_spec() -> ModelSpec:
 
 
 def _calibration_spec() -> ModelSpec:
-    items = jb.calibration.simulate_items([0.7, 0.5], 0.8, 0.85, n_cal=20, n_test=40,
-                                          runs=1, seed=3).items
+    items = jb.calibration.simulate_items(
+        [0.7, 0.5], 0.8, 0.85, n_cal=20, n_test=40, runs=1, seed=3
+    ).items
     return jb.models.calibration(items, "shared")
 
 
 def _autodiff_hessian(compiled: CompiledModel):
     """``jax.hessian`` of the same flat potential ``flat_potential`` differentiates."""
-    _, unravel = ravel_pytree(jax.tree.map(lambda x: jnp.zeros(x.shape, dtype=jnp.float64),
-                                           compiled.z_template))
+    _, unravel = ravel_pytree(
+        jax.tree.map(lambda x: jnp.zeros(x.shape, dtype=jnp.float64), compiled.z_template)
+    )
     return jax.jit(jax.hessian(lambda x, a: compiled.potential_gen(**a)(unravel(x))))
 
 
@@ -62,8 +64,13 @@ def at_mode(request) -> dict:
             v, g = value_and_grad(jnp.asarray(x), arrays)
             return float(v), np.asarray(g, dtype=float)
 
-        mode = minimize(fun, flat0, jac=True, method="L-BFGS-B",
-                        options={"maxiter": 10_000, "gtol": 1e-9, "ftol": 1e-15}).x
+        mode = minimize(
+            fun,
+            flat0,
+            jac=True,
+            method="L-BFGS-B",
+            options={"maxiter": 10_000, "gtol": 1e-9, "ftol": 1e-15},
+        ).x
         autodiff = _autodiff_hessian(compiled)
         # a point away from the mode too: the third derivatives are not small there
         away = mode + np.random.default_rng(0).uniform(-0.5, 0.5, mode.size)
@@ -80,12 +87,17 @@ def at_mode(request) -> dict:
                 minus = np.asarray(autodiff(jnp.asarray(x - e), arrays))
                 fourth[:, j] = (plus[:, j] - 2 * exact[:, j] + minus[:, j]) / delta[j] ** 2
             scale = max(1.0, np.abs(exact).max())
-            bound = EPS ** (2 / 3) * (s[None, :] ** 2 * np.abs(fourth) / 6
-                                      + 10 * scale / s[None, :])
+            bound = EPS ** (2 / 3) * (
+                s[None, :] ** 2 * np.abs(fourth) / 6 + 10 * scale / s[None, :]
+            )
             bound = np.maximum(bound, bound.T)  # symmetrised: either estimate's bound
-            out["points"][name] = {"x": x, "exact": exact, "bound": bound,
-                                   "central": hessian(jnp.asarray(x), arrays),
-                                   "direct": central_hessian(value_and_grad, x, arrays)}
+            out["points"][name] = {
+                "x": x,
+                "exact": exact,
+                "bound": bound,
+                "central": hessian(jnp.asarray(x), arrays),
+                "direct": central_hessian(value_and_grad, x, arrays),
+            }
     return out
 
 
@@ -108,14 +120,15 @@ def test_laplace_covariance_is_unchanged(at_mode: dict) -> None:
     exact, central = point["exact"], point["central"]
     cov, cov_fd = np.linalg.inv(exact), np.linalg.inv(central)
     norm_inv = np.linalg.norm(cov, 2)
-    allowed = 2 * norm_inv ** 2 * np.linalg.norm(central - exact, 2)
+    allowed = 2 * norm_inv**2 * np.linalg.norm(central - exact, 2)
     assert np.all(np.abs(np.diag(cov_fd) - np.diag(cov)) <= allowed)
     sd, sd_fd = np.sqrt(np.diag(cov)), np.sqrt(np.diag(cov_fd))
     np.testing.assert_allclose(sd_fd, sd, rtol=1e-7)
 
 
-def test_map_fit_draws_are_those_of_the_autodiff_hessian(at_mode: dict,
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_map_fit_draws_are_those_of_the_autodiff_hessian(
+    at_mode: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """End to end: ``fit(method="map")`` with the autodiff Hessian swapped back in gives
     the same mode (bit for bit: L-BFGS does not use the Hessian) and Laplace draws whose
     SDs agree to 1e-7 (same normal deviates; the Cholesky factors differ by ~1e-10)."""
@@ -131,6 +144,9 @@ def test_map_fit_draws_are_those_of_the_autodiff_hessian(at_mode: dict,
     autodiff = jb.fit(spec, method="map", draws=500, seed=1)
     for name in central.posterior.data_vars:
         np.testing.assert_array_equal(central["map"][name].values, autodiff["map"][name].values)
-        np.testing.assert_allclose(central.posterior[name].std("draw").values,
-                                   autodiff.posterior[name].std("draw").values, rtol=1e-7,
-                                   atol=1e-12)
+        np.testing.assert_allclose(
+            central.posterior[name].std("draw").values,
+            autodiff.posterior[name].std("draw").values,
+            rtol=1e-7,
+            atol=1e-12,
+        )

@@ -33,8 +33,14 @@ def test_notebook_executes(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setenv("JAX_COMPILATION_CACHE_DIR", str(cache))
         monkeypatch.setenv("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", str(CACHE_MIN_COMPILE_S))
     nb = nbformat.read(path, as_version=4)
-    NotebookClient(nb, timeout=900, kernel_name="python3",
-                   resources={"metadata": {"path": str(path.parent)}}).execute()
-    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
-              if o.output_type == "error"]
+    NotebookClient(
+        nb, timeout=900, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+    ).execute()
+    errors = [
+        o
+        for c in nb.cells
+        if c.cell_type == "code"
+        for o in c.get("outputs", [])
+        if o.output_type == "error"
+    ]
     assert not errors

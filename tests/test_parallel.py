@@ -39,17 +39,22 @@ GRID = {"x": [0, 1, 2, 3, 4, 5], "tag": ["a", "b"]}
 @pytest.fixture(scope="module")
 def client():
     """An in-process cluster (threads): fast to start, enough to test the runner."""
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                                  dashboard_address=None) as cluster, \
-            distributed.Client(cluster) as c:
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as c,
+    ):
         yield c
 
 
 def test_runner_on_a_cluster_gives_the_serial_results(client) -> None:
-    serial = run_units(noisy_mean, GRID, seed=7, scheduler="serial", shared={"scale": 2.0},
-                       progress=False)
-    dask = run_units(noisy_mean, GRID, seed=7, scheduler=client, shared={"scale": 2.0},
-                     progress=False)
+    serial = run_units(
+        noisy_mean, GRID, seed=7, scheduler="serial", shared={"scale": 2.0}, progress=False
+    )
+    dask = run_units(
+        noisy_mean, GRID, seed=7, scheduler=client, shared={"scale": 2.0}, progress=False
+    )
     assert isinstance(dask, RunResult) and dask.scheduler.startswith("inproc://")
     pd.testing.assert_frame_equal(serial.frame, dask.frame)
     assert serial.values == dask.values
@@ -78,14 +83,19 @@ def test_seeds_depend_on_the_grid_position_only() -> None:
     assert len(set(seeds.tolist())) == 5 and (seeds < 2**32).all()
     # the same unit in another run gets the same seed, whatever ran around it
     whole = run_units(noisy_mean, GRID, seed=2, scheduler="serial", progress=False)
-    one = run_units(noisy_mean, [{"x": 0, "tag": "a"}], seed=2, scheduler="serial",
-                    progress=False)
+    one = run_units(noisy_mean, [{"x": 0, "tag": "a"}], seed=2, scheduler="serial", progress=False)
     assert one.seeds[0] == whole.seeds[0] and one.values[0] == whole.values[0]
 
 
 def test_sweep_recipe_is_the_same_serially_and_on_a_cluster(client) -> None:
-    settings = {"j_a_values": (0.2, 0.6), "delta_j_values": (0.1,), "n_reps": 30,
-                "n_boot": 60, "seed": 3, "progress": False}
+    settings = {
+        "j_a_values": (0.2, 0.6),
+        "delta_j_values": (0.1,),
+        "n_reps": 30,
+        "n_boot": 60,
+        "seed": 3,
+        "progress": False,
+    }
     serial = run_sweep(scheduler="serial", **settings)
     dask = run_sweep(scheduler=client, **settings)
     pd.testing.assert_frame_equal(serial.frame, dask.frame)
@@ -117,20 +127,23 @@ def test_sbc_recipe_pools_the_ranks_of_its_parts(monkeypatch: pytest.MonkeyPatch
     def fake_sbc(model, data, *, n_sims, seed, progress, draws=10, **options):
         rng = np.random.default_rng(seed)
         return sbc_module.SBCResult.from_draws(
-            ["theta[0]", "theta[1]"], rng.normal(size=(n_sims, 2)),
-            rng.normal(size=(n_sims, draws, 2)), n_bins=5,
-            n_divergent=np.full(n_sims, seed % 3))
+            ["theta[0]", "theta[1]"],
+            rng.normal(size=(n_sims, 2)),
+            rng.normal(size=(n_sims, draws, 2)),
+            n_bins=5,
+            n_divergent=np.full(n_sims, seed % 3),
+        )
 
     monkeypatch.setattr(sbc_module, "sbc", fake_sbc)
-    pooled = run_sbc(print, {"y": None}, n_sims=7, parts=2, seed=4, scheduler="serial",
-                     progress=False, draws=10)
+    pooled = run_sbc(
+        print, {"y": None}, n_sims=7, parts=2, seed=4, scheduler="serial", progress=False, draws=10
+    )
     seeds = unit_seeds(4, 2)
     first = fake_sbc(print, {}, n_sims=3, seed=int(seeds[0]), progress=False)
     second = fake_sbc(print, {}, n_sims=4, seed=int(seeds[1]), progress=False)
     assert pooled.n_sims == 7 and pooled.n_post == 10 and pooled.n_bins == 5
     np.testing.assert_array_equal(pooled.ranks, np.concatenate([first.ranks, second.ranks]))
-    np.testing.assert_array_equal(pooled.n_divergent[[0, 3]],
-                                  [seeds[0] % 3, seeds[1] % 3])
+    np.testing.assert_array_equal(pooled.n_divergent[[0, 3]], [seeds[0] % 3, seeds[1] % 3])
     with pytest.raises(ValueError, match="parts must be between 1 and"):
         run_sbc(print, {}, n_sims=7, parts=4, scheduler="serial")
 

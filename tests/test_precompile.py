@@ -29,8 +29,9 @@ NUTS = {"chains": 2, "draws": 150, "warmup": 150, "seed": 3, "progress": False}
 
 @pytest.fixture(scope="module")
 def items() -> Any:
-    return simulate_items([0.6, 0.8], q0=[0.8, 0.7], q1=[0.85, 0.75], n_cal=40, n_test=80,
-                          seed=5).items
+    return simulate_items(
+        [0.6, 0.8], q0=[0.8, 0.7], q1=[0.85, 0.75], n_cal=40, n_test=80, seed=5
+    ).items
 
 
 def test_a_precompiled_kernel_gives_the_same_fit(items: Any) -> None:
@@ -49,12 +50,14 @@ def test_a_precompiled_kernel_gives_the_same_fit(items: Any) -> None:
     assert not any(isinstance(v, Future) for v in compiled._kernels.values())
     for group in ("posterior", "sample_stats", "log_likelihood"):
         for k in lazy[group].data_vars:
-            np.testing.assert_array_equal(ahead[group][k].values, lazy[group][k].values,
-                                          err_msg=f"{group} {k}")
+            np.testing.assert_array_equal(
+                ahead[group][k].values, lazy[group][k].values, err_msg=f"{group} {k}"
+            )
 
 
-def test_fit_calibration_compiles_every_design_before_sampling(items: Any,
-                                                               monkeypatch: Any) -> None:
+def test_fit_calibration_compiles_every_design_before_sampling(
+    items: Any, monkeypatch: Any
+) -> None:
     class Stop(Exception):
         pass
 
@@ -73,8 +76,7 @@ def test_fit_calibration_compiles_every_design_before_sampling(items: Any,
     assert "weight" in handed[0][1] and handed[0][1] is handed[1][1]
     assert handed[2][1] is not handed[0][1]
     handed.clear()
-    posterior.fit_calibration(items, designs=["shared"], method="map", draws=20,
-                              progress=False)
+    posterior.fit_calibration(items, designs=["shared"], method="map", draws=20, progress=False)
     assert handed == []  # MAP compiles no NUTS kernel
     # fit wrapped (a timer, as bench/calibration_fit_speed.py does) still compiles ahead;
     # a stand-in for fit (tests that replace NUTS by prior draws) compiles nothing

@@ -59,10 +59,17 @@ OWN = {"judge-1": "model-2"}
 def _consistency_battles() -> jb.Battles:
     models = [f"m{i}" for i in range(4)]
     rng = np.random.default_rng(0)
-    rows = [(j, a, b, rng.integers(0, 3) / 2, rng.choice(["a", "b"]))
-            for j in ("J1", "J2") for a in models for b in models if a != b for _ in range(5)]
-    return jb.Battles(pd.DataFrame(rows, columns=["judge", "model_a", "model_b",
-                                                  "judge_label", "position"]))
+    rows = [
+        (j, a, b, rng.integers(0, 3) / 2, rng.choice(["a", "b"]))
+        for j in ("J1", "J2")
+        for a in models
+        for b in models
+        if a != b
+        for _ in range(5)
+    ]
+    return jb.Battles(
+        pd.DataFrame(rows, columns=["judge", "model_a", "model_b", "judge_label", "position"])
+    )
 
 
 @pytest.fixture(scope="module")
@@ -78,8 +85,9 @@ def arena() -> jb.Battles:
 @pytest.fixture(scope="module")
 def items() -> jb.JudgedItems:
     """Two models judged by very different judges (q0, q1 = 0.95, 0.9 and 0.6, 0.65)."""
-    return jb.calibration.simulate_items([0.7, 0.6], [0.95, 0.6], [0.9, 0.65], n_cal=200,
-                                         n_test=100, seed=2).items
+    return jb.calibration.simulate_items(
+        [0.7, 0.6], [0.95, 0.6], [0.9, 0.65], n_cal=200, n_test=100, seed=2
+    ).items
 
 
 @pytest.fixture(scope="module")
@@ -88,27 +96,40 @@ def verdicts():
     return sim.table(anchor=sim.anchor_at("median"))
 
 
-SPECS = ["bt", "soft_bt", "davidson", "temperature", "multi_judge", "consensus",
-         "judge_discrimination", "matchup_dirichlet",
-         *[f"calibration_{d}" for d in DESIGNS], "anchors", "anchors_padded"]
+SPECS = [
+    "bt",
+    "soft_bt",
+    "davidson",
+    "temperature",
+    "multi_judge",
+    "consensus",
+    "judge_discrimination",
+    "matchup_dirichlet",
+    *[f"calibration_{d}" for d in DESIGNS],
+    "anchors",
+    "anchors_padded",
+]
 
 
 @pytest.fixture(scope="module")
 def specs(bt_battles, arena, items, verdicts) -> dict[str, jb.ModelSpec]:
-    judges = jb.simulate_judges(5, 3, 600, psi=[0.7, 1.0, 1.4], eta=[0.0, 1.0, 0.0],
-                                own_model=OWN, seed=5).battles
+    judges = jb.simulate_judges(
+        5, 3, 600, psi=[0.7, 1.0, 1.4], eta=[0.0, 1.0, 0.0], own_model=OWN, seed=5
+    ).battles
     consistency = _consistency_battles()
-    out = {"bt": jb.models.bt(bt_battles, "human_label"),
-           "soft_bt": jb.models.soft_bt(arena),
-           "davidson": jb.models.davidson(bt_battles),
-           "temperature": jb.models.temperature(arena),
-           "multi_judge": jb.models.multi_judge(judges),
-           # the consensus model of jb.consensus.fit_consensus: multi-judge BT with η
-           "consensus": jb.models.multi_judge(judges, own_model=OWN),
-           "judge_discrimination": jb.models.judge_discrimination(consistency),
-           "matchup_dirichlet": jb.models.matchup_dirichlet(consistency),
-           "anchors": ordered_logistic_spec(verdicts),
-           "anchors_padded": ordered_logistic_spec(verdicts, pad_to=len(verdicts.verdict) + 37)}
+    out = {
+        "bt": jb.models.bt(bt_battles, "human_label"),
+        "soft_bt": jb.models.soft_bt(arena),
+        "davidson": jb.models.davidson(bt_battles),
+        "temperature": jb.models.temperature(arena),
+        "multi_judge": jb.models.multi_judge(judges),
+        # the consensus model of jb.consensus.fit_consensus: multi-judge BT with η
+        "consensus": jb.models.multi_judge(judges, own_model=OWN),
+        "judge_discrimination": jb.models.judge_discrimination(consistency),
+        "matchup_dirichlet": jb.models.matchup_dirichlet(consistency),
+        "anchors": ordered_logistic_spec(verdicts),
+        "anchors_padded": ordered_logistic_spec(verdicts, pad_to=len(verdicts.verdict) + 37),
+    }
     for design in DESIGNS:
         out[f"calibration_{design}"] = jb.models.calibration(items, design)
     return out
@@ -152,14 +173,15 @@ def test_predictive_groups_feed_plot_ppc(name: str, specs: dict, priors: dict) -
     assert {"posterior", "posterior_predictive", "observed_data"} <= set(post.groups())
     for var in prior.observed_data.data_vars:
         assert post.posterior_predictive[var].dims == prior.prior_predictive[var].dims
-        a, b = _draw_means(prior.prior_predictive, var), _draw_means(post.posterior_predictive,
-                                                                      var)
+        a, b = _draw_means(prior.prior_predictive, var), _draw_means(post.posterior_predictive, var)
         assert abs(a.mean() - b.mean()) <= 4 * (a - b).std() / np.sqrt(D) + 1e-12
         assert 0.8 < (b.std() + 1e-12) / (a.std() + 1e-12) < 1.25
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # KDE of near-constant draws
-        assert az.plot_ppc(prior, group="prior", observed=True, num_pp_samples=20,
-                           random_seed=0) is not None
+        assert (
+            az.plot_ppc(prior, group="prior", observed=True, num_pp_samples=20, random_seed=0)
+            is not None
+        )
         assert az.plot_ppc(post, num_pp_samples=20, random_seed=0) is not None
     plt.close("all")
 
@@ -193,12 +215,14 @@ def _win_rate_pvalues(spec: jb.ModelSpec) -> pd.DataFrame:
     fit = jb.fit(spec, method="map", draws=D, seed=1)
     pp = jb.posterior_predictive(spec, fit, seed=2)
     n = np.asarray(spec.data["n"])
-    return bayesian_pvalues(predictive_statistic(pp, lambda y: y / n, name="win_rate",
-                                                 dims=["pair"]))
+    return bayesian_pvalues(
+        predictive_statistic(pp, lambda y: y / n, name="win_rate", dims=["pair"])
+    )
 
 
 def test_bt_posterior_reproduces_win_rates_and_flags_an_intransitive_pair(
-        specs: dict, bt_battles: jb.Battles) -> None:
+    specs: dict, bt_battles: jb.Battles
+) -> None:
     """Per-pair win rates of a MAP fit (~150 battles a pair): on data from the model no
     two-sided p-value is below 0.01 (10 pairs); with model-0's results against model-1
     flipped (a cycle BT cannot represent) that pair's p-value is < 0.001."""
@@ -226,7 +250,7 @@ def test_soft_targets_are_less_dispersed_than_binomial_replicates(specs: dict) -
     n = np.asarray(spec.data["n"])
     rep = pp.posterior_predictive["y"].values.reshape(D, -1) / n
     z = (pp.observed_data["y"].values / n - rep.mean(axis=0)) / rep.std(axis=0)
-    assert np.sqrt(np.mean(z ** 2)) < 0.6
+    assert np.sqrt(np.mean(z**2)) < 0.6
 
 
 def test_davidson_posterior_reproduces_tie_rates(specs: dict) -> None:
@@ -235,8 +259,9 @@ def test_davidson_posterior_reproduces_tie_rates(specs: dict) -> None:
     spec = specs["davidson"]
     fit = jb.fit(spec, method="map", draws=D, seed=1)
     pp = jb.posterior_predictive(spec, fit, seed=2)
-    per_pair = bayesian_pvalues(predictive_statistic(
-        pp, lambda c: c[:, 1] / c.sum(axis=1), name="tie_rate", dims=["pair"]))
+    per_pair = bayesian_pvalues(
+        predictive_statistic(pp, lambda c: c[:, 1] / c.sum(axis=1), name="tie_rate", dims=["pair"])
+    )
     assert per_pair["p_value"].min() > 0.05
     overall = predictive_statistic(pp, lambda c: c[:, 1].sum() / c.sum(), name="tie_rate")
     assert bayesian_pvalues(overall)["p_value"].item() > 0.1
@@ -255,14 +280,16 @@ def test_temperature_prior_and_posterior_agreement_rates(specs: dict, priors: di
         return np.mean(y == (s > 0))
 
     a = np.abs(s[s != 0])
-    closed = integrate.quad(lambda b: np.mean(expit(b * a)) * st.halfnorm(scale=2).pdf(b),
-                            0, np.inf)[0] * (s != 0).mean() + 0.5 * (s == 0).mean()
+    closed = (
+        integrate.quad(lambda b: np.mean(expit(b * a)) * st.halfnorm(scale=2).pdf(b), 0, np.inf)[0]
+        * (s != 0).mean()
+        + 0.5 * (s == 0).mean()
+    )
     sim = predictive_statistic(prior, agree, name="agreement").prior_predictive["agreement"]
     # SD of the per-draw rate over the prior ≈ 0.13: Monte Carlo error 0.006.
     assert float(sim.mean()) == pytest.approx(closed, abs=0.02)
     fit = jb.fit(spec, method="map", draws=D, seed=1)
-    pp = predictive_statistic(jb.posterior_predictive(spec, fit, seed=2), agree,
-                              name="agreement")
+    pp = predictive_statistic(jb.posterior_predictive(spec, fit, seed=2), agree, name="agreement")
     assert bayesian_pvalues(pp)["p_value"].item() > 0.1
     assert plot_statistic(pp) is not None
     plt.close("all")
@@ -278,8 +305,11 @@ def test_beta_posterior_soft_elo_feeds_both_checks(arena: jb.Battles) -> None:
     post = jb.soft_elo_posterior(arena, n_draws=200, chains=1, seed=0)
     temperature = jb.models.temperature(arena)
     s = np.asarray(temperature.data["s"])
-    check = predictive_statistic(jb.posterior_predictive(temperature, post, seed=1),
-                                 lambda y: np.mean(y == (s > 0)), name="agreement")
+    check = predictive_statistic(
+        jb.posterior_predictive(temperature, post, seed=1),
+        lambda y: np.mean(y == (s > 0)),
+        name="agreement",
+    )
     assert check.posterior_predictive["agreement"].shape == (1, 200, 1)
     assert bayesian_pvalues(check)["p_value"].item() > 0.05
     soft = jb.models.soft_bt(arena, beta=float(post.posterior["beta"].median()))
@@ -289,8 +319,9 @@ def test_beta_posterior_soft_elo_feeds_both_checks(arena: jb.Battles) -> None:
 
 # ------------------------------------------------------- multi-judge, consensus
 @pytest.mark.parametrize("name", ["multi_judge", "consensus"])
-def test_multi_judge_prior_fixes_the_judges_geometric_mean(name: str, specs: dict,
-                                                          priors: dict) -> None:
+def test_multi_judge_prior_fixes_the_judges_geometric_mean(
+    name: str, specs: dict, priors: dict
+) -> None:
     """log ψ is zero-sum (geometric-mean discrimination 1) in every draw; θ ~
     ZeroSumNormal(2) gives an Elo SD of 400/ln 10 · 2 · √(4/5) ≈ 311; the consensus
     spec's self-preference term enters only the self-judging judge's own-model cells."""
@@ -316,18 +347,18 @@ def test_matchup_dirichlet_prior_has_beta_binomial_margins(specs: dict, priors: 
     z = (counts - n[..., None] / 3) / np.sqrt(n * (n + 3) / 18)[..., None]
     # 12 cells × 500 draws (cells independent): mean z within 4/√6,000.
     assert abs(z.mean()) < 4 / np.sqrt(z[..., 0].size)
-    assert np.mean(z ** 2) == pytest.approx(1.0, abs=0.08)
+    assert np.mean(z**2) == pytest.approx(1.0, abs=0.08)
 
 
-def test_judge_discrimination_prior_favours_neither_position(specs: dict,
-                                                              priors: dict) -> None:
+def test_judge_discrimination_prior_favours_neither_position(specs: dict, priors: dict) -> None:
     """The prior of η = ψ(θ_first − θ_second) + γ + o·δ is symmetric (γ ~ N(0, 1), θ
     exchangeable), so wins of the answer shown first and second balance on average;
     Consistency (Eq. 2) of a judge's probabilities is at most 1."""
     spec, prior = specs["judge_discrimination"], _prior(specs, priors, "judge_discrimination")
     counts = prior.prior_predictive["counts"].values.reshape(D, -1, 3)
-    np.testing.assert_array_equal(counts.sum(axis=-1),
-                                  np.broadcast_to(np.asarray(spec.data["n"]), counts.shape[:2]))
+    np.testing.assert_array_equal(
+        counts.sum(axis=-1), np.broadcast_to(np.asarray(spec.data["n"]), counts.shape[:2])
+    )
     diff = (counts[..., 0] - counts[..., 2]).sum(axis=1)
     assert abs(diff.mean()) < 4 * diff.std() / np.sqrt(D)
     assert float(prior.prior["consistency"].max()) <= 1.0
@@ -355,8 +386,10 @@ def _rates_by_class(spec: jb.ModelSpec):
         masks.append(mask)
 
     def rates(y: np.ndarray) -> np.ndarray:
-        return np.concatenate([np.bincount(model[k], y[k], m) / np.bincount(model[k], runs[k], m)
-                               for k in masks])
+        return np.concatenate(
+            [np.bincount(model[k], y[k], m) / np.bincount(model[k], runs[k], m) for k in masks]
+        )
+
     return rates
 
 
@@ -373,9 +406,14 @@ def test_calibration_check_flags_a_shared_design_for_two_judges(specs: dict) -> 
         fit = jb.fit(spec, method="map", draws=D, seed=1)
         pp = jb.posterior_predictive(spec, fit, sites=["judge_label"], seed=2)
         assert "human_label" not in pp.posterior_predictive
-        check = predictive_statistic(pp, _rates_by_class(spec), var="judge_label",
-                                     name="positive_rate", dims=["cls"],
-                                     coords={"cls": labels})
+        check = predictive_statistic(
+            pp,
+            _rates_by_class(spec),
+            var="judge_label",
+            name="positive_rate",
+            dims=["cls"],
+            coords={"cls": labels},
+        )
         out[design] = bayesian_pvalues(check).set_index("cls")["p_value"]
     assert out["shared"]["A|Z=0"] < 0.001
     assert out["model_specific"].min() > 0.05
@@ -387,7 +425,8 @@ def _levels(v: np.ndarray) -> np.ndarray:
 
 
 def test_anchor_verdict_prior_is_mirror_symmetric_and_padding_is_dropped(
-        specs: dict, priors: dict) -> None:
+    specs: dict, priors: dict
+) -> None:
     """Symmetric cut-points, exchangeable θ and a symmetric position bias make
     P(v = c) = P(v = 4 − c) a priori; a padded spec (37 masked rows) keeps only its real
     rows in every group, so its checks equal the unpadded spec's."""
@@ -399,8 +438,9 @@ def test_anchor_verdict_prior_is_mirror_symmetric_and_padding_is_dropped(
     padded = _prior(specs, priors, "anchors_padded")
     assert padded.prior_predictive["verdict"].shape == prior.prior_predictive["verdict"].shape
     np.testing.assert_array_equal(padded.observed_data["verdict"], prior.observed_data["verdict"])
-    post = jb.posterior_predictive(specs["anchors_padded"],
-                                   az.InferenceData(posterior=padded.prior))
+    post = jb.posterior_predictive(
+        specs["anchors_padded"], az.InferenceData(posterior=padded.prior)
+    )
     assert post.observed_data["verdict"].shape == prior.observed_data["verdict"].shape
 
 
@@ -409,16 +449,20 @@ def test_anchor_posterior_reproduces_the_verdict_levels(specs: dict) -> None:
     """The five verdict levels' shares under a MAP fit: every p-value > 0.01."""
     spec = specs["anchors"]
     fit = jb.fit(spec, method="map", draws=D, seed=1)
-    check = predictive_statistic(jb.posterior_predictive(spec, fit, seed=2), _levels,
-                                 name="share", dims=["level"])
+    check = predictive_statistic(
+        jb.posterior_predictive(spec, fit, seed=2), _levels, name="share", dims=["level"]
+    )
     assert bayesian_pvalues(check)["p_value"].min() > 0.01
 
 
 # ------------------------------------------------------------ compiled route
 def _layouts_of(model: object) -> list:
     """The cached programs of ``model``, by layout or by data set (``None``: none)."""
-    return [v for k, v in pred._programs.items()
-            if (k[0][0] if isinstance(k[0], tuple) else k[0]) is model]
+    return [
+        v
+        for k, v in pred._programs.items()
+        if (k[0][0] if isinstance(k[0], tuple) else k[0]) is model
+    ]
 
 
 def prior_both_ways(spec: object, seed: int, draws: int, parallel: bool = True) -> tuple:
@@ -431,7 +475,8 @@ def prior_both_ways(spec: object, seed: int, draws: int, parallel: bool = True) 
     key = jax.random.PRNGKey(seed)
     ours = pred._predict(model, free, key, names, 0, num_samples=draws, parallel=parallel)
     theirs = Predictive(model, num_samples=draws, return_sites=names, parallel=parallel)(
-        key, **free)
+        key, **free
+    )
     return ours, theirs, free, sites, latent, key
 
 
@@ -443,8 +488,9 @@ def test_compiled_route_draws_as_numpyro_op_by_op(specs: dict) -> None:
     ours, theirs, free, sites, latent, key = prior_both_ways(specs["temperature"], 4, 40)
     given = {k: ours[k] for k in latent}
     ours_rep = pred._predict(model, free, key, list(sites), 0, samples=given)
-    theirs_rep = Predictive(model, posterior_samples=given, return_sites=list(sites),
-                            parallel=True)(key, **free)
+    theirs_rep = Predictive(
+        model, posterior_samples=given, return_sites=list(sites), parallel=True
+    )(key, **free)
     assert _layouts_of(model) and None not in _layouts_of(model)  # both compiled
     for a, b in [(ours, theirs), (ours_rep, theirs_rep)]:
         assert_same_draws(a, b)
@@ -463,8 +509,9 @@ def assert_same_draws(ours: dict, theirs: dict) -> None:
             np.testing.assert_array_equal(x, y)
 
 
-def test_new_data_of_the_same_shapes_compiles_nothing(specs: dict,
-                                                      caplog: pytest.LogCaptureFixture) -> None:
+def test_new_data_of_the_same_shapes_compiles_nothing(
+    specs: dict, caplog: pytest.LogCaptureFixture
+) -> None:
     """A second BT data set (another arena, the same 5 models and 10 pairs) reuses the
     prior predictive program of the first: nothing is traced or compiled, and its draws
     follow its own data (the observed data differ, the simulated ones come from the
@@ -483,8 +530,7 @@ def test_new_data_of_the_same_shapes_compiles_nothing(specs: dict,
 
 
 @pytest.mark.parametrize("name", ["davidson", "calibration_shared"])
-def test_a_model_that_reads_its_data_gets_a_program_per_data_set(name: str,
-                                                                specs: dict) -> None:
+def test_a_model_that_reads_its_data_gets_a_program_per_data_set(name: str, specs: dict) -> None:
     """NumPyro's Multinomial sampler needs its counts concrete (Davidson's ties), and the
     calibration designs' Binomial sampler draws otherwise when they are not: their
     layout gets no program of abstract data but one with this data set's arrays as
@@ -502,12 +548,14 @@ def test_a_model_that_reads_its_data_gets_a_program_per_data_set(name: str,
 
 @pytest.mark.parametrize("parallel", [True, False])
 def test_a_program_with_the_data_as_constants_draws_as_numpyro_op_by_op(
-        parallel: bool, specs: dict) -> None:
+    parallel: bool, specs: dict
+) -> None:
     """The calibration design's Binomial sampler reads its counts where they are concrete
     (under NumPyro's vmap, ``parallel``) and not where they are staged (its lax.map):
     the compiled route follows each, with the same draws as ``Predictive`` op by op."""
-    ours, theirs, _, sites, _, _ = prior_both_ways(specs["calibration_shared"], 5, 30,
-                                                   parallel=parallel)
+    ours, theirs, _, sites, _, _ = prior_both_ways(
+        specs["calibration_shared"], 5, 30, parallel=parallel
+    )
     assert_same_draws(ours, theirs)
     for k in sites:
         assert np.asarray(ours[k]).std() > 0
@@ -516,7 +564,7 @@ def test_a_program_with_the_data_as_constants_draws_as_numpyro_op_by_op(
 # ---------------------------------------------------------------- edge cases
 def penalised_model(x: np.ndarray, y: np.ndarray | None = None) -> None:
     mu = numpyro.sample("mu", dist.Normal(0.0, 1.0))
-    numpyro.factor("shrink", -0.5 * mu ** 2)
+    numpyro.factor("shrink", -0.5 * mu**2)
     with numpyro.plate("obs", len(x)):
         numpyro.sample("y", dist.Normal(mu * x, 1.0), obs=y)
 
@@ -540,8 +588,14 @@ def test_bad_calls_are_explained(specs: dict) -> None:
     with pytest.raises(TypeError, match="data"):
         jb.prior_predictive(renamed)
     with pytest.raises(ValueError, match="unknown observed site"):
-        jb.posterior_predictive(specs["bt"], az.InferenceData(posterior=az.from_dict(
-            posterior={"theta": np.zeros((1, 2, 5))}).posterior), sites=["z"])
+        jb.posterior_predictive(
+            specs["bt"],
+            az.InferenceData(
+                posterior=az.from_dict(posterior={"theta": np.zeros((1, 2, 5))}).posterior
+            ),
+            sites=["z"],
+        )
     with pytest.raises(ValueError, match="cannot also name"):
-        predictive_statistic(jb.prior_predictive(specs["bt"], draws=D), lambda y: y,
-                             name="pair", dims=["pair"])
+        predictive_statistic(
+            jb.prior_predictive(specs["bt"], draws=D), lambda y: y, name="pair", dims=["pair"]
+        )

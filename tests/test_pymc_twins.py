@@ -41,8 +41,9 @@ DIMS = {"theta": ["model"], "elo": ["model"], "y": ["pair"]}
 def stats() -> jb.PairStats:
     # The catalogue's bt_hard data: 6 models, 900 battles with Davidson ties (the summed
     # targets are fractional).
-    return jb.simulate_bt(CARD["n_models"], CARD["n_battles"], tie_nu=CARD["tie_nu"],
-                          seed=CARD["seed"]).battles.pair_stats("human_label")
+    return jb.simulate_bt(
+        CARD["n_models"], CARD["n_battles"], tie_nu=CARD["tie_nu"], seed=CARD["seed"]
+    ).battles.pair_stats("human_label")
 
 
 @pytest.fixture(scope="module")
@@ -67,8 +68,17 @@ def twin(data: dict, coords: dict) -> pm.Model:
 # was 4.2-5.4%: 10% was about 2 SE, and failed on these data (14%, at 2.6 SE).
 @pytest.fixture(scope="module")
 def numpyro_post(data: dict, coords: dict) -> az.InferenceData:
-    return fit(bt_model, data, chains=2, draws=2000, warmup=500, seed=1, coords=coords,
-               dims=DIMS, progress=False)
+    return fit(
+        bt_model,
+        data,
+        chains=2,
+        draws=2000,
+        warmup=500,
+        seed=1,
+        coords=coords,
+        dims=DIMS,
+        progress=False,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -76,8 +86,9 @@ def pymc_post(twin: pm.Model) -> az.InferenceData:
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*at least 4 chains.*")
         warnings.filterwarnings("ignore", message="Some donated buffers were not usable")
-        return sample_pymc(twin, chains=2, draws=1500, tune=600, seed=5,
-                           nuts_sampler="numpyro", progress=False)
+        return sample_pymc(
+            twin, chains=2, draws=1500, tune=600, seed=5, nuts_sampler="numpyro", progress=False
+        )
 
 
 def test_fractional_targets_are_used(data: dict) -> None:
@@ -104,13 +115,16 @@ def test_twin_structure(twin: pm.Model, stats: jb.PairStats) -> None:
     assert {v.name for v in twin.deterministics} == {"elo"}
 
 
-def test_pointwise_loglik_equals_numpyro(twin: pm.Model, numpyro_post: az.InferenceData,
-                                         ) -> None:
+def test_pointwise_loglik_equals_numpyro(
+    twin: pm.Model,
+    numpyro_post: az.InferenceData,
+) -> None:
     """Eq. 1 per pair: PyMC's log density at NumPyro's draws equals NumPyro's."""
     sub = numpyro_post.isel(draw=slice(0, 20))
     ours = sub.log_likelihood["y"].values
-    theirs = pm.compute_log_likelihood(sub, model=twin, extend_inferencedata=False,
-                                       progressbar=False)["y"].values
+    theirs = pm.compute_log_likelihood(
+        sub, model=twin, extend_inferencedata=False, progressbar=False
+    )["y"].values
     np.testing.assert_allclose(theirs, ours, rtol=2e-5, atol=1e-4)
 
 
@@ -121,12 +135,15 @@ def test_map_equals_fit_bt(twin: pm.Model, stats: jb.PairStats) -> None:
     assert abs(mode["theta"].sum()) < 1e-8
 
 
-def test_posterior_means_agree_within_mcse(numpyro_post: az.InferenceData,
-                                           pymc_post: az.InferenceData) -> None:
+def test_posterior_means_agree_within_mcse(
+    numpyro_post: az.InferenceData, pymc_post: az.InferenceData
+) -> None:
     a, b = numpyro_post.posterior["elo"], pymc_post.posterior["elo"]
     diff = np.abs(a.mean(("chain", "draw")).values - b.mean(("chain", "draw")).values)
-    mcse = np.hypot(az.mcse(numpyro_post, var_names=["elo"])["elo"].values,
-                    az.mcse(pymc_post, var_names=["elo"])["elo"].values)
+    mcse = np.hypot(
+        az.mcse(numpyro_post, var_names=["elo"])["elo"].values,
+        az.mcse(pymc_post, var_names=["elo"])["elo"].values,
+    )
     assert np.all(diff < 4 * mcse), (diff, mcse)
     # The check has teeth: MCSE is a small fraction of the posterior SD.
     assert np.all(mcse < 0.1 * a.std(("chain", "draw")).values)
@@ -144,12 +161,12 @@ def mcse_sd(draws: np.ndarray) -> float:
     return float(np.sqrt(((sq**2).mean() - var**2) / ess / var / 4))
 
 
-def test_posterior_sds_agree(numpyro_post: az.InferenceData,
-                             pymc_post: az.InferenceData) -> None:
+def test_posterior_sds_agree(numpyro_post: az.InferenceData, pymc_post: az.InferenceData) -> None:
     a, b = numpyro_post.posterior["elo"], pymc_post.posterior["elo"]
     sd_a, sd_b = a.std(("chain", "draw")).values, b.std(("chain", "draw")).values
-    se = np.array([np.hypot(mcse_sd(a.values[..., k]), mcse_sd(b.values[..., k]))
-                   for k in range(a.shape[-1])])
+    se = np.array(
+        [np.hypot(mcse_sd(a.values[..., k]), mcse_sd(b.values[..., k])) for k in range(a.shape[-1])]
+    )
     assert np.all(np.abs(sd_a - sd_b) < 4 * se), (sd_a, sd_b, se)
     assert np.all(np.abs(sd_a / sd_b - 1) < 0.10)
 
@@ -184,17 +201,26 @@ def pymc_log_joint(model: pm.Model) -> Callable[[dict[str, np.ndarray]], float]:
 
     def log_joint(values: dict[str, np.ndarray]) -> float:
         point = forward(*[np.asarray(values[rv.name], dtype=float) for rv in model.free_RVs])
-        return float(logp({model.rvs_to_values[rv].name: np.asarray(x)
-                           for rv, x in zip(model.free_RVs, point, strict=True)}))
+        return float(
+            logp(
+                {
+                    model.rvs_to_values[rv].name: np.asarray(x)
+                    for rv, x in zip(model.free_RVs, point, strict=True)
+                }
+            )
+        )
 
     return log_joint
 
 
 def as_float64(data: dict) -> dict:
     """Real-valued data arrays in float64 (call inside ``jax.enable_x64``)."""
-    return {k: jax.numpy.asarray(v, dtype=jax.numpy.float64)
-            if hasattr(v, "dtype") and np.issubdtype(v.dtype, np.floating) else v
-            for k, v in data.items()}
+    return {
+        k: jax.numpy.asarray(v, dtype=jax.numpy.float64)
+        if hasattr(v, "dtype") and np.issubdtype(v.dtype, np.floating)
+        else v
+        for k, v in data.items()
+    }
 
 
 def numpyro_log_joint(model, data: dict, values: dict[str, np.ndarray]) -> float:
@@ -221,9 +247,14 @@ def test_log_joint_equals_numpyro(which: str, stats: jb.PairStats, coords: dict)
         model, data = davidson_model, davidson_data(stats, lam=LAM)
         twin = davidson_model_pymc(data, coords)
     points = parameter_points(stats.n_models, seed=5)
-    ours = np.array([numpyro_log_joint(model, data, {k: v for k, v in p.items()
-                                                     if which == "davidson" or k == "theta"})
-                     for p in points])
+    ours = np.array(
+        [
+            numpyro_log_joint(
+                model, data, {k: v for k, v in p.items() if which == "davidson" or k == "theta"}
+            )
+            for p in points
+        ]
+    )
     log_joint = pymc_log_joint(twin)
     theirs = np.array([log_joint(p) for p in points])
     np.testing.assert_allclose(np.diff(theirs), np.diff(ours), rtol=1e-9, atol=1e-7)
@@ -234,19 +265,25 @@ def test_davidson_pointwise_loglik_equals_numpyro(stats: jb.PairStats, coords: d
     points = parameter_points(stats.n_models, seed=6)
     draws = {k: np.stack([p[k] for p in points])[None] for k in ("theta", "log_nu")}
     with jax.enable_x64(True):
-        ours = np.asarray(log_likelihood(davidson_model, {k: v[0] for k, v in draws.items()},
-                                         **as_float64(ddata))["counts"])
+        ours = np.asarray(
+            log_likelihood(
+                davidson_model, {k: v[0] for k, v in draws.items()}, **as_float64(ddata)
+            )["counts"]
+        )
     post = az.from_dict(posterior=draws, coords=coords, dims={"theta": ["model"]})
     twin = davidson_model_pymc(ddata, coords)
-    theirs = pm.compute_log_likelihood(post, model=twin, extend_inferencedata=False,
-                                       progressbar=False)["counts"].values[0]
+    theirs = pm.compute_log_likelihood(
+        post, model=twin, extend_inferencedata=False, progressbar=False
+    )["counts"].values[0]
     # NumPyro's Multinomial log-likelihood is one value per pair (the event is the 3 counts).
     np.testing.assert_allclose(theirs, ours, rtol=1e-9, atol=1e-8)
 
 
 def test_import_does_not_load_pymc() -> None:
-    code = ("import sys, judgebayes.bayes.pymc_twins; "
-            "sys.exit(int('pymc' in sys.modules or 'pytensor' in sys.modules))")
+    code = (
+        "import sys, judgebayes.bayes.pymc_twins; "
+        "sys.exit(int('pymc' in sys.modules or 'pytensor' in sys.modules))"
+    )
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
 
 

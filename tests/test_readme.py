@@ -21,8 +21,9 @@ def test_readme_has_snippets() -> None:
 @pytest.mark.parametrize("code", SNIPPETS, ids=[f"snippet{k}" for k in range(len(SNIPPETS))])
 def test_readme_snippet_runs(code: str) -> None:
     env = {**os.environ, "MPLBACKEND": "Agg"}
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
-                         text=True, timeout=600)
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     if "az.summary" in code:  # the Bayesian snippet prints the Elo posterior by model name
         assert "elo[model-0]" in out.stdout

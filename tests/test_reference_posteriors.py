@@ -21,8 +21,10 @@ def reference(name: str) -> dict[str, dict[str, float]]:
 
 def summary(idata: az.InferenceData, name: str) -> dict[str, dict[str, float]]:
     table = az.summary(idata, var_names=CATALOGUE[name]["summarise"], round_to="none")
-    return {row: {"mean": r["mean"], "sd": r["sd"], "mcse_mean": r["mcse_mean"]}
-            for row, r in table.iterrows()}
+    return {
+        row: {"mean": r["mean"], "sd": r["sd"], "mcse_mean": r["mcse_mean"]}
+        for row, r in table.iterrows()
+    }
 
 
 def assert_matches(got: dict[str, dict[str, float]], ref: dict[str, dict[str, float]]) -> None:
@@ -49,8 +51,17 @@ def test_short_nuts_matches_reference(name: str) -> None:
     for the skewed scale parameters (τ, ν).
     """
     model, data, coords, dims = build(name)
-    idata = fit(model, data, chains=2, draws=1000, warmup=600, seed=5, coords=coords, dims=dims,
-                progress=False)  # each model's own target_accept (multi_judge: 0.95)
+    idata = fit(
+        model,
+        data,
+        chains=2,
+        draws=1000,
+        warmup=600,
+        seed=5,
+        coords=coords,
+        dims=dims,
+        progress=False,
+    )  # each model's own target_accept (multi_judge: 0.95)
     assert_matches(summary(idata, name), reference(name))
 
 

@@ -52,8 +52,15 @@ N_SIMS = 50
 # jax.monitoring's events of tracing a function to a jaxpr and of XLA compiling it
 JAXPR_TRACE_EVENT = "/jax/core/compile/jaxpr_trace_duration"
 BACKEND_COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
-SETTINGS = {"n_sims": N_SIMS, "draws": 200, "warmup": 200, "thin": 2, "n_bins": 10,
-            "alpha": 0.01, "progress": False}
+SETTINGS = {
+    "n_sims": N_SIMS,
+    "draws": 200,
+    "warmup": 200,
+    "thin": 2,
+    "n_bins": 10,
+    "alpha": 0.01,
+    "progress": False,
+}
 
 
 @pytest.fixture(scope="module")
@@ -94,7 +101,8 @@ def test_sbc_is_deterministic(bt_sbc: SBCResult, bt_template: dict) -> None:
 
 
 def test_a_second_call_of_the_same_layout_traces_and_compiles_nothing(
-        bt_sbc: SBCResult, bt_template: dict) -> None:
+    bt_sbc: SBCResult, bt_template: dict
+) -> None:
     """The vmapped NUTS and the model's sites are cached by shapes, not data: another design
     of the same shapes (battle counts doubled) reuses them, and its data are really used;
     the op-by-op simulations compile nothing new either."""
@@ -127,16 +135,24 @@ def test_negative_control_misscaled_posterior(bt_sbc: SBCResult) -> None:
     frame = bad.to_frame()
     assert np.all(frame["rank_sd"] > 1 / np.sqrt(12))  # ∪-shaped: too many extreme ranks
     # Twice the spread (an underconfident posterior): ∩-shaped ranks, also flagged.
-    wide = SBCResult.from_draws(bt_sbc.parameters, bt_sbc.prior,
-                                centre + 2.0 * (bt_sbc.posterior - centre))
+    wide = SBCResult.from_draws(
+        bt_sbc.parameters, bt_sbc.prior, centre + 2.0 * (bt_sbc.posterior - centre)
+    )
     assert not wide.passed, str(wide)
     assert np.all(wide.to_frame()["rank_sd"] < 1 / np.sqrt(12))
 
 
 def test_result_reports_and_plots(bt_sbc: SBCResult) -> None:
     frame = bt_sbc.to_frame()
-    assert list(frame.columns) == ["parameter", "ecdf_pvalue", "chi2", "chi2_pvalue", "flagged",
-                                   "rank_mean", "rank_sd"]
+    assert list(frame.columns) == [
+        "parameter",
+        "ecdf_pvalue",
+        "chi2",
+        "chi2_pvalue",
+        "flagged",
+        "rank_mean",
+        "rank_sd",
+    ]
     assert not frame["flagged"].any()
     assert "50 simulations" in str(bt_sbc) and "ranks look uniform" in str(bt_sbc)
     fig = bt_sbc.plot().flat[0].figure  # plot() returns the panels, as everywhere
@@ -152,8 +168,14 @@ def test_davidson_model_is_calibrated(stats_5: jb.PairStats) -> None:
     assert result.passed, str(result)
 
 
-def overcounted_bt_model(i: jnp.ndarray, j: jnp.ndarray, n: jnp.ndarray, n_models: int,
-                         prior_sd: float = 1.0, y: jnp.ndarray | None = None) -> None:
+def overcounted_bt_model(
+    i: jnp.ndarray,
+    j: jnp.ndarray,
+    n: jnp.ndarray,
+    n_models: int,
+    prior_sd: float = 1.0,
+    y: jnp.ndarray | None = None,
+) -> None:
     """A buggy fit: generates like ``bt_model`` but counts every observed battle 4 times."""
     theta = numpyro.sample("theta", dist.ZeroSumNormal(prior_sd, event_shape=(n_models,)))
     likelihood = SoftBinomial(n, theta[i] - theta[j])
@@ -201,10 +223,8 @@ def test_ecdf_test_is_exact_and_rejects_when_its_band_is_left() -> None:
     uniform = rng.integers(0, n_post + 1, size=(n_sims, k))
     skewed = np.minimum(uniform, rng.integers(0, n_post + 1, size=(n_sims, k)) + 12)
     ranks = np.hstack([uniform, skewed])
-    grid = np.broadcast_to(np.arange(n_post, dtype=float)[None, :, None],
-                           (n_sims, n_post, 2 * k))
-    result = SBCResult.from_draws([f"u{i}" for i in range(2 * k)], ranks - 0.5, grid,
-                                  alpha=0.8)
+    grid = np.broadcast_to(np.arange(n_post, dtype=float)[None, :, None], (n_sims, n_post, 2 * k))
+    result = SBCResult.from_draws([f"u{i}" for i in range(2 * k)], ranks - 0.5, grid, alpha=0.8)
     np.testing.assert_array_equal(result.ranks, ranks)
     assert len(result.eval_ranks) == 49  # min(n_sims, n_post + 1) = 50 points, top one left out
     p_null = result.ecdf_pvalues[:k]
@@ -214,16 +234,19 @@ def test_ecdf_test_is_exact_and_rejects_when_its_band_is_left() -> None:
     # optimisation's precision in the level.
     near = np.abs(result.ecdf_pvalues - result.threshold) < 2e-4
     assert 10 <= result.ecdf_outside.sum() <= 2 * k - 10
-    np.testing.assert_array_equal(result.ecdf_outside[~near],
-                                  (result.ecdf_pvalues < result.threshold)[~near])
-    assert set(result.flagged) >= {p for p, o in zip(result.parameters, result.ecdf_outside,
-                                                      strict=True) if o}
+    np.testing.assert_array_equal(
+        result.ecdf_outside[~near], (result.ecdf_pvalues < result.threshold)[~near]
+    )
+    assert set(result.flagged) >= {
+        p for p, o in zip(result.parameters, result.ecdf_outside, strict=True) if o
+    }
 
 
 def test_rank_statistics_counts_draws_below() -> None:
     prior = np.array([[0.5, 10.0], [-1.0, 0.0]])
-    post = np.array([[[0.0, 1.0], [1.0, 2.0], [0.4, 20.0]],
-                     [[-2.0, -1.0], [0.0, 1.0], [-3.0, 2.0]]])
+    post = np.array(
+        [[[0.0, 1.0], [1.0, 2.0], [0.4, 20.0]], [[-2.0, -1.0], [0.0, 1.0], [-3.0, 2.0]]]
+    )
     np.testing.assert_array_equal(rank_statistics(prior, post), [[2, 2], [2, 1]])
     with pytest.raises(ValueError, match="n_sims"):
         rank_statistics(prior, post[:, :, :1])
@@ -233,8 +256,7 @@ def test_bad_arguments_are_rejected(bt_template: dict) -> None:
     with pytest.raises(ValueError, match="unknown parameter"):
         sbc(bt_model, bt_template, params=["beta"], n_sims=2, progress=False)
     with pytest.raises(ValueError, match="observed sites"):
-        sbc(bt_model, {k: v for k, v in bt_template.items() if k != "y"}, n_sims=2,
-            progress=False)
+        sbc(bt_model, {k: v for k, v in bt_template.items() if k != "y"}, n_sims=2, progress=False)
     with pytest.raises(ValueError, match="n_bins"):
         SBCResult.from_draws(["a"], np.zeros((3, 1)), np.zeros((3, 4, 1)), n_bins=10)
     with pytest.raises(ValueError, match="n_eval"):
@@ -283,12 +305,16 @@ def test_sbc_of_a_calibration_spec_with_concrete_data() -> None:
     simulations; on the template's data alone they could not), and the ranks (100 draws
     per refit, unthinned: 4 well-identified parameters mix fast) pass the uniformity tests
     at family-wise α = 0.01 (Bonferroni over 4 parameters × 2 tests)."""
-    items = jb.calibration.simulate_items([0.7, 0.5], 0.8, 0.85, n_cal=20, n_test=40, runs=1,
-                                          seed=3).items
+    items = jb.calibration.simulate_items(
+        [0.7, 0.5], 0.8, 0.85, n_cal=20, n_test=40, runs=1, seed=3
+    ).items
     spec = jb.models.calibration(items, "shared")
     assert isinstance(spec.data["judge_label"], np.ndarray)
-    result = sbc(spec, seed=4, **{**SETTINGS, "n_sims": 30, "draws": 100, "warmup": 150,
-                                  "thin": 1, "batch_size": 15})
+    result = sbc(
+        spec,
+        seed=4,
+        **{**SETTINGS, "n_sims": 30, "draws": 100, "warmup": 150, "thin": 1, "batch_size": 15},
+    )
     assert result.parameters == ("theta[0]", "theta[1]", "a[0]", "log_dor[0]")
     assert result.ranks.min() >= 0 and result.ranks.max() <= result.n_post
     assert np.all(_tracks_the_truth(result, slice(0, 2)) > 0.8)

@@ -50,8 +50,9 @@ def test_human_labels_identify_the_truth_and_judge_labels_stretch_it() -> None:
 
 def test_biases_show_up_where_they_should() -> None:
     base = jb.simulate_arena(20, 6000, seed=2)
-    biased = jb.simulate_arena(20, 6000, seed=2, length_bias=1.5, self_bias=2.0,
-                               judge_model="model-03")
+    biased = jb.simulate_arena(
+        20, 6000, seed=2, length_bias=1.5, self_bias=2.0, judge_model="model-03"
+    )
     f0, f1 = base.battles.frame, biased.battles.frame
     longer_a = f1["len_a"] > f1["len_b"]
     assert (f1["score_diff"] - f0["score_diff"])[longer_a].mean() > 0.3
@@ -75,8 +76,7 @@ def test_misspecified_humans_tie_like_the_arena_and_keep_the_truth_identified() 
     χ²₁₀/10 is 0.45; the bound 2.5 is ≈ 3.3 sd).
     """
     sim = jb.simulate_arena(n_models=10, n_battles=60_000, human_model="misspecified", seed=1)
-    board = jb.bootstrap_bt(sim.battles, target="human_label", n_boot=100, seed=0,
-                            progress=False)
+    board = jb.bootstrap_bt(sim.battles, target="human_label", n_boot=100, seed=0, progress=False)
     z = (board.elo - sim.elo.loc[list(board.models)].to_numpy()) / board.se
     assert np.max(np.abs(z)) < 3.3 and np.mean(z**2) < 2.5
     default = jb.simulate_arena(human_model="misspecified", seed=0)
@@ -85,9 +85,10 @@ def test_misspecified_humans_tie_like_the_arena_and_keep_the_truth_identified() 
 
 def test_misspecified_humans_break_the_soft_elo_calibration_model() -> None:
     """σ(β s) fits the logistic story almost perfectly and the misspecified one worse."""
-    ece = {hm: jb.fit_temperature(jb.simulate_arena(human_model=hm, seed=0).battles,
-                                  warn=False).ece
-           for hm in ("logistic", "misspecified")}
+    ece = {
+        hm: jb.fit_temperature(jb.simulate_arena(human_model=hm, seed=0).battles, warn=False).ece
+        for hm in ("logistic", "misspecified")
+    }
     assert ece["logistic"] < 0.015 < 0.02 < ece["misspecified"]
     with pytest.raises(ValueError, match="human_model"):
         jb.simulate_arena(n_models=3, n_battles=10, human_model="probit")  # type: ignore[arg-type]

@@ -38,8 +38,9 @@ def test_jackknife_plus_is_finite_with_14_models(few: jb.softelo.HeldOutElo) -> 
     assert np.isfinite(t["median_width"]).all() and comp.note is None
     assert t.loc["soft", "median_width"] < t.loc["hard", "median_width"]
     # It is loo_conformal on the held-out table, model by model.
-    ref = loo_conformal(few.table["elo_human"], few.table["elo_soft"], few.table["se_soft"],
-                        alpha=0.1)
+    ref = loo_conformal(
+        few.table["elo_human"], few.table["elo_soft"], few.table["se_soft"], alpha=0.1
+    )
     assert t.loc["soft", "median_width"] == pytest.approx(np.median(ref.intervals.width))
     assert t.loc["soft", "coverage"] == pytest.approx(13 / 14)  # the rank identity k / n
     assert np.isnan(t.loc["soft", "width_min"])  # no splits, no range

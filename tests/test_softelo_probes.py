@@ -21,8 +21,13 @@ FAMILY = {f"model-{k:02d}": f"fam-{k // 4}" for k in range(16)}
 JUDGES = {f"judge-{k}": f"fam-{k}" for k in range(4)}
 
 
-def judge_panel(bias: dict[str, float] | None = None, *, seed: int = 0,
-                n_battles: int = 4000, noise: float = 0.7) -> jb.Battles:
+def judge_panel(
+    bias: dict[str, float] | None = None,
+    *,
+    seed: int = 0,
+    n_battles: int = 4000,
+    noise: float = 0.7,
+) -> jb.Battles:
     """Four judges scoring the same battles of one simulated arena (same truth, same
     human labels); each judge adds its own noise to the margin, and ``bias[j]``
     rubric points to every model of its own family (``FAMILY``), the self-preference
@@ -35,7 +40,8 @@ def judge_panel(bias: dict[str, float] | None = None, *, seed: int = 0,
     for j, fam in JUDGES.items():
         f = base.copy()
         delta = rng.normal(0, noise, len(f)) + (bias or {}).get(j, 0.0) * (
-            (fam_a == fam).astype(float) - (fam_b == fam))
+            (fam_a == fam).astype(float) - (fam_b == fam)
+        )
         f["judge"] = j
         f["score_a"] += delta / 2
         f["score_b"] -= delta / 2
@@ -63,18 +69,26 @@ def test_same_family_excess_is_zero_without_family_bias() -> None:
     for j in JUDGES:
         f = judge_panel().frame
         f = f[f["judge"] == j]
-        scores[j] = pd.concat([f.groupby("model_a", observed=True)["score_a"].sum(),
-                               f.groupby("model_b", observed=True)["score_b"].sum()]
-                              ).groupby(level=0).sum() / pd.concat(
-            [f["model_a"], f["model_b"]]).astype(str).value_counts()
+        scores[j] = (
+            pd.concat(
+                [
+                    f.groupby("model_a", observed=True)["score_a"].sum(),
+                    f.groupby("model_b", observed=True)["score_b"].sum(),
+                ]
+            )
+            .groupby(level=0)
+            .sum()
+            / pd.concat([f["model_a"], f["model_b"]]).astype(str).value_counts()
+        )
     m = "model-05"
     others = np.median([scores[j][m] for j in ("judge-1", "judge-2", "judge-3")])
     assert d.loc[("judge-0", m), "score"] == pytest.approx(scores["judge-0"][m] - others)
 
 
 def test_same_family_excess_detects_a_judge_that_favours_its_family() -> None:
-    result = same_family_excess(judge_panel({"judge-0": 0.4}), FAMILY, JUDGES,
-                                methods=("hard",), progress=False)
+    result = same_family_excess(
+        judge_panel({"judge-0": 0.4}), FAMILY, JUDGES, methods=("hard",), progress=False
+    )
     t = result.table.set_index(["judge", "level"])
     for level in ("score", "elo_hard"):
         row = t.loc[("judge-0", level)]
@@ -98,9 +112,17 @@ def test_same_family_excess_checks_its_inputs() -> None:
 
 
 def test_combine_orders_keeps_the_per_completion_scores() -> None:
-    calls = pd.DataFrame({"prompt_id": [1, 1], "model_a": ["x", "y"], "model_b": ["y", "x"],
-                          "score_a:help": [8, 6], "score_b:help": [5, 7],
-                          "score_a:fact": [7, 6], "score_b:fact": [6, 8]})
+    calls = pd.DataFrame(
+        {
+            "prompt_id": [1, 1],
+            "model_a": ["x", "y"],
+            "model_b": ["y", "x"],
+            "score_a:help": [8, 6],
+            "score_b:help": [5, 7],
+            "score_a:fact": [7, 6],
+            "score_b:fact": [6, 8],
+        }
+    )
     row = combine_orders(calls).frame.iloc[0]
     # x: (8 + 7)/2 = 7.5 shown first, (7 + 8)/2 = 7.5 shown second; y: 5.5 and 6.
     assert row["score_a"] == pytest.approx(7.5) and row["score_b"] == pytest.approx(5.75)
@@ -114,10 +136,8 @@ def _always_first(battles: jb.Battles, model: str) -> jb.Battles:
         f[col] = f[col].astype(str)
     swap = (f["model_b"] == model).to_numpy()
     g = f.copy()
-    g.loc[swap, "model_a"], g.loc[swap, "model_b"] = f.loc[swap, "model_b"], f.loc[swap,
-                                                                                  "model_a"]
-    g.loc[swap, "score_a"], g.loc[swap, "score_b"] = f.loc[swap, "score_b"], f.loc[swap,
-                                                                                  "score_a"]
+    g.loc[swap, "model_a"], g.loc[swap, "model_b"] = f.loc[swap, "model_b"], f.loc[swap, "model_a"]
+    g.loc[swap, "score_a"], g.loc[swap, "score_b"] = f.loc[swap, "score_b"], f.loc[swap, "score_a"]
     g.loc[swap, "s_a_first"] = -f.loc[swap, "s_b_first"]
     g.loc[swap, "s_b_first"] = -f.loc[swap, "s_a_first"]
     g.loc[swap, "score_diff"] = -f.loc[swap, "score_diff"]
@@ -135,15 +155,15 @@ def test_single_order_elo_moves_a_model_with_its_position() -> None:
     row = result.table.set_index("model").loc[m]
     assert row["elo_a_first"] - row["elo_both"] > 80
     assert row["elo_b_first"] - row["elo_both"] < -80
-    assert row["abs_resid_both"] < 0.5 * min(row["abs_resid_a_first"],
-                                             row["abs_resid_b_first"])
+    assert row["abs_resid_both"] < 0.5 * min(row["abs_resid_a_first"], row["abs_resid_b_first"])
     s = result.summary()
     assert s["mae_gap"] == pytest.approx(abs(s["mae_a_first"] - s["mae_b_first"]))
     # By hand: the A-first fit is Algorithm 1 on the labels sign(s_a_first).
     f = biased.frame
     f["judge_label"] = np.sign(f["s_a_first"]) / 2 + 0.5
-    ref = held_out_elo(jb.Battles(f), methods=("hard",), n_boot=0, models=[m],
-                       progress=False).table.iloc[0]
+    ref = held_out_elo(
+        jb.Battles(f), methods=("hard",), n_boot=0, models=[m], progress=False
+    ).table.iloc[0]
     assert row["elo_a_first"] == pytest.approx(ref["elo_hard"], abs=1e-6)
     # Without position bias the two orders agree on that model.
     plain = _always_first(jb.simulate_arena(16, 5000, seed=3).battles, m)
@@ -152,10 +172,16 @@ def test_single_order_elo_moves_a_model_with_its_position() -> None:
 
 
 def test_verdict_disagreement_by_hand() -> None:
-    b = jb.Battles(pd.DataFrame({
-        "model_a": "a", "model_b": "b",
-        "score_diff": [1.0, -0.5, 2.0, -1.0, 0.0, 0.3],
-        "judge_label": [1.0, 1.0, 0.0, 0.0, 1.0, 0.5]}))
+    b = jb.Battles(
+        pd.DataFrame(
+            {
+                "model_a": "a",
+                "model_b": "b",
+                "score_diff": [1.0, -0.5, 2.0, -1.0, 0.0, 0.3],
+                "judge_label": [1.0, 1.0, 0.0, 0.0, 1.0, 0.5],
+            }
+        )
+    )
     out = verdict_disagreement(b)
     # decisive with s ≠ 0: rows 0–3; rows 1 (verdict A, scored lower) and 2 disagree.
     assert out["n_decisive"] == 4 and out["n_disagree"] == 2 and out["rate"] == 0.5
@@ -167,13 +193,16 @@ def test_budget_curve_reference_full_vs_subsampled() -> None:
     sim = jb.simulate_arena(12, 1800, seed=6)
     n = len(sim.battles)
     full = budget_curve(sim.battles, budgets=(10, n / 12), n_rep=1, progress=False)
-    sub = budget_curve(sim.battles, budgets=(10, n / 12), n_rep=1, reference="subsampled",
-                       progress=False)
+    sub = budget_curve(
+        sim.battles, budgets=(10, n / 12), n_rep=1, reference="subsampled", progress=False
+    )
     assert set(full["reference"]) == {"full"} and set(sub["reference"]) == {"subsampled"}
     # Same seed, same subsets: identical β; at the all-battles budget the readings coincide.
     np.testing.assert_allclose(full["beta"], sub["beta"])
-    np.testing.assert_allclose(full.iloc[-1][["mae_hard", "mae_soft"]].astype(float),
-                               sub.iloc[-1][["mae_hard", "mae_soft"]].astype(float))
+    np.testing.assert_allclose(
+        full.iloc[-1][["mae_hard", "mae_soft"]].astype(float),
+        sub.iloc[-1][["mae_hard", "mae_soft"]].astype(float),
+    )
     # By hand at b = 10: the subset's judge Elo against the full-data human Elo.
     rng = np.random.default_rng(0)
     idx = np.sort(rng.choice(n, 120, replace=False))
@@ -181,8 +210,7 @@ def test_budget_curve_reference_full_vs_subsampled() -> None:
     human = held_out_elo(sim.battles, methods=(), n_boot=0, progress=False).table
     ref = t["model"].map(human.set_index("model")["elo_human"])
     assert full.iloc[0]["mae_soft"] == pytest.approx(np.mean(np.abs(t["elo_soft"] - ref)))
-    assert sub.iloc[0]["mae_soft"] == pytest.approx(
-        np.mean(np.abs(t["elo_soft"] - t["elo_human"])))
+    assert sub.iloc[0]["mae_soft"] == pytest.approx(np.mean(np.abs(t["elo_soft"] - t["elo_human"])))
     with pytest.raises(ValueError, match="reference"):
         budget_curve(sim.battles, reference="half")
 
@@ -191,8 +219,9 @@ def test_probe_plots() -> None:
     import matplotlib
 
     matplotlib.use("Agg")
-    result = same_family_excess(judge_panel(n_battles=1500), FAMILY, JUDGES,
-                                methods=("hard",), n_boot=200, progress=False)
+    result = same_family_excess(
+        judge_panel(n_battles=1500), FAMILY, JUDGES, methods=("hard",), n_boot=200, progress=False
+    )
     axes = result.plot()
     assert axes.size == 2
     order = single_order_elo(jb.simulate_arena(10, 1500, seed=1).battles, progress=False)

@@ -27,19 +27,20 @@ def test_pooled_beta_is_the_all_model_fit(arena: jb.SimulatedArena) -> None:
     pooled = held_out_elo(arena.battles, n_boot=0, beta="pooled", progress=False)
     assert pooled.beta_mode == "pooled" and "pooled β" in str(pooled)
     # One MLE of Eq. 6 on every human non-tie: fit_temperature's β.
-    np.testing.assert_allclose(pooled.table["beta"], fit_temperature(arena.battles).beta,
-                               atol=1e-6)
+    np.testing.assert_allclose(pooled.table["beta"], fit_temperature(arena.battles).beta, atol=1e-6)
     # Per-fold fits stay close to it (paper: 0.0026 on average, at most 0.016) and so
     # does the MAE (paper: 0.09 Elo on average).
     assert np.abs(per_fold.table["beta"] - pooled.table["beta"]).max() < 0.05
-    mae = {h.beta_mode: h.summary().set_index("method").loc["soft", "mae"]
-           for h in (per_fold, pooled)}
+    mae = {
+        h.beta_mode: h.summary().set_index("method").loc["soft", "mae"] for h in (per_fold, pooled)
+    }
     assert abs(mae["per_fold"] - mae["pooled"]) < 3
 
 
 def test_fixed_beta_matches_the_two_steps_by_hand(arena: jb.SimulatedArena) -> None:
-    held = held_out_elo(arena.battles, methods=("soft",), n_boot=0, beta=0.45,
-                        models=["model-03"], progress=False)
+    held = held_out_elo(
+        arena.battles, methods=("soft",), n_boot=0, beta=0.45, models=["model-03"], progress=False
+    )
     assert held.beta_mode == "fixed" and held.table["beta"].tolist() == [0.45]
     m = "model-03"
     without = arena.battles.without(m)
@@ -47,29 +48,41 @@ def test_fixed_beta_matches_the_two_steps_by_hand(arena: jb.SimulatedArena) -> N
         warnings.simplefilter("ignore", jb.JudgeBayesWarning)
         anchors = jb.fit_bt(without, target=expit(0.45 * without.column("score_diff")))
     mine = arena.battles.involving(m)
-    fit = jb.fit_bt(mine, target=expit(0.45 * mine.column("score_diff")),
-                    fixed=dict(zip(anchors.models, anchors.elo, strict=True)))
+    fit = jb.fit_bt(
+        mine,
+        target=expit(0.45 * mine.column("score_diff")),
+        fixed=dict(zip(anchors.models, anchors.elo, strict=True)),
+    )
     assert held.table["elo_soft"].iloc[0] == pytest.approx(fit[m], abs=1e-4)
 
 
 def test_ties_as_half_shrink_beta(arena: jb.SimulatedArena) -> None:
-    exclude = held_out_elo(arena.battles, n_boot=0, models=["model-00", "model-07"],
-                           progress=False)
-    half = held_out_elo(arena.battles, n_boot=0, models=["model-00", "model-07"],
-                        beta_ties="half", progress=False)
+    exclude = held_out_elo(arena.battles, n_boot=0, models=["model-00", "model-07"], progress=False)
+    half = held_out_elo(
+        arena.battles, n_boot=0, models=["model-00", "model-07"], beta_ties="half", progress=False
+    )
     # By hand: β_m of Eq. 6 on the anchor battles' human labels with ties as ½.
     f = arena.battles.frame
     rest = (f["model_a"] != "model-00") & (f["model_b"] != "model-00")
     y = f.loc[rest, "human_label"].to_numpy(float)
     assert half.table["beta"].iloc[0] == pytest.approx(
-        beta_mle(f.loc[rest, "score_diff"].to_numpy(float), y), abs=1e-6)
+        beta_mle(f.loc[rest, "score_diff"].to_numpy(float), y), abs=1e-6
+    )
     ratio = half.table["beta"] / exclude.table["beta"]
     assert (ratio < 1).all()  # paper's corpus: β_all / β_non-tie ≈ 0.56
     assert half.beta_ties == "half" and "ties as ½" in str(half)
-    pooled_half = held_out_elo(arena.battles, methods=("soft",), n_boot=0, beta="pooled",
-                               beta_ties="half", models=["model-00"], progress=False)
+    pooled_half = held_out_elo(
+        arena.battles,
+        methods=("soft",),
+        n_boot=0,
+        beta="pooled",
+        beta_ties="half",
+        models=["model-00"],
+        progress=False,
+    )
     assert pooled_half.table["beta"].iloc[0] == pytest.approx(
-        fit_temperature(arena.battles, ties="half", warn=False).beta, abs=1e-6)
+        fit_temperature(arena.battles, ties="half", warn=False).beta, abs=1e-6
+    )
     with pytest.raises(ValueError, match="beta must be"):
         held_out_elo(arena.battles, beta="median", progress=False)
     with pytest.raises(ValueError, match="beta_ties"):

@@ -50,8 +50,12 @@ def assert_same_table(fast: pd.DataFrame, ref: pd.DataFrame) -> None:
 
 def test_fast_route_matches_the_reference_route(battles: jb.Battles) -> None:
     # 60 replicates: two chunks of the bootstrap's streams (50 + 10)
-    kwargs = {"methods": ("hard", "soft", "smooth_0.75"), "n_boot": 60, "seed": 4,
-              "progress": False}
+    kwargs = {
+        "methods": ("hard", "soft", "smooth_0.75"),
+        "n_boot": 60,
+        "seed": 4,
+        "progress": False,
+    }
     fast = held_out_elo(battles, **kwargs).table
     ref = held_out_elo_reference(battles, **kwargs).table
     assert_same_table(fast, ref)
@@ -61,20 +65,27 @@ def test_fast_route_matches_the_reference_route(battles: jb.Battles) -> None:
     pd.testing.assert_frame_equal(fast, again)  # same seed, same numbers
 
 
-@pytest.mark.parametrize("options", [{"beta": "pooled"}, {"beta": 0.45},
-                                     {"beta_ties": "half", "models": ["model-00", "model-09"]},
-                                     {"lam": 0.5, "methods": ("soft",)}])
-def test_fast_route_matches_the_reference_in_every_mode(battles: jb.Battles,
-                                                        options: dict) -> None:
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"beta": "pooled"},
+        {"beta": 0.45},
+        {"beta_ties": "half", "models": ["model-00", "model-09"]},
+        {"lam": 0.5, "methods": ("soft",)},
+    ],
+)
+def test_fast_route_matches_the_reference_in_every_mode(battles: jb.Battles, options: dict) -> None:
     kwargs = {"n_boot": 5, "seed": 1, "progress": False, **options}
-    assert_same_table(held_out_elo(battles, **kwargs).table,
-                      held_out_elo_reference(battles, **kwargs).table)
+    assert_same_table(
+        held_out_elo(battles, **kwargs).table, held_out_elo_reference(battles, **kwargs).table
+    )
 
 
 def test_plain_mle_keeps_the_reference_route(battles: jb.Battles) -> None:
     kwargs = {"lam": 0.0, "n_boot": 0, "models": ["model-01", "model-05"], "progress": False}
-    pd.testing.assert_frame_equal(held_out_elo(battles, **kwargs).table,
-                                  held_out_elo_reference(battles, **kwargs).table)
+    pd.testing.assert_frame_equal(
+        held_out_elo(battles, **kwargs).table, held_out_elo_reference(battles, **kwargs).table
+    )
 
 
 def test_one_bootstrap_replicate_is_refused(battles: jb.Battles) -> None:
@@ -111,8 +122,7 @@ def test_solve_one_finds_the_root_even_from_far_and_near_separation() -> None:
         return float(np.sum(wins[:, r] - n[:, r] * expit(t - opponents)) - 0.02 * t)
 
     for r in range(7):
-        assert theta[r] == pytest.approx(brentq(grad, -1e4, 1e4, args=(r,), xtol=1e-14),
-                                         abs=1e-9)
+        assert theta[r] == pytest.approx(brentq(grad, -1e4, 1e4, args=(r,), xtol=1e-14), abs=1e-9)
     single, _ = solve_one(opponents, n[:, 2], wins[:, 2], 0.01)
     assert np.ndim(single) == 0 and single == pytest.approx(theta[2], abs=1e-12)
     empty, _ = solve_one(np.zeros(0), np.zeros((0, 3)), np.zeros((0, 3)), 0.01)
@@ -125,15 +135,17 @@ def test_within_model_replicates_are_those_of_bootstrap_bt() -> None:
     k = 2
     anchors = jb.fit_bt(stats).theta
     fixed = {stats.models[j]: float(theta_to_elo(anchors[j])) for j in range(8) if j != k}
-    boot = jb.bootstrap_bt(stats, within=stats.models[k], fixed=fixed, n_boot=70, seed=9,
-                           progress=False)
+    boot = jb.bootstrap_bt(
+        stats, within=stats.models[k], fixed=fixed, n_boot=70, seed=9, progress=False
+    )
     mask = stats.involving(k)
     n, y = CellResampler(stats, mask, n_boot=70, seed=9).all_pair_sums()
     own = np.flatnonzero((stats.i == k) | (stats.j == k))
     k_is_i = (stats.i[own] == k)[:, None]
     opponents = np.where(stats.i[own] == k, stats.j[own], stats.i[own])
-    theta, _ = solve_one(anchors[opponents], n[own], np.where(k_is_i, y[own], n[own] - y[own]),
-                         0.01)
+    theta, _ = solve_one(
+        anchors[opponents], n[own], np.where(k_is_i, y[own], n[own] - y[own]), 0.01
+    )
     np.testing.assert_allclose(theta_to_elo(theta), boot.replicates[:, k], atol=1e-4)
 
 

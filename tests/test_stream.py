@@ -24,8 +24,7 @@ def assert_same(streamed: jb.PairStats, memory: jb.PairStats) -> None:
     """Bit for bit: models, pairs, cells, sums and the drop report."""
     assert streamed.models == memory.models
     for name in FIELDS:
-        np.testing.assert_array_equal(getattr(streamed, name), getattr(memory, name),
-                                      err_msg=name)
+        np.testing.assert_array_equal(getattr(streamed, name), getattr(memory, name), err_msg=name)
     assert streamed.report == memory.report
 
 
@@ -39,9 +38,16 @@ def arena(n: int = 2400, seed: int = 0) -> pd.DataFrame:
     judge[(judge == "gemini") & (a == 8)] = "gpt"  # one judge never saw model m08 as A
     label = rng.choice([0.0, 0.5, 1.0], n)
     label[rng.random(n) < 0.02] = np.nan
-    return pd.DataFrame({"model_a": names[a], "model_b": names[b], "judge_label": label,
-                         "soft": np.round(rng.random(n), 3), "judge": judge,
-                         "weight": np.where(rng.random(n) < 0.1, 2.0, 1.0)})
+    return pd.DataFrame(
+        {
+            "model_a": names[a],
+            "model_b": names[b],
+            "judge_label": label,
+            "soft": np.round(rng.random(n), 3),
+            "judge": judge,
+            "weight": np.where(rng.random(n) < 0.1, 2.0, 1.0),
+        }
+    )
 
 
 def split(frame: pd.DataFrame, parts: int) -> list[pd.DataFrame]:
@@ -89,8 +95,10 @@ def test_soft_targets_and_weights_keep_their_distinct_cells(tmp_path: Path) -> N
     for target in ("soft", "judge_label"):  # weights from the `weight` column, as in memory
         streamed = stream_pair_stats(tmp_path, target=target, batch_size=100, progress=False)
         assert_same(streamed, memory.pair_stats(target))
-    assert_same(stream_pair_stats(tmp_path, target="soft", judge="claude", progress=False),
-                memory.for_judge("claude").pair_stats("soft"))
+    assert_same(
+        stream_pair_stats(tmp_path, target="soft", judge="claude", progress=False),
+        memory.for_judge("claude").pair_stats("soft"),
+    )
 
 
 def test_a_bad_row_raises_naming_its_file_and_row_or_is_dropped_and_counted(folder) -> None:
@@ -101,28 +109,39 @@ def test_a_bad_row_raises_naming_its_file_and_row_or_is_dropped_and_counted(fold
     rows.loc[11, "model_b"] = None
     rows.loc[12, "model_b"] = rows.loc[12, "model_a"]
     rows.to_parquet(victim, index=False)
-    with pytest.raises(jb.DataError, match=r"judge=gpt/part-1\.parquet, row 11, column "
-                                           r"'model_b': missing model name") as info:
+    with pytest.raises(
+        jb.DataError,
+        match=r"judge=gpt/part-1\.parquet, row 11, column "
+        r"'model_b': missing model name",
+    ) as info:
         scan_pairs(root, progress=False)
     assert info.value.row == 11 and Path(info.value.path) == victim
     frame = pd.read_parquet(root).astype({"judge": str})
     for read in (lambda: scan_pairs(victim, progress=False), lambda: jb.read_table(victim)):
-        with pytest.raises(jb.DataError, match=r"^part-1\.parquet, row 11, column 'model_b': "
-                                               "missing model name"):
+        with pytest.raises(
+            jb.DataError,
+            match=r"^part-1\.parquet, row 11, column 'model_b': "
+            "missing model name",
+        ):
             read()  # the in-memory loader words it the same way
     scan = scan_pairs(root, on_invalid="drop", progress=False)
     memory = jb.Battles(frame, on_invalid="drop")
-    assert scan.report.dropped == {"missing model name in 'model_b'": 1,
-                                   "a model battling itself in 'model_b'": 1,
-                                   "unknown label in 'judge_label'": 1}
+    assert scan.report.dropped == {
+        "missing model name in 'model_b'": 1,
+        "a model battling itself in 'model_b'": 1,
+        "unknown label in 'judge_label'": 1,
+    }
     assert_same(scan.pair_stats(), memory.pair_stats("judge_label"))
     assert_same(scan.pair_stats("gpt"), memory.for_judge("gpt").pair_stats("judge_label"))
 
 
 def test_arena_winners_and_label_mappings_convert_as_the_loaders_do(tmp_path: Path) -> None:
     frame = arena(seed=2).dropna()
-    winner = np.where(frame["judge_label"] == 1, "model_a",
-                      np.where(frame["judge_label"] == 0, "model_b", " Tie "))
+    winner = np.where(
+        frame["judge_label"] == 1,
+        "model_a",
+        np.where(frame["judge_label"] == 0, "model_b", " Tie "),
+    )
     records = frame[["model_a", "model_b"]].assign(winner=winner, judge=frame["judge"])
     records.iloc[5, 2] = "??"
     path = tmp_path / "arena.parquet"
@@ -131,14 +150,16 @@ def test_arena_winners_and_label_mappings_convert_as_the_loaders_do(tmp_path: Pa
         scan_pairs(path, format="arena", progress=False)
     scan = scan_pairs(path, format="arena", on_invalid="drop", progress=False)
     assert scan.judges == ()  # an Arena `judge` is a voter
-    assert_same(scan.pair_stats(),
-                jb.read_arena(path, on_invalid="drop").pair_stats("human_label"))
+    assert_same(scan.pair_stats(), jb.read_arena(path, on_invalid="drop").pair_stats("human_label"))
     mapped = frame.rename(columns={"model_a": "left", "model_b": "right"}).assign(
-        judge_label=np.where(frame["judge_label"] == 1, "A", "B"))
+        judge_label=np.where(frame["judge_label"] == 1, "A", "B")
+    )
     mapped.to_parquet(tmp_path / "mapped.parquet", index=False)
     how = {"columns": {"left": "model_a", "right": "model_b"}, "labels": {"a": 1, "b": 0}}
-    assert_same(stream_pair_stats(tmp_path / "mapped.parquet", progress=False, **how),
-                jb.read_table(tmp_path / "mapped.parquet", **how).pair_stats("judge_label"))
+    assert_same(
+        stream_pair_stats(tmp_path / "mapped.parquet", progress=False, **how),
+        jb.read_table(tmp_path / "mapped.parquet", **how).pair_stats("judge_label"),
+    )
 
 
 def test_fit_and_bootstrap_take_streamed_statistics(folder) -> None:
@@ -157,8 +178,24 @@ def test_cli_elo_streams_parquet(folder, tmp_path: Path, capsys: pytest.CaptureF
     assert main(["elo", str(root), "--format", "parquet", "--no-progress"]) == 2
     assert "holds verdicts of 3 judges" in capsys.readouterr().err
     out = tmp_path / "out"
-    assert main(["elo", str(root), "--format", "parquet", "--judge", "gpt", "--n-boot", "20",
-                 "--no-progress", "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "elo",
+                str(root),
+                "--format",
+                "parquet",
+                "--judge",
+                "gpt",
+                "--n-boot",
+                "20",
+                "--no-progress",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     board = pd.read_csv(out / "leaderboard.csv").set_index("model")["elo"]
     fit = jb.fit_bt(memory.for_judge("gpt"))
     np.testing.assert_allclose(board[list(fit.models)], fit.elo, atol=1e-6)

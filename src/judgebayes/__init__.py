@@ -88,8 +88,7 @@ _LAZY = {
 
 # Imported eagerly before the names above were made lazy: `judgebayes.core` etc. still
 # resolve after a bare `import judgebayes` (dir() lists them no more than it did).
-_SUBMODULES = ("calibration", "conformal", "consistency", "core", "plots", "simulate",
-               "softelo")
+_SUBMODULES = ("calibration", "conformal", "consistency", "core", "plots", "simulate", "softelo")
 
 __all__ = [
     "ELO_BASE",

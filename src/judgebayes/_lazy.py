@@ -15,9 +15,12 @@ from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 
-def lazy_exports(package: str, names: Mapping[str, str], eager: list[str],
-                 submodules: Collection[str] = (),
-                 ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+def lazy_exports(
+    package: str,
+    names: Mapping[str, str],
+    eager: list[str],
+    submodules: Collection[str] = (),
+) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """Module ``__getattr__`` and ``__dir__`` for ``package``.
 
     Parameters

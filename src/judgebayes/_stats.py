@@ -15,8 +15,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-__all__ = ["chi2_ppf", "norm_ppf", "pearson_r", "poisson_cdf", "rankdata", "spearman_rho",
-           "t_ppf"]
+__all__ = ["chi2_ppf", "norm_ppf", "pearson_r", "poisson_cdf", "rankdata", "spearman_rho", "t_ppf"]
 
 
 def norm_ppf(q: float | np.ndarray) -> float | np.ndarray:
@@ -44,10 +43,15 @@ def poisson_cdf(k: np.ndarray, mu: np.ndarray) -> np.ndarray:
 
 def _plain(x: np.ndarray, y: np.ndarray, min_n: int) -> bool:
     """Whether SciPy takes its ordinary path: 1-D float64, equal length, finite, varying."""
-    return (x.ndim == 1 and y.shape == x.shape and len(x) >= min_n
-            and x.dtype == np.float64 and y.dtype == np.float64
-            and bool(np.isfinite(x).all() and np.isfinite(y).all())
-            and bool((x != x[0]).any() and (y != y[0]).any()))
+    return (
+        x.ndim == 1
+        and y.shape == x.shape
+        and len(x) >= min_n
+        and x.dtype == np.float64
+        and y.dtype == np.float64
+        and bool(np.isfinite(x).all() and np.isfinite(y).all())
+        and bool((x != x[0]).any() and (y != y[0]).any())
+    )
 
 
 def pearson_r(x: np.ndarray, y: np.ndarray) -> float:

@@ -61,8 +61,13 @@ def _as_vector(x: object, name: str) -> np.ndarray:
     bad = ~np.isfinite(arr)
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
-        raise DataError(f"{name} has a missing or infinite value", row=row, column=name,
-                        got=float(arr[row]), expected="finite numbers")
+        raise DataError(
+            f"{name} has a missing or infinite value",
+            row=row,
+            column=name,
+            got=float(arr[row]),
+            expected="finite numbers",
+        )
     return arr
 
 
@@ -71,18 +76,23 @@ def _as_scale(se: object, n: int, name: str) -> np.ndarray:
     if arr.shape == (1,) and n != 1:
         arr = np.full(n, arr[0])
     if arr.shape != (n,):
-        raise DataError(f"{name} has {arr.size} values, expected {n} (one per item)",
-                        column=name)
+        raise DataError(f"{name} has {arr.size} values, expected {n} (one per item)", column=name)
     bad = arr <= 0
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
-        raise DataError(f"{name} must be positive", row=row, column=name,
-                        got=float(arr[row]), expected="a standard error > 0")
+        raise DataError(
+            f"{name} must be positive",
+            row=row,
+            column=name,
+            got=float(arr[row]),
+            expected="a standard error > 0",
+        )
     return arr
 
 
-def nonconformity_scores(y: np.ndarray, estimate: np.ndarray,
-                         se: np.ndarray | None = None) -> np.ndarray:
+def nonconformity_scores(
+    y: np.ndarray, estimate: np.ndarray, se: np.ndarray | None = None
+) -> np.ndarray:
     """Nonconformity scores S_i = |ŷ_i − y_i| / SE_i (seed 000, Eqs. 2–3).
 
     Parameters
@@ -103,8 +113,9 @@ def nonconformity_scores(y: np.ndarray, estimate: np.ndarray,
     y = _as_vector(y, "y")
     estimate = _as_vector(estimate, "estimate")
     if y.shape != estimate.shape:
-        raise DataError(f"y has {y.size} values but estimate has {estimate.size}",
-                        column="estimate")
+        raise DataError(
+            f"y has {y.size} values but estimate has {estimate.size}", column="estimate"
+        )
     resid = np.abs(estimate - y)
     if se is None:
         return resid
@@ -118,8 +129,12 @@ def conformal_rank(n: int, alpha: float) -> int:
     example (1 − 0.2)·(4 + 1) = 4) from rounding up to the next integer.
     """
     if not 0 < alpha < 1:
-        raise DataError("alpha must be in (0, 1)", column="alpha", got=alpha,
-                        expected="a miscoverage level such as 0.1")
+        raise DataError(
+            "alpha must be in (0, 1)",
+            column="alpha",
+            got=alpha,
+            expected="a miscoverage level such as 0.1",
+        )
     if n < 0:
         raise DataError("the calibration set size must be >= 0", got=n)
     return max(1, math.ceil((1.0 - alpha) * (n + 1) - 1e-9))
@@ -128,20 +143,25 @@ def conformal_rank(n: int, alpha: float) -> int:
 def _too_small_message(n: int, alpha: float) -> str:
     need = conformal_rank(n, alpha)
     n_min = math.ceil(1.0 / alpha - 1.0 - 1e-9)
-    return (f"{n} calibration scores are too few for alpha={alpha:g}: q̂ would be the "
-            f"{need}-th smallest, which does not exist; use at least {n_min} calibration "
-            f"items or a larger alpha (or on_infinite='inf' for an infinite interval)")
+    return (
+        f"{n} calibration scores are too few for alpha={alpha:g}: q̂ would be the "
+        f"{need}-th smallest, which does not exist; use at least {n_min} calibration "
+        f"items or a larger alpha (or on_infinite='inf' for an infinite interval)"
+    )
 
 
 def _unbounded_note(n: int, alpha: float) -> str:
     need = conformal_rank(n, alpha)
-    return (f"the {1 - alpha:.0%} level needs the {need}-th smallest of the calibration "
-            f"scores and there were {n}, so the interval is unbounded (this level needs at "
-            f"least {math.ceil(1.0 / alpha - 1.0 - 1e-9)} calibration items)")
+    return (
+        f"the {1 - alpha:.0%} level needs the {need}-th smallest of the calibration "
+        f"scores and there were {n}, so the interval is unbounded (this level needs at "
+        f"least {math.ceil(1.0 / alpha - 1.0 - 1e-9)} calibration items)"
+    )
 
 
-def conformal_quantile(scores: np.ndarray, alpha: float, *,
-                       on_infinite: OnInfinite = "inf") -> float:
+def conformal_quantile(
+    scores: np.ndarray, alpha: float, *, on_infinite: OnInfinite = "inf"
+) -> float:
     """q̂: the ⌈(1 − α)(n + 1)⌉-th smallest calibration score (seed 000, Eq. 4).
 
     Parameters
@@ -241,28 +261,48 @@ class ConformalInterval(ResultDisplay):
 
     def _headline(self) -> str:
         width = f"median width {np.median(self.width):.3g}" if self.finite else self.note
-        return (f"{self.estimate.size} {1 - self.alpha:.0%} split-conformal intervals "
-                f"({self.score}, n_calibration={self.n_calibration}); {width}")
+        return (
+            f"{self.estimate.size} {1 - self.alpha:.0%} split-conformal intervals "
+            f"({self.score}, n_calibration={self.n_calibration}); {width}"
+        )
 
     def to_frame(self) -> pd.DataFrame:
-        return pd.DataFrame({"estimate": self.estimate, "lower": self.lower,
-                             "upper": self.upper, "width": self.width, "se": self.scale,
-                             "q_hat": self.q_hat})
+        return pd.DataFrame(
+            {
+                "estimate": self.estimate,
+                "lower": self.lower,
+                "upper": self.upper,
+                "width": self.width,
+                "se": self.scale,
+                "q_hat": self.q_hat,
+            }
+        )
 
     def __str__(self) -> str:
         q = np.unique(self.q_hat)
         q_text = f"{q[0]:.3g}" if q.size == 1 else f"{q.min():.3g}–{q.max():.3g}"
-        head = (f"{100 * (1 - self.alpha):g}% split-conformal intervals ({self.score} "
-                f"scores, n_calibration={self.n_calibration}, q̂={q_text})")
+        head = (
+            f"{100 * (1 - self.alpha):g}% split-conformal intervals ({self.score} "
+            f"scores, n_calibration={self.n_calibration}, q̂={q_text})"
+        )
         if not self.finite:
-            head += ("\n  calibration set too small: ⌈(1−α)(n+1)⌉ = "
-                     f"{self.rank} > n = {self.n_calibration}, so the interval is infinite")
+            head += (
+                "\n  calibration set too small: ⌈(1−α)(n+1)⌉ = "
+                f"{self.rank} > n = {self.n_calibration}, so the interval is infinite"
+            )
         return head + "\n" + self.to_frame().to_string(index=False, float_format="{:.3f}".format)
 
 
-def split_conformal(estimate: np.ndarray, calib_y: np.ndarray, calib_estimate: np.ndarray,
-                    *, se: np.ndarray | None = None, calib_se: np.ndarray | None = None,
-                    alpha: float = 0.1, on_infinite: OnInfinite = "inf") -> ConformalInterval:
+def split_conformal(
+    estimate: np.ndarray,
+    calib_y: np.ndarray,
+    calib_estimate: np.ndarray,
+    *,
+    se: np.ndarray | None = None,
+    calib_se: np.ndarray | None = None,
+    alpha: float = 0.1,
+    on_infinite: OnInfinite = "inf",
+) -> ConformalInterval:
     """Split-conformal intervals for new items (seed 000, Eqs. 2–4).
 
     Parameters
@@ -286,15 +326,23 @@ def split_conformal(estimate: np.ndarray, calib_y: np.ndarray, calib_estimate: n
     ConformalInterval
     """
     if (se is None) != (calib_se is None):
-        raise DataError("give a scale for both the new and the calibration items, or for "
-                        "neither (se and calib_se)", column="se" if se is None else "calib_se")
+        raise DataError(
+            "give a scale for both the new and the calibration items, or for "
+            "neither (se and calib_se)",
+            column="se" if se is None else "calib_se",
+        )
     estimate = _as_vector(estimate, "estimate")
     scores = nonconformity_scores(calib_y, calib_estimate, calib_se)
     q = conformal_quantile(scores, alpha, on_infinite=on_infinite)
     scale = np.ones_like(estimate) if se is None else _as_scale(se, estimate.size, "se")
-    return ConformalInterval(estimate=estimate, scale=scale, q_hat=np.full(estimate.size, q),
-                             alpha=float(alpha), n_calibration=int(scores.size),
-                             score="absolute" if se is None else "normalized")
+    return ConformalInterval(
+        estimate=estimate,
+        scale=scale,
+        q_hat=np.full(estimate.size, q),
+        alpha=float(alpha),
+        n_calibration=int(scores.size),
+        score="absolute" if se is None else "normalized",
+    )
 
 
 @dataclass(frozen=True, repr=False)
@@ -359,54 +407,83 @@ class ConformalEvaluation(ResultDisplay):
         return (1.0 - self.alpha, k / (self.n_calibration + 1))
 
     def _headline(self) -> str:
-        head = (f"{1 - self.alpha:.0%} {self.method} conformal, {self.n_splits} splits "
-                f"(n_calibration={self.n_calibration}, n_test={self.n_test}); coverage "
-                f"{self.coverage:.3f}, median width {self.median_width:.3g}")
+        head = (
+            f"{1 - self.alpha:.0%} {self.method} conformal, {self.n_splits} splits "
+            f"(n_calibration={self.n_calibration}, n_test={self.n_test}); coverage "
+            f"{self.coverage:.3f}, median width {self.median_width:.3g}"
+        )
         if self.note is None:
             return head
         need = conformal_rank(self.n_calibration, self.alpha)
         return f"{head} (unbounded: the level needs {need} calibration points)"
 
     def to_frame(self) -> pd.DataFrame:
-        return pd.DataFrame({"split": np.arange(self.n_splits),
-                             "coverage": self.coverage_per_split,
-                             "median_width": self.median_width_per_split,
-                             "q_hat": self.q_hat_per_split})
+        return pd.DataFrame(
+            {
+                "split": np.arange(self.n_splits),
+                "coverage": self.coverage_per_split,
+                "median_width": self.median_width_per_split,
+                "q_hat": self.q_hat_per_split,
+            }
+        )
 
     @property
     def note(self) -> str | None:
         """Why some intervals are unbounded (``None`` when all are finite)."""
         if np.all(np.isfinite(self.q_hat_per_split)):
             return None
-        return (_unbounded_note(self.n_calibration, self.alpha)
-                + "; the coverage of an unbounded interval is trivially 1"
-                + ("" if self.method == "loo" else
-                   ": use leave-one-out (jackknife+) conformal over all items instead"))
+        return (
+            _unbounded_note(self.n_calibration, self.alpha)
+            + "; the coverage of an unbounded interval is trivially 1"
+            + (
+                ""
+                if self.method == "loo"
+                else ": use leave-one-out (jackknife+) conformal over all items instead"
+            )
+        )
 
     def to_dict(self) -> dict[str, object]:
         """Plain JSON values: an unbounded width is ``None`` and ``note`` says why."""
         width = self.median_width
-        return {"method": self.method, "alpha": self.alpha, "n_calibration": self.n_calibration,
-                "n_test": self.n_test, "n_splits": self.n_splits, "coverage": self.coverage,
-                "median_width": width if math.isfinite(width) else None, "seed": self.seed,
-                "note": self.note}
+        return {
+            "method": self.method,
+            "alpha": self.alpha,
+            "n_calibration": self.n_calibration,
+            "n_test": self.n_test,
+            "n_splits": self.n_splits,
+            "coverage": self.coverage,
+            "median_width": width if math.isfinite(width) else None,
+            "seed": self.seed,
+            "note": self.note,
+        }
 
     def __str__(self) -> str:
         lo = float(self.coverage_per_split.min())
         hi = float(self.coverage_per_split.max())
-        kind = ("leave-one-out" if self.method == "loo"
-                else f"{self.n_splits} random calibration/test splits")
-        return (f"{100 * (1 - self.alpha):g}% conformal intervals, {kind} "
-                f"(n_calibration={self.n_calibration}, n_test={self.n_test}): coverage "
-                f"{self.coverage:.3f} [{lo:.3f}–{hi:.3f}], mean median width "
-                f"{self.median_width:.3g}" + ("" if self.note is None else f"\nnote: {self.note}"))
+        kind = (
+            "leave-one-out"
+            if self.method == "loo"
+            else f"{self.n_splits} random calibration/test splits"
+        )
+        return (
+            f"{100 * (1 - self.alpha):g}% conformal intervals, {kind} "
+            f"(n_calibration={self.n_calibration}, n_test={self.n_test}): coverage "
+            f"{self.coverage:.3f} [{lo:.3f}–{hi:.3f}], mean median width "
+            f"{self.median_width:.3g}" + ("" if self.note is None else f"\nnote: {self.note}")
+        )
 
 
-def evaluate_split_conformal(y: np.ndarray, estimate: np.ndarray,
-                             se: np.ndarray | None = None, *, alpha: float = 0.1,
-                             n_calibration: int | None = None, n_splits: int = 100,
-                             seed: int = 0, on_infinite: OnInfinite = "inf",
-                             ) -> ConformalEvaluation:
+def evaluate_split_conformal(
+    y: np.ndarray,
+    estimate: np.ndarray,
+    se: np.ndarray | None = None,
+    *,
+    alpha: float = 0.1,
+    n_calibration: int | None = None,
+    n_splits: int = 100,
+    seed: int = 0,
+    on_infinite: OnInfinite = "inf",
+) -> ConformalEvaluation:
     """Coverage and width of split-conformal intervals over random splits.
 
     The protocol of seed 000, Section 5.3 / Table 3: items are split at random
@@ -439,8 +516,10 @@ def evaluate_split_conformal(y: np.ndarray, estimate: np.ndarray,
     n = scores.size
     n_cal = n // 2 if n_calibration is None else int(n_calibration)
     if not 1 <= n_cal <= n - 1:
-        raise DataError(f"n_calibration must leave at least one item on each side, got "
-                        f"{n_cal} of {n} items", column="n_calibration")
+        raise DataError(
+            f"n_calibration must leave at least one item on each side, got {n_cal} of {n} items",
+            column="n_calibration",
+        )
     if n_splits < 1:
         raise DataError("n_splits must be >= 1", column="n_splits", got=n_splits)
     q_first = conformal_quantile(scores[:n_cal], alpha, on_infinite=on_infinite)
@@ -452,18 +531,34 @@ def evaluate_split_conformal(y: np.ndarray, estimate: np.ndarray,
     for s in range(n_splits):
         perm = rng.permutation(n)
         cal, test = perm[:n_cal], perm[n_cal:]
-        q = (q_first if math.isinf(q_first)
-             else conformal_quantile(scores[cal], alpha, on_infinite=on_infinite))
+        q = (
+            q_first
+            if math.isinf(q_first)
+            else conformal_quantile(scores[cal], alpha, on_infinite=on_infinite)
+        )
         coverage[s] = np.mean(scores[test] <= q)
         width[s] = np.median(2.0 * q * scale[test])
         q_hat[s] = q
-    return ConformalEvaluation(method="split", alpha=float(alpha), n_calibration=n_cal,
-                               n_test=n - n_cal, coverage_per_split=coverage,
-                               median_width_per_split=width, q_hat_per_split=q_hat, seed=seed)
+    return ConformalEvaluation(
+        method="split",
+        alpha=float(alpha),
+        n_calibration=n_cal,
+        n_test=n - n_cal,
+        coverage_per_split=coverage,
+        median_width_per_split=width,
+        q_hat_per_split=q_hat,
+        seed=seed,
+    )
 
 
-def loo_conformal(y: np.ndarray, estimate: np.ndarray, se: np.ndarray | None = None, *,
-                  alpha: float = 0.1, on_infinite: OnInfinite = "inf") -> ConformalEvaluation:
+def loo_conformal(
+    y: np.ndarray,
+    estimate: np.ndarray,
+    se: np.ndarray | None = None,
+    *,
+    alpha: float = 0.1,
+    on_infinite: OnInfinite = "inf",
+) -> ConformalEvaluation:
     """Leave-one-out conformal: each item's interval is calibrated on all the others.
 
     Item i gets ŷ_i ± q̂_{−i}·SE_i with q̂_{−i} the ⌈(1 − α)n⌉-th smallest of the
@@ -505,11 +600,23 @@ def loo_conformal(y: np.ndarray, estimate: np.ndarray, se: np.ndarray | None = N
             for i in np.flatnonzero(scores == kth):
                 q[i] = np.partition(np.delete(scores, i), k - 1)[k - 1]
     scale = np.ones(n) if se is None else _as_scale(se, n, "se")
-    intervals = ConformalInterval(estimate=_as_vector(estimate, "estimate"), scale=scale,
-                                  q_hat=q, alpha=float(alpha), n_calibration=n - 1,
-                                  score="absolute" if se is None else "normalized")
+    intervals = ConformalInterval(
+        estimate=_as_vector(estimate, "estimate"),
+        scale=scale,
+        q_hat=q,
+        alpha=float(alpha),
+        n_calibration=n - 1,
+        score="absolute" if se is None else "normalized",
+    )
     covered = (scores <= q).astype(float)
-    return ConformalEvaluation(method="loo", alpha=float(alpha), n_calibration=n - 1,
-                               n_test=1, coverage_per_split=covered,
-                               median_width_per_split=intervals.width, q_hat_per_split=q,
-                               seed=None, intervals=intervals)
+    return ConformalEvaluation(
+        method="loo",
+        alpha=float(alpha),
+        n_calibration=n - 1,
+        n_test=1,
+        coverage_per_split=covered,
+        median_width_per_split=intervals.width,
+        q_hat_per_split=q,
+        seed=None,
+        intervals=intervals,
+    )

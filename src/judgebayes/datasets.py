@@ -70,18 +70,20 @@ DATA_ENV = "JUDGEBAYES_DATA"
 CACHE_ENV = "JUDGEBAYES_CACHE"
 RETRIES = 2  # extra download attempts after a failed one (pooch waits 1 s, then 2 s)
 
-_CONSISTENCY = ("https://raw.githubusercontent.com/ashwinsrama/LLM_Consistency/"
-                "e98cca297b9c77bcc55f7addee51c158c884f90d/")
-_SOFTELO = ("https://raw.githubusercontent.com/kargibora/SoftElo/"
-            "6a916b30947629904f030bde41c68d0e7eca6a96/")
+_CONSISTENCY = (
+    "https://raw.githubusercontent.com/ashwinsrama/LLM_Consistency/"
+    "e98cca297b9c77bcc55f7addee51c158c884f90d/"
+)
+_SOFTELO = (
+    "https://raw.githubusercontent.com/kargibora/SoftElo/6a916b30947629904f030bde41c68d0e7eca6a96/"
+)
 
 # judge -> SHA-256 of ``Preference Data/<judge>_contest_data.json`` at the pinned commit
 _CONTEST_HASHES = {
     "chatgpt-4o-latest": "114e83f4b077b9c74ecf23ff32bd01f773017c1bd0ac4143b4a772f42c20f918",
     "claude-3-haiku-20240307": "a7d5b74e4ff7ae2831e641afdc3257ad59ea9b3759146e723e8772e26db2de3a",
     "claude-3-opus-20240229": "6f0281e0fc77a520e6b707e0c323cbee067cd5c8d39f3d69839323b6ad28f151",
-    "claude-3.5-sonnet-20240620":
-        "b58db7763903c36f8479188f2c1c97dbc62bfd9919dc8b9b23fa054e1dec74b1",
+    "claude-3.5-sonnet-20240620": "b58db7763903c36f8479188f2c1c97dbc62bfd9919dc8b9b23fa054e1dec74b1",  # noqa: E501
     "command-r-plus": "02c9a4caeb86e1322b6a3873800e237b7d6dd602ab3fcd1794f025bec3abee16",
     "command-r": "4aa3045992b20b25bfbe2f0d0395d4a38802488bce408a9c242aaf663df764b5",
     "gemini-1.5-flash-002": "b35a826c5e8ca33c9587f45da7c9cea18e24215d60fc997f53eb4642deabd1bd",
@@ -95,8 +97,7 @@ _CONTEST_HASHES = {
     "llama-3.1-8b-instruct": "ca77b83bf18e7cfa7c68eb004c09d5a4f2940bd568ebbf70e1b7a7f2603ace0e",
     "mistral-7b-instruct": "bad3f7c85105f2f50c2aa4729b7bb7a6349e31c08da0b842589fb739db99baae",
     "mistral-large-2407": "7722d94d52d6c3839a0b2fc9fdb865ea7a5a1182bcbd1405bc90f60603fecebd",
-    "mixtral-8x7b-instruct-v0.1":
-        "d846f305ab6e27d18fa326860f51c870fe280f5e2cd9a6291116963c43b0bc62",
+    "mixtral-8x7b-instruct-v0.1": "d846f305ab6e27d18fa326860f51c870fe280f5e2cd9a6291116963c43b0bc62",  # noqa: E501
     "openchat-3.5-0106": "31fd611b4d39bf17ef8512b5e50de57c77ecb0a7662839a70f7fdcf87042d8b6",
     "phi-3-medium-4k-instruct": "4fef3b2bd3cdb44b35ff50dabdbee9181d79a95fd5261f629cfece3b9ff1ab65",
     "qwen1.5-14b-chat": "75c260d8e58887f4b971355cf9d5e6c4490bfe8ddfecaa379740502578a407c1",
@@ -109,30 +110,47 @@ JUDGES: tuple[str, ...] = tuple(sorted(_CONTEST_HASHES))
 """The 24 judge LLMs of seed 002, as named in the contest files."""
 
 _ENTRIES: dict[str, tuple[str, str]] = {  # cache path -> (upstream URL, SHA-256)
-    **{f"llm_consistency/contests/{judge}_contest_data.json":
-       (_CONSISTENCY + quote(f"Preference Data/{judge}_contest_data.json"), sha)
-       for judge, sha in _CONTEST_HASHES.items()},
+    **{
+        f"llm_consistency/contests/{judge}_contest_data.json": (
+            _CONSISTENCY + quote(f"Preference Data/{judge}_contest_data.json"),
+            sha,
+        )
+        for judge, sha in _CONTEST_HASHES.items()
+    },
     "llm_consistency/upstream/calculate_consistency.py": (
         _CONSISTENCY + "calculate_consistency.py",
-        "59b8160b2531629da8c604b0af37f8fca212ff4bc892c317366c56e76071dcf3"),
+        "59b8160b2531629da8c604b0af37f8fca212ff4bc892c317366c56e76071dcf3",
+    ),
     "llm_consistency/upstream/calculate_elo_diffs.py": (
         _CONSISTENCY + "calculate_elo_diffs.py",
-        "95e9a38352fc3bb863414a67c14259c46e2d96e2f51ffd02b7e3cafa46a1d3a0"),
+        "95e9a38352fc3bb863414a67c14259c46e2d96e2f51ffd02b7e3cafa46a1d3a0",
+    ),
     "softelo/sample_annotations.csv": (
         _SOFTELO + "data/sample_annotations.csv",
-        "3da08b17ab2a48ff5861094f9fe53fe23abd9f0f2a63ac4cf0b922e990bb7308"),
+        "3da08b17ab2a48ff5861094f9fe53fe23abd9f0f2a63ac4cf0b922e990bb7308",
+    ),
 }
 
 # Elo table -> (file under JUDGEBAYES_DATA, upstream script, dict literal, name column)
 _ELO_TABLES = {
-    "judge": ("llm_consistency/judge_arena_elo.csv",
-              "llm_consistency/upstream/calculate_consistency.py", "judge_elos", "judge"),
-    "contestant": ("llm_consistency/contestant_arena_elo.csv",
-                   "llm_consistency/upstream/calculate_elo_diffs.py", "chatbot_elos", "model"),
+    "judge": (
+        "llm_consistency/judge_arena_elo.csv",
+        "llm_consistency/upstream/calculate_consistency.py",
+        "judge_elos",
+        "judge",
+    ),
+    "contestant": (
+        "llm_consistency/contestant_arena_elo.csv",
+        "llm_consistency/upstream/calculate_elo_diffs.py",
+        "chatbot_elos",
+        "model",
+    ),
 }
 
-_UDA_FILES = {"arenahard": "arenahard_elo_by_judge.csv",
-              "transfer": "transfer_set_elo_by_judge.csv"}
+_UDA_FILES = {
+    "arenahard": "arenahard_elo_by_judge.csv",
+    "transfer": "transfer_set_elo_by_judge.csv",
+}
 
 
 def registry() -> pd.DataFrame:
@@ -144,8 +162,9 @@ def registry() -> pd.DataFrame:
         ``name`` (path under the cache folder, and under ``JUDGEBAYES_DATA`` for the
         files that have a local twin), ``url``, ``sha256``.
     """
-    return pd.DataFrame([{"name": name, "url": url, "sha256": sha}
-                         for name, (url, sha) in _ENTRIES.items()])
+    return pd.DataFrame(
+        [{"name": name, "url": url, "sha256": sha} for name, (url, sha) in _ENTRIES.items()]
+    )
 
 
 def cache_dir() -> Path:
@@ -166,9 +185,11 @@ def _local(name: str) -> Path:
     root = _local_root() or Path()
     path = root / name
     if not path.is_file():
-        raise DataError(f"{DATA_ENV}={root} has no {name}: point it at a folder laid out like "
-                        f"the package's data (llm_consistency/, softelo/) or unset it to "
-                        f"download from upstream")
+        raise DataError(
+            f"{DATA_ENV}={root} has no {name}: point it at a folder laid out like "
+            f"the package's data (llm_consistency/, softelo/) or unset it to "
+            f"download from upstream"
+        )
     return path
 
 
@@ -207,23 +228,32 @@ def _download(name: str) -> Path:
     import pooch
 
     url, sha = _ENTRIES[name]
-    store = pooch.create(path=cache_dir(), base_url="", registry={name: f"sha256:{sha}"},
-                         urls={name: url}, retry_if_failed=RETRIES)
+    store = pooch.create(
+        path=cache_dir(),
+        base_url="",
+        registry={name: f"sha256:{sha}"},
+        urls={name: url},
+        retry_if_failed=RETRIES,
+    )
     try:
         return Path(store.fetch(name))
     except ValueError as err:  # pooch: the downloaded bytes have another hash
         got = re.search(r"but got (\w+)", str(err))
         detail = f"got {got.group(1)[:16]}…" if got else " ".join(str(err).split())
-        raise DataError(f"{name}: the file downloaded from {url} does not match its pinned "
-                        f"SHA-256 (expected {sha[:16]}…, {detail}): the upstream file changed "
-                        f"or the transfer was corrupted; nothing was cached: retry, or set "
-                        f"{DATA_ENV} to a local copy") from None
+        raise DataError(
+            f"{name}: the file downloaded from {url} does not match its pinned "
+            f"SHA-256 (expected {sha[:16]}…, {detail}): the upstream file changed "
+            f"or the transfer was corrupted; nothing was cached: retry, or set "
+            f"{DATA_ENV} to a local copy"
+        ) from None
     except Exception as err:  # offline, DNS, HTTP status, a full disk: all one line
         reason = " ".join(str(err).split())
         reason = (reason[:160] + "…" if len(reason) > 160 else reason) or type(err).__name__
-        raise DataError(f"could not download {name} from {url} ({type(err).__name__}: "
-                        f"{reason}); check the network connection, or set {DATA_ENV} to a "
-                        f"folder that holds a copy") from None
+        raise DataError(
+            f"could not download {name} from {url} ({type(err).__name__}: "
+            f"{reason}); check the network connection, or set {DATA_ENV} to a "
+            f"folder that holds a copy"
+        ) from None
 
 
 def load_consistency(judges: Sequence[str] | None = None) -> Battles:
@@ -248,8 +278,9 @@ def load_consistency(judges: Sequence[str] | None = None) -> Battles:
     chosen = JUDGES if judges is None else tuple(judges)
     unknown = [j for j in chosen if j not in _CONTEST_HASHES]
     if unknown:
-        raise DataError(f"no contest data for judge {unknown[0]!r}",
-                        expected=f"one of {', '.join(JUDGES)}")
+        raise DataError(
+            f"no contest data for judge {unknown[0]!r}", expected=f"one of {', '.join(JUDGES)}"
+        )
     if not chosen:
         raise DataError("judges is empty", expected="at least one judge name")
     files = [fetch(f"llm_consistency/contests/{j}_contest_data.json") for j in chosen]
@@ -264,13 +295,20 @@ def load_consistency(judges: Sequence[str] | None = None) -> Battles:
 def _elo_from_script(text: str, variable: str, key: str) -> pd.DataFrame:
     """The dict literal ``variable = {name: elo, ...}`` of a Python source, as a table."""
     for node in ast.parse(text).body:
-        if (isinstance(node, ast.Assign) and len(node.targets) == 1
-                and isinstance(node.targets[0], ast.Name) and node.targets[0].id == variable):
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and node.targets[0].id == variable
+        ):
             values = ast.literal_eval(node.value)
-            return pd.DataFrame({key: list(values), "arena_elo": [
-                round(float(v)) for v in values.values()]})
-    raise DataError(f"the upstream script has no {variable} = {{...}} literal",
-                    expected="the pinned file of registry()")
+            return pd.DataFrame(
+                {key: list(values), "arena_elo": [round(float(v)) for v in values.values()]}
+            )
+    raise DataError(
+        f"the upstream script has no {variable} = {{...}} literal",
+        expected="the pinned file of registry()",
+    )
 
 
 def _elo_table(which: str) -> pd.DataFrame:
@@ -279,8 +317,10 @@ def _elo_table(which: str) -> pd.DataFrame:
         frame = pd.read_csv(_local(csv))
         missing = {key, "arena_elo"} - set(frame.columns)
         if missing:
-            raise DataError(f"{_local(csv)} lacks column {sorted(missing)[0]!r}",
-                            expected=f"columns {key},arena_elo")
+            raise DataError(
+                f"{_local(csv)} lacks column {sorted(missing)[0]!r}",
+                expected=f"columns {key},arena_elo",
+            )
         frame = frame[[key, "arena_elo"]].astype({key: str, "arena_elo": int})
     else:
         frame = _elo_from_script(fetch(script).read_text(encoding="utf-8"), variable, key)

@@ -41,14 +41,24 @@ from judgebayes.core.bt import as_pair_stats
 from judgebayes.core.pairs import PairStats
 from judgebayes.softelo.posterior import temperature_data, temperature_model
 
-__all__ = ["ModelSpec", "bt", "calibration", "davidson", "judge_discrimination",
-           "matchup_dirichlet", "multi_judge", "soft_bt", "temperature"]
+__all__ = [
+    "ModelSpec",
+    "bt",
+    "calibration",
+    "davidson",
+    "judge_discrimination",
+    "matchup_dirichlet",
+    "multi_judge",
+    "soft_bt",
+    "temperature",
+]
 
 _BT_DIMS = {"theta": ["model"], "elo": ["model"]}
 
 
-def bt(data: Battles | PairStats, target: str | np.ndarray | None = "judge_label", *,
-       lam: float = 0.01) -> ModelSpec:
+def bt(
+    data: Battles | PairStats, target: str | np.ndarray | None = "judge_label", *, lam: float = 0.01
+) -> ModelSpec:
     """Bradley–Terry on per-pair statistics (seed 000, Eq. 1): hard, tied or soft targets.
 
     Parameters
@@ -64,8 +74,14 @@ def bt(data: Battles | PairStats, target: str | np.ndarray | None = "judge_label
     return ModelSpec(bt_model, bt_data(stats, lam), {"model": list(stats.models)}, _BT_DIMS)
 
 
-def soft_bt(battles: Battles, beta: float | None = None, *, score: str = "score_diff",
-            human: str = "human_label", lam: float = 0.01) -> ModelSpec:
+def soft_bt(
+    battles: Battles,
+    beta: float | None = None,
+    *,
+    score: str = "score_diff",
+    human: str = "human_label",
+    lam: float = 0.01,
+) -> ModelSpec:
     """Soft-Elo: Bradley–Terry on the soft targets σ(β·s) (seed 000, Eq. 1 with Eq. 5).
 
     Parameters
@@ -85,37 +101,51 @@ def soft_bt(battles: Battles, beta: float | None = None, *, score: str = "score_
         from judgebayes.softelo.temperature import fit_temperature
 
         beta = fit_temperature(battles, score=score, human=human, warn=False).beta
-    return bt(battles, expit(float(beta) * np.asarray(battles.column(score), dtype=float)),
-              lam=lam)
+    return bt(battles, expit(float(beta) * np.asarray(battles.column(score), dtype=float)), lam=lam)
 
 
-def davidson(data: Battles | PairStats, target: str | None = "human_label", *,
-             lam: float = 0.01) -> ModelSpec:
+def davidson(
+    data: Battles | PairStats, target: str | None = "human_label", *, lam: float = 0.01
+) -> ModelSpec:
     """Davidson's tie model on (win, tie, loss) counts per pair; ``nu`` is the tie propensity."""
     stats = as_pair_stats(data, target, None)[0]
-    return ModelSpec(davidson_model, davidson_data(stats, lam), {"model": list(stats.models)},
-                     _BT_DIMS)
+    return ModelSpec(
+        davidson_model, davidson_data(stats, lam), {"model": list(stats.models)}, _BT_DIMS
+    )
 
 
-def temperature(battles: Battles, *, score: str = "score_diff", human: str = "human_label",
-                prior_scale: float = 2.0) -> ModelSpec:
+def temperature(
+    battles: Battles,
+    *,
+    score: str = "score_diff",
+    human: str = "human_label",
+    prior_scale: float = 2.0,
+) -> ModelSpec:
     """The temperature β of seed 000 (Eq. 5–6): y* ~ Bernoulli(σ(β s)) on human non-ties."""
     data = temperature_data(battles, score=score, human=human, prior_scale=prior_scale)
     return ModelSpec(temperature_model, data, {}, {})
 
 
-def multi_judge(battles: Battles, *, target: str = "judge_label",
-                own_model: Mapping[str, str | list[str]] | None = None) -> ModelSpec:
+def multi_judge(
+    battles: Battles,
+    *,
+    target: str = "judge_label",
+    own_model: Mapping[str, str | list[str]] | None = None,
+) -> ModelSpec:
     """Hierarchical multi-judge BT: consensus θ, judge discrimination ψ, deviations δ, η."""
-    return ModelSpec(multi_judge_model, *multi_judge_data(battles, target=target,
-                                                          own_model=own_model))
+    return ModelSpec(
+        multi_judge_model, *multi_judge_data(battles, target=target, own_model=own_model)
+    )
 
 
-def judge_discrimination(data: Battles | MatchupCounts, *, theta_sd: float = 2.0,
-                         log_psi_sd: float = 0.5) -> ModelSpec:
+def judge_discrimination(
+    data: Battles | MatchupCounts, *, theta_sd: float = 2.0, log_psi_sd: float = 0.5
+) -> ModelSpec:
     """Judge discrimination ψ_k from ordered-matchup counts (seed 002's Consistency, modelled)."""
-    return ModelSpec(judge_discrimination_model,
-                     *judge_discrimination_data(data, theta_sd=theta_sd, log_psi_sd=log_psi_sd))
+    return ModelSpec(
+        judge_discrimination_model,
+        *judge_discrimination_data(data, theta_sd=theta_sd, log_psi_sd=log_psi_sd),
+    )
 
 
 def matchup_dirichlet(data: Battles | MatchupCounts, *, prior: float = 1.0) -> ModelSpec:
@@ -123,8 +153,9 @@ def matchup_dirichlet(data: Battles | MatchupCounts, *, prior: float = 1.0) -> M
     return ModelSpec(matchup_dirichlet_model, *matchup_dirichlet_data(data, prior=prior))
 
 
-def calibration(items: JudgedItems | pd.DataFrame | CalibrationData,
-                design: str = "model_specific") -> ModelSpec:
+def calibration(
+    items: JudgedItems | pd.DataFrame | CalibrationData, design: str = "model_specific"
+) -> ModelSpec:
     """A latent-class judge-calibration design of seed 001 (Eq. 1 as a generative model).
 
     Parameters

@@ -53,12 +53,22 @@ if TYPE_CHECKING:
     from judgebayes.calibration.sweep import Sweep
     from judgebayes.core.battles import Battles
 
-__all__ = ["WORKER_ENV", "RunResult", "UnitError", "run_held_out", "run_sbc", "run_sweep",
-           "run_units", "unit_seeds"]
+__all__ = [
+    "WORKER_ENV",
+    "RunResult",
+    "UnitError",
+    "run_held_out",
+    "run_sbc",
+    "run_sweep",
+    "run_units",
+    "unit_seeds",
+]
 
 #: Environment of the default cluster's worker processes: one thread per worker.
 WORKER_ENV: dict[str, str] = {
-    "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
+    "OMP_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "OPENBLAS_NUM_THREADS": "1",
     "XLA_FLAGS": "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1",
 }
 
@@ -85,8 +95,10 @@ def expand_grid(grid: Grid) -> list[dict[str, Any]]:
     """A list of configs: as given, or the Cartesian product of ``{key: values}``."""
     if isinstance(grid, Mapping):
         keys = list(grid)
-        return [dict(zip(keys, values, strict=True))
-                for values in itertools.product(*(grid[k] for k in keys))]
+        return [
+            dict(zip(keys, values, strict=True))
+            for values in itertools.product(*(grid[k] for k in keys))
+        ]
     return [dict(config) for config in grid]
 
 
@@ -96,8 +108,9 @@ class _Failed:
     traceback: str
 
 
-def _call(unit: Unit, config: Mapping[str, Any], seed: int, shared: Mapping[str, Any],
-          client_pid: int) -> tuple[Any, float]:
+def _call(
+    unit: Unit, config: Mapping[str, Any], seed: int, shared: Mapping[str, Any], client_pid: int
+) -> tuple[Any, float]:
     """Run one unit: its value (an exception becomes a :class:`_Failed`) and wall time."""
     if os.getpid() != client_pid and "jax" not in sys.modules:
         for key, value in WORKER_ENV.items():  # a worker process started without them
@@ -152,8 +165,10 @@ class RunResult(ResultDisplay):
 
     def _headline(self) -> str:
         failed = f", {len(self.failures)} failed" if len(self.failures) else ""
-        return (f"{len(self.configs)} units{failed} on {self.scheduler} in "
-                f"{self.seconds:.1f} s; {len(self.frame):,} result rows")
+        return (
+            f"{len(self.configs)} units{failed} on {self.scheduler} in "
+            f"{self.seconds:.1f} s; {len(self.frame):,} result rows"
+        )
 
     def to_frame(self) -> pd.DataFrame:
         """:attr:`frame` (a copy)."""
@@ -163,10 +178,11 @@ class RunResult(ResultDisplay):
         """Raise :class:`UnitError` naming each failed unit's config and error."""
         if self.ok:
             return
-        lines = [f"unit {row['unit']} {self.configs[row['unit']]}: {row['error']}"
-                 for _, row in self.failures.iterrows()]
-        raise UnitError(f"{len(lines)} of {len(self.configs)} units failed: "
-                        + "; ".join(lines))
+        lines = [
+            f"unit {row['unit']} {self.configs[row['unit']]}: {row['error']}"
+            for _, row in self.failures.iterrows()
+        ]
+        raise UnitError(f"{len(lines)} of {len(self.configs)} units failed: " + "; ".join(lines))
 
 
 def _rows(value: Any, tidy: Callable[[Any], Any] | None) -> pd.DataFrame | None:
@@ -185,8 +201,12 @@ def _rows(value: Any, tidy: Callable[[Any], Any] | None) -> pd.DataFrame | None:
     return None
 
 
-def _tidy(values: list[Any], configs: list[dict[str, Any]], seeds: np.ndarray,
-          tidy: Callable[[Any], Any] | None) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _tidy(
+    values: list[Any],
+    configs: list[dict[str, Any]],
+    seeds: np.ndarray,
+    tidy: Callable[[Any], Any] | None,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     frames, failed = [], []
     for k, (value, config) in enumerate(zip(values, configs, strict=True)):
         head = {"unit": k, **config, "seed": int(seeds[k])}
@@ -196,12 +216,12 @@ def _tidy(values: list[Any], configs: list[dict[str, Any]], seeds: np.ndarray,
         rows = _rows(value, tidy)
         if rows is None:
             continue
-        front = pd.DataFrame({c: [v] * len(rows) for c, v in head.items()
-                              if c not in rows.columns}, index=rows.index)
+        front = pd.DataFrame(
+            {c: [v] * len(rows) for c, v in head.items() if c not in rows.columns}, index=rows.index
+        )
         frames.append(pd.concat([front, rows], axis=1))
     frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-    columns = ["unit", *dict.fromkeys(k for c in configs for k in c), "seed", "error",
-               "traceback"]
+    columns = ["unit", *dict.fromkeys(k for c in configs for k in c), "seed", "error", "traceback"]
     return frame, pd.DataFrame(failed, columns=columns)
 
 
@@ -209,9 +229,10 @@ def _dask() -> Any:
     try:
         import distributed
     except ImportError:  # pragma: no cover - depends on the extra
-        raise ImportError("judgebayes.parallel needs dask for scheduler != 'serial': "
-                          "pip install 'judgebayes[dask]' (or pass scheduler='serial')"
-                          ) from None
+        raise ImportError(
+            "judgebayes.parallel needs dask for scheduler != 'serial': "
+            "pip install 'judgebayes[dask]' (or pass scheduler='serial')"
+        ) from None
     return distributed
 
 
@@ -223,19 +244,31 @@ def _client(scheduler: Any, n_workers: int) -> tuple[Any, list[Any]]:
     if scheduler is None or scheduler == "local":
         import logging
 
-        cluster = distributed.LocalCluster(n_workers=n_workers, threads_per_worker=1,
-                                           processes=True, env=dict(WORKER_ENV),
-                                           dashboard_address=None,
-                                           silence_logs=logging.ERROR)
+        cluster = distributed.LocalCluster(
+            n_workers=n_workers,
+            threads_per_worker=1,
+            processes=True,
+            env=dict(WORKER_ENV),
+            dashboard_address=None,
+            silence_logs=logging.ERROR,
+        )
         client = distributed.Client(cluster)
         return client, [client, cluster]
     client = distributed.Client(scheduler)  # an address, or a Cluster object
     return client, [client]
 
 
-def run_units(unit: Unit, grid: Grid, *, seed: int = 0, scheduler: Any = None,
-              n_workers: int = 2, shared: Mapping[str, Any] | None = None,
-              tidy: Callable[[Any], Any] | None = None, progress: bool = True) -> RunResult:
+def run_units(
+    unit: Unit,
+    grid: Grid,
+    *,
+    seed: int = 0,
+    scheduler: Any = None,
+    n_workers: int = 2,
+    shared: Mapping[str, Any] | None = None,
+    tidy: Callable[[Any], Any] | None = None,
+    progress: bool = True,
+) -> RunResult:
     """Map ``unit(config, seed, **shared)`` over ``grid`` and gather the results.
 
     Parameters
@@ -278,16 +311,17 @@ def run_units(unit: Unit, grid: Grid, *, seed: int = 0, scheduler: Any = None,
     if scheduler == "serial":
         where = "serial"
         for k, config in enumerate(configs):
-            values[k], unit_seconds[k] = _call(unit, config, int(seeds[k]), shared,
-                                               os.getpid())
+            values[k], unit_seconds[k] = _call(unit, config, int(seeds[k]), shared, os.getpid())
             bar.update(1)
     else:
         client, owned = _client(scheduler, n_workers)
         try:
             where = str(client.scheduler.address)
             sent = {k: client.scatter([v], broadcast=True)[0] for k, v in shared.items()}
-            futures = {client.submit(_call, unit, config, int(seeds[k]), sent, os.getpid(),
-                                     pure=False): k for k, config in enumerate(configs)}
+            futures = {
+                client.submit(_call, unit, config, int(seeds[k]), sent, os.getpid(), pure=False): k
+                for k, config in enumerate(configs)
+            }
             for future in _dask().as_completed(futures):
                 k = futures[future]
                 try:
@@ -301,9 +335,16 @@ def run_units(unit: Unit, grid: Grid, *, seed: int = 0, scheduler: Any = None,
     bar.close()
     frame, failures = _tidy(values, configs, seeds, tidy)
     values = [None if isinstance(v, _Failed) else v for v in values]
-    return RunResult(frame=frame, values=values, failures=failures, configs=configs,
-                     seeds=seeds, scheduler=where, seconds=time.perf_counter() - start,
-                     unit_seconds=unit_seconds)
+    return RunResult(
+        frame=frame,
+        values=values,
+        failures=failures,
+        configs=configs,
+        seeds=seeds,
+        scheduler=where,
+        seconds=time.perf_counter() - start,
+        unit_seconds=unit_seconds,
+    )
 
 
 # ------------------------------------------------------------------ recipes
@@ -316,10 +357,16 @@ def _sweep_point(config: Mapping[str, Any], seed: int, **settings: Any) -> Sweep
     return simulate_sweep(**values, seed=seed, progress=False, **settings)
 
 
-def run_sweep(*, j_a_values: Sequence[float] | None = None,
-              delta_j_values: Sequence[float] | None = None, seed: int = 0,
-              scheduler: Any = None, n_workers: int = 2, progress: bool = True,
-              **settings: Any) -> Sweep:
+def run_sweep(
+    *,
+    j_a_values: Sequence[float] | None = None,
+    delta_j_values: Sequence[float] | None = None,
+    seed: int = 0,
+    scheduler: Any = None,
+    n_workers: int = 2,
+    progress: bool = True,
+    **settings: Any,
+) -> Sweep:
     """The seed-001 sweep over J_A and ΔJ (Figure 1), one unit per sweep point.
 
     Each point runs :func:`~judgebayes.calibration.sweep.simulate_sweep` on that point
@@ -344,28 +391,54 @@ def run_sweep(*, j_a_values: Sequence[float] | None = None,
     from judgebayes.calibration.sweep import simulate_sweep
 
     defaults = simulate_sweep.__kwdefaults__
-    grid = ([{"sweep": "J_A", "x": float(x)} for x in
-             (defaults["j_a_values"] if j_a_values is None else j_a_values)]
-            + [{"sweep": "delta_J", "x": float(x)} for x in
-               (defaults["delta_j_values"] if delta_j_values is None else delta_j_values)])
-    run = run_units(_sweep_point, grid, seed=seed, scheduler=scheduler, n_workers=n_workers,
-                    shared=settings, tidy=lambda sweep: sweep.frame, progress=progress)
+    grid = [
+        {"sweep": "J_A", "x": float(x)}
+        for x in (defaults["j_a_values"] if j_a_values is None else j_a_values)
+    ] + [
+        {"sweep": "delta_J", "x": float(x)}
+        for x in (defaults["delta_j_values"] if delta_j_values is None else delta_j_values)
+    ]
+    run = run_units(
+        _sweep_point,
+        grid,
+        seed=seed,
+        scheduler=scheduler,
+        n_workers=n_workers,
+        shared=settings,
+        tidy=lambda sweep: sweep.frame,
+        progress=progress,
+    )
     run.raise_failures()
     first = run.values[0]
     return type(first)(run.frame, {**first.settings, "seed": seed, "unit_seeds": True})
 
 
-def _sbc_part(config: Mapping[str, Any], seed: int, *, model: Callable,
-              data: Mapping[str, Any], **options: Any) -> SBCResult:
+def _sbc_part(
+    config: Mapping[str, Any],
+    seed: int,
+    *,
+    model: Callable,
+    data: Mapping[str, Any],
+    **options: Any,
+) -> SBCResult:
     """``config["n_sims"]`` simulations of :func:`~judgebayes.bayes.sbc.sbc`."""
     from judgebayes.bayes.sbc import sbc
 
     return sbc(model, data, n_sims=config["n_sims"], seed=seed, progress=False, **options)
 
 
-def run_sbc(model: Callable, data: Mapping[str, Any], *, n_sims: int = 100,
-            parts: int | None = None, seed: int = 0, scheduler: Any = None,
-            n_workers: int = 2, progress: bool = True, **options: Any) -> SBCResult:
+def run_sbc(
+    model: Callable,
+    data: Mapping[str, Any],
+    *,
+    n_sims: int = 100,
+    parts: int | None = None,
+    seed: int = 0,
+    scheduler: Any = None,
+    n_workers: int = 2,
+    progress: bool = True,
+    **options: Any,
+) -> SBCResult:
     """Simulation-based calibration in ``parts`` units of about ``n_sims / parts`` each.
 
     Each part is :func:`~judgebayes.bayes.sbc.sbc` with its unit's seed (JAX compiles
@@ -390,31 +463,49 @@ def run_sbc(model: Callable, data: Mapping[str, Any], *, n_sims: int = 100,
     if not 1 <= parts <= n_sims // 2:
         raise ValueError(f"parts must be between 1 and n_sims / 2 = {n_sims // 2}")
     sizes = np.diff(np.linspace(0, n_sims, parts + 1).astype(int))
-    run = run_units(_sbc_part, [{"part": k, "n_sims": int(s)} for k, s in enumerate(sizes)],
-                    seed=seed, scheduler=scheduler, n_workers=n_workers,
-                    shared={"model": model, "data": data, **options},
-                    tidy=lambda result: result.to_frame(), progress=progress)
+    run = run_units(
+        _sbc_part,
+        [{"part": k, "n_sims": int(s)} for k, s in enumerate(sizes)],
+        seed=seed,
+        scheduler=scheduler,
+        n_workers=n_workers,
+        shared={"model": model, "data": data, **options},
+        tidy=lambda result: result.to_frame(),
+        progress=progress,
+    )
     run.raise_failures()
     done = run.values
-    return SBCResult.from_draws(done[0].parameters,
-                                np.concatenate([r.prior for r in done]),
-                                np.concatenate([r.posterior for r in done]),
-                                n_bins=done[0].n_bins, alpha=done[0].alpha,
-                                n_divergent=np.concatenate([r.n_divergent for r in done]))
+    return SBCResult.from_draws(
+        done[0].parameters,
+        np.concatenate([r.prior for r in done]),
+        np.concatenate([r.posterior for r in done]),
+        n_bins=done[0].n_bins,
+        alpha=done[0].alpha,
+        n_divergent=np.concatenate([r.n_divergent for r in done]),
+    )
 
 
-def _held_out_judge(config: Mapping[str, Any], seed: int, *, battles: Battles,
-                    **options: Any) -> pd.DataFrame:
+def _held_out_judge(
+    config: Mapping[str, Any], seed: int, *, battles: Battles, **options: Any
+) -> pd.DataFrame:
     """The held-out protocol of seed 000 on one judge's battles."""
     from judgebayes.softelo.held_out import held_out_elo
 
-    return held_out_elo(battles.for_judge(config["judge"]), seed=seed, progress=False,
-                        **options).table
+    return held_out_elo(
+        battles.for_judge(config["judge"]), seed=seed, progress=False, **options
+    ).table
 
 
-def run_held_out(battles: Battles, *, judges: Sequence[str] | None = None, seed: int = 0,
-                 scheduler: Any = None, n_workers: int = 2, progress: bool = True,
-                 **options: Any) -> RunResult:
+def run_held_out(
+    battles: Battles,
+    *,
+    judges: Sequence[str] | None = None,
+    seed: int = 0,
+    scheduler: Any = None,
+    n_workers: int = 2,
+    progress: bool = True,
+    **options: Any,
+) -> RunResult:
     """Held-out Soft-Elo (seed 000, Algorithm 1) of every judge, one unit per judge.
 
     Parameters
@@ -434,6 +525,12 @@ def run_held_out(battles: Battles, *, judges: Sequence[str] | None = None, seed:
         ``frame``: the ``held_out_elo`` table of each judge, with ``judge`` and ``seed``.
     """
     judges = list(battles.judges if judges is None else judges)
-    return run_units(_held_out_judge, [{"judge": j} for j in judges], seed=seed,
-                     scheduler=scheduler, n_workers=n_workers,
-                     shared={"battles": battles, **options}, progress=progress)
+    return run_units(
+        _held_out_judge,
+        [{"judge": j} for j in judges],
+        seed=seed,
+        scheduler=scheduler,
+        n_workers=n_workers,
+        shared={"battles": battles, **options},
+        progress=progress,
+    )

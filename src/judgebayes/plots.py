@@ -21,9 +21,19 @@ if TYPE_CHECKING:
     import xarray as xr
     from matplotlib.axes import Axes
 
-__all__ = ["Tabular", "agreement_plot", "conformal_plot", "forest", "held_out_plot",
-           "interval_bars", "order_lanes_plot", "ppc_plot", "quartile_residual_plot",
-           "reliability_plot", "width_decomposition_plot"]
+__all__ = [
+    "Tabular",
+    "agreement_plot",
+    "conformal_plot",
+    "forest",
+    "held_out_plot",
+    "interval_bars",
+    "order_lanes_plot",
+    "ppc_plot",
+    "quartile_residual_plot",
+    "reliability_plot",
+    "width_decomposition_plot",
+]
 
 
 class Tabular(Protocol):
@@ -44,8 +54,14 @@ def _axes(ax: Axes | None, figsize: tuple[float, float]) -> Axes:
     return plt.subplots(figsize=figsize)[1]
 
 
-def forest(board: Tabular | pd.DataFrame, ax: Axes | None = None, *, alpha: float = 0.05,
-           truth: Mapping[str, float] | None = None, max_models: int = 80) -> Axes:
+def forest(
+    board: Tabular | pd.DataFrame,
+    ax: Axes | None = None,
+    *,
+    alpha: float = 0.05,
+    truth: Mapping[str, float] | None = None,
+    max_models: int = 80,
+) -> Axes:
     """Forest plot: each model's Elo with its bootstrap interval, best at the top.
 
     Parameters
@@ -66,13 +82,26 @@ def forest(board: Tabular | pd.DataFrame, ax: Axes | None = None, *, alpha: floa
     frame = _frame(board).head(max_models).iloc[::-1]
     ax = _axes(ax, (6.5, 0.18 * len(frame) + 1.2))
     pos = np.arange(len(frame))
-    ax.errorbar(frame["elo"], pos, xerr=[frame["elo"] - frame["elo_lo"],
-                                         frame["elo_hi"] - frame["elo"]],
-                fmt="o", ms=3, color="#1f5fa8", ecolor="#7fa7d6", elinewidth=1.5,
-                label=f"Elo, {100 * (1 - alpha):g}% bootstrap interval")
+    ax.errorbar(
+        frame["elo"],
+        pos,
+        xerr=[frame["elo"] - frame["elo_lo"], frame["elo_hi"] - frame["elo"]],
+        fmt="o",
+        ms=3,
+        color="#1f5fa8",
+        ecolor="#7fa7d6",
+        elinewidth=1.5,
+        label=f"Elo, {100 * (1 - alpha):g}% bootstrap interval",
+    )
     if truth is not None:
-        ax.plot([truth.get(m, np.nan) for m in frame["model"]], pos, "x", color="#c2185b",
-                ms=4, label="truth")
+        ax.plot(
+            [truth.get(m, np.nan) for m in frame["model"]],
+            pos,
+            "x",
+            color="#c2185b",
+            ms=4,
+            label="truth",
+        )
     ax.set_yticks(pos, frame["model"], fontsize=7)
     ax.set_xlabel("Elo")
     ax.set_ylim(-0.8, len(frame) - 0.2)
@@ -81,8 +110,13 @@ def forest(board: Tabular | pd.DataFrame, ax: Axes | None = None, *, alpha: floa
     return ax
 
 
-def ppc_plot(check: xr.Dataset, ax: Axes | None = None, *,
-             labels: list[str] | None = None, title: str = "posterior predictive check") -> Axes:
+def ppc_plot(
+    check: xr.Dataset,
+    ax: Axes | None = None,
+    *,
+    labels: list[str] | None = None,
+    title: str = "posterior predictive check",
+) -> Axes:
     """Observed statistics against their posterior predictive 50% and 95% intervals.
 
     Parameters
@@ -114,8 +148,13 @@ def ppc_plot(check: xr.Dataset, ax: Axes | None = None, *,
     return ax
 
 
-def reliability_plot(table: pd.DataFrame, ax: Axes | None = None, *,
-                     beta: float | None = None, ece: float | None = None) -> Axes:
+def reliability_plot(
+    table: pd.DataFrame,
+    ax: Axes | None = None,
+    *,
+    beta: float | None = None,
+    ece: float | None = None,
+) -> Axes:
     """Reliability diagram of σ(β*|s|) as P(judge's side = human's side) (seed 000, Fig. 15).
 
     Parameters
@@ -135,13 +174,17 @@ def reliability_plot(table: pd.DataFrame, ax: Axes | None = None, *,
     title = [f"β* = {beta:.3f}"] if beta is not None else []
     if ece is not None:
         title.append(f"ECE = {ece:.3f}")
-    ax.set(xlabel="predicted P(judge agrees with human)", ylabel="observed agreement",
-           title=", ".join(title))
+    ax.set(
+        xlabel="predicted P(judge agrees with human)",
+        ylabel="observed agreement",
+        title=", ".join(title),
+    )
     return ax
 
 
-def held_out_plot(held: Tabular | pd.DataFrame, ax: Axes | None = None, *,
-                  start: str = "hard", end: str = "soft") -> Axes:
+def held_out_plot(
+    held: Tabular | pd.DataFrame, ax: Axes | None = None, *, start: str = "hard", end: str = "soft"
+) -> Axes:
     """Held-out judge Elo vs human Elo, ``start`` → ``end`` arrows (seed 000, Fig. 4a).
 
     ``held`` has one row per model with ``elo_human``, ``elo_<start>`` and
@@ -152,8 +195,9 @@ def held_out_plot(held: Tabular | pd.DataFrame, ax: Axes | None = None, *,
     x = t["elo_human"].to_numpy()
     y0, y1 = t[f"elo_{start}"].to_numpy(), t[f"elo_{end}"].to_numpy()
     for xi, a, b in zip(x, y0, y1, strict=True):
-        ax.annotate("", (xi, b), (xi, a), arrowprops={"arrowstyle": "->", "color": "0.6",
-                                                       "lw": 0.7})
+        ax.annotate(
+            "", (xi, b), (xi, a), arrowprops={"arrowstyle": "->", "color": "0.6", "lw": 0.7}
+        )
     ax.plot(x, y0, "o", color="#1f5fa8", ms=3, label=start)
     ax.plot(x, y1, "o", color="#c2185b", ms=3, label=end)
     lims = [min(x.min(), y0.min(), y1.min()) - 20, max(x.max(), y0.max(), y1.max()) + 20]
@@ -170,8 +214,7 @@ def quartile_residual_plot(ramp: pd.DataFrame, ax: Axes | None = None) -> Axes:
     (``HeldOutElo.residual_by_quartile()``).
     """
     ax = _axes(ax, (4.6, 3.6))
-    for method, colour in zip(ramp.columns, ["#1f5fa8", "#c2185b", "0.5", "0.7"],
-                              strict=False):
+    for method, colour in zip(ramp.columns, ["#1f5fa8", "#c2185b", "0.5", "0.7"], strict=False):
         ax.plot(ramp.index.astype(str), ramp[method], "o-", color=colour, label=method)
     ax.axhline(0, color="k", lw=0.8)
     ax.set(ylabel="mean signed residual (Elo)", title="residual by human-Elo quartile")
@@ -179,9 +222,13 @@ def quartile_residual_plot(ramp: pd.DataFrame, ax: Axes | None = None) -> Axes:
     return ax
 
 
-def conformal_plot(held: Tabular | pd.DataFrame, comparison: Tabular | pd.DataFrame,
-                   ax: Axes | None = None, *, methods: tuple[str, ...] = ("hard", "soft"),
-                   ) -> Axes:
+def conformal_plot(
+    held: Tabular | pd.DataFrame,
+    comparison: Tabular | pd.DataFrame,
+    ax: Axes | None = None,
+    *,
+    methods: tuple[str, ...] = ("hard", "soft"),
+) -> Axes:
     """Per-model conformal intervals (mean q̂ over splits × SE_i), sorted by human Elo
     (seed 000, Fig. 1c / 8).
 
@@ -197,17 +244,29 @@ def conformal_plot(held: Tabular | pd.DataFrame, comparison: Tabular | pd.DataFr
     q = _frame(comparison).set_index("method")["q_hat"]
     for k, m in enumerate(methods):
         half = q[m] * t[f"se_{m}"].to_numpy()
-        ax.errorbar(pos + (k - 0.5) * 0.3, t[f"elo_{m}"], yerr=half, fmt="o", ms=2,
-                    color=colours.get(m, None), alpha=0.8, label=f"{m} (median width "
-                    f"{np.median(2 * half):.0f})")
+        ax.errorbar(
+            pos + (k - 0.5) * 0.3,
+            t[f"elo_{m}"],
+            yerr=half,
+            fmt="o",
+            ms=2,
+            color=colours.get(m, None),
+            alpha=0.8,
+            label=f"{m} (median width {np.median(2 * half):.0f})",
+        )
     ax.plot(pos, t["elo_human"], "_", color="black", ms=8, label="human Elo")
     ax.set(xlabel="models, sorted by human Elo", ylabel="Elo")
     ax.legend(frameon=False, fontsize=8)
     return ax
 
 
-def width_decomposition_plot(points: Tabular | pd.DataFrame, ax: Axes | None = None, *,
-                             start: str = "hard", end: str = "soft") -> Axes:
+def width_decomposition_plot(
+    points: Tabular | pd.DataFrame,
+    ax: Axes | None = None,
+    *,
+    start: str = "hard",
+    end: str = "soft",
+) -> Axes:
     """Width decomposition in the (q̂, median SE) plane (seed 000, Appendix I, Fig. 17).
 
     Each row of ``points`` (a judge, or one conformal comparison) is drawn as a
@@ -231,22 +290,34 @@ def width_decomposition_plot(points: Tabular | pd.DataFrame, ax: Axes | None = N
     lines = ax.contour(gx, gy, 2 * gx * gy, levels=8, colors="0.8", linewidths=0.7)
     ax.clabel(lines, fontsize=6, fmt="w=%.0f")
     for (q0, q1), (s0, s1), name in zip(q, se, labels, strict=True):
-        ax.annotate("", (q1, s1), (q0, s0), arrowprops={"arrowstyle": "->", "color": "0.4",
-                                                         "lw": 0.9})
+        ax.annotate(
+            "", (q1, s1), (q0, s0), arrowprops={"arrowstyle": "->", "color": "0.4", "lw": 0.9}
+        )
         if str(name):
-            ax.annotate(str(name), (q1, s1), fontsize=7, xytext=(3, 3),
-                        textcoords="offset points")
+            ax.annotate(str(name), (q1, s1), fontsize=7, xytext=(3, 3), textcoords="offset points")
     ax.plot(q[:, 0], se[:, 0], "o", color="#1f5fa8", ms=5, label=start)
     ax.plot(q[:, 1], se[:, 1], "o", color="#c2185b", ms=5, label=end)
-    ax.set(xlabel="conformal quantile q̂", ylabel="median bootstrap SE (Elo)",
-           xlim=(0, qx[-1]), ylim=(0, sy[-1]), title="width decomposition w = 2 q̂ SE")
+    ax.set(
+        xlabel="conformal quantile q̂",
+        ylabel="median bootstrap SE (Elo)",
+        xlim=(0, qx[-1]),
+        ylim=(0, sy[-1]),
+        title="width decomposition w = 2 q̂ SE",
+    )
     ax.legend(frameon=False, fontsize=8)
     return ax
 
 
-def interval_bars(labels: Sequence[str] | pd.Series, estimate: Sequence[float] | pd.Series,
-                  lower: Sequence[float] | pd.Series, upper: Sequence[float] | pd.Series,
-                  ax: Axes | None = None, *, ylabel: str = "", title: str = "") -> Axes:
+def interval_bars(
+    labels: Sequence[str] | pd.Series,
+    estimate: Sequence[float] | pd.Series,
+    lower: Sequence[float] | pd.Series,
+    upper: Sequence[float] | pd.Series,
+    ax: Axes | None = None,
+    *,
+    ylabel: str = "",
+    title: str = "",
+) -> Axes:
     """One bar per label with its interval and a zero line (e.g. seed 000, Fig. 13).
 
     Intervals that are NaN (not computed) are left out; the bar is still drawn.
@@ -257,8 +328,15 @@ def interval_bars(labels: Sequence[str] | pd.Series, estimate: Sequence[float] |
     pos = np.arange(len(est))
     ax.bar(pos, est, color=np.where(est >= 0, "#c2185b", "#1f5fa8"), alpha=0.75)
     ok = np.isfinite(lo) & np.isfinite(hi)
-    ax.errorbar(pos[ok], est[ok], yerr=[est[ok] - lo[ok], hi[ok] - est[ok]], fmt="none",
-                ecolor="black", elinewidth=1, capsize=3)
+    ax.errorbar(
+        pos[ok],
+        est[ok],
+        yerr=[est[ok] - lo[ok], hi[ok] - est[ok]],
+        fmt="none",
+        ecolor="black",
+        elinewidth=1,
+        capsize=3,
+    )
     ax.axhline(0, color="k", lw=0.8)
     ax.set_xticks(pos, [str(v) for v in labels], rotation=30, ha="right", fontsize=8)
     ax.set(ylabel=ylabel, title=title)
@@ -283,22 +361,38 @@ def order_lanes_plot(table: Tabular | pd.DataFrame, ax: Axes | None = None) -> A
         ax.plot([v, v], [y - 0.25, y + 0.25], color=c, lw=3)
     ax.set_yticks([0, 1], ["B first", "A first"])
     ax.set_ylim(-0.5, 1.5)
-    ax.set(xlabel="|ε| = |Elo_LLM − Elo_Human| (Hard-Elo, one order)",
-           title=f"|MAE_A − MAE_B| = {abs(a.mean() - b.mean()):.1f} Elo")
+    ax.set(
+        xlabel="|ε| = |Elo_LLM − Elo_Human| (Hard-Elo, one order)",
+        title=f"|MAE_A − MAE_B| = {abs(a.mean() - b.mean()):.1f} Elo",
+    )
     ax.legend(frameon=False, fontsize=7, loc="upper right")
     return ax
 
 
-def agreement_plot(table: pd.DataFrame, ax: Axes | None = None, *, r: float | None = None,
-                   ) -> Axes:
+def agreement_plot(
+    table: pd.DataFrame,
+    ax: Axes | None = None,
+    *,
+    r: float | None = None,
+) -> Axes:
     """Judge–human agreement on decisive battles by |s| bin, ± 1 binomial SE
     (seed 000, Fig. 3a / 7a). ``table`` has ``abs_s_mean, agreement, se`` per bin
     (``Temperature.agreement``); ``r`` is the Pearson r(|s|, agreement), for the title.
     """
     ax = _axes(ax, (4.2, 3.4))
-    ax.errorbar(table["abs_s_mean"], table["agreement"], yerr=table["se"], fmt="o-",
-                color="#1f5fa8", ms=4, capsize=2)
+    ax.errorbar(
+        table["abs_s_mean"],
+        table["agreement"],
+        yerr=table["se"],
+        fmt="o-",
+        color="#1f5fa8",
+        ms=4,
+        capsize=2,
+    )
     ax.axhline(0.5, color="k", lw=0.8, ls="--")
-    ax.set(xlabel="|s| (bin mean)", ylabel="P(judge's side = human's side)",
-           title="agreement by |s|" + ("" if r is None else f", r = {r:.2f}"))
+    ax.set(
+        xlabel="|s| (bin mean)",
+        ylabel="P(judge's side = human's side)",
+        title="agreement by |s|" + ("" if r is None else f", r = {r:.2f}"),
+    )
     return ax

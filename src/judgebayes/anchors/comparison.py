@@ -89,8 +89,9 @@ class RankerComparison(ResultDisplay):
 
     def differences(self, baseline: str = "bt") -> pd.DataFrame:
         """Paired τ(ordinal) − τ(baseline) per anchor position: mean, se, share of wins."""
-        wide = self.taus.pivot_table(index=["replication", "position"], columns="method",
-                                     values="tau").reset_index()
+        wide = self.taus.pivot_table(
+            index=["replication", "position"], columns="method", values="tau"
+        ).reset_index()
         wide["gain"] = wide["ordinal"] - wide[baseline]
         g = wide.groupby("position", sort=False)["gain"]
         out = _mean_se(g)
@@ -100,11 +101,15 @@ class RankerComparison(ResultDisplay):
 
     def _headline(self) -> str:
         d = self.differences()
-        parts = ", ".join(f"{p} {g:+.3f} ± {s:.3f}" for p, g, s in
-                          zip(d["position"], d["gain_vs_bt"], d["se"], strict=True))
+        parts = ", ".join(
+            f"{p} {g:+.3f} ± {s:.3f}"
+            for p, g, s in zip(d["position"], d["gain_vs_bt"], d["se"], strict=True)
+        )
         reps = self.taus["replication"].nunique()
-        return (f"{reps} replications, {self.n_models} models × {self.n_prompts} prompts, "
-                f"ordinal ({self.fit_method}) − BT τ with the truth by anchor: {parts}")
+        return (
+            f"{reps} replications, {self.n_models} models × {self.n_prompts} prompts, "
+            f"ordinal ({self.fit_method}) − BT τ with the truth by anchor: {parts}"
+        )
 
     def plot(self, ax: Axes | None = None) -> Axes:
         """Mean τ with the truth (± se) per anchor position, one bar per method."""
@@ -125,13 +130,20 @@ class RankerComparison(ResultDisplay):
         return ax
 
 
-def compare_rankers(*, n_models: int = 12, n_prompts: int = 100,
-                    positions: Sequence[str | int] = ("strongest", "median", "weakest"),
-                    replications: int = 10, fit_method: str = "map",
-                    model_options: Mapping[str, Any] | None = None,
-                    sim_options: Mapping[str, Any] | None = None, chains: int = 2,
-                    draws: int = 300, seed: int = 0, progress: bool = True,
-                    ) -> RankerComparison:
+def compare_rankers(
+    *,
+    n_models: int = 12,
+    n_prompts: int = 100,
+    positions: Sequence[str | int] = ("strongest", "median", "weakest"),
+    replications: int = 10,
+    fit_method: str = "map",
+    model_options: Mapping[str, Any] | None = None,
+    sim_options: Mapping[str, Any] | None = None,
+    chains: int = 2,
+    draws: int = 300,
+    seed: int = 0,
+    progress: bool = True,
+) -> RankerComparison:
     """τ with the truth of win-rate, {−1, 0, 1} BT and the ordinal model at equal budget.
 
     Parameters
@@ -156,22 +168,34 @@ def compare_rankers(*, n_models: int = 12, n_prompts: int = 100,
     options = dict(_PLAIN if model_options is None else model_options)
     rows = []
     # BLAS on one thread: SciPy's L-BFGS beside JAX's threads ran 28x slower on 2 cores
-    with tqdm(total=replications * len(positions), desc="rankers",
-              disable=not progress) as bar, one_blas_thread():
+    with (
+        tqdm(total=replications * len(positions), desc="rankers", disable=not progress) as bar,
+        one_blas_thread(),
+    ):
         for r in range(replications):
-            sim = simulate_verdicts(n_models, n_prompts, seed=seed + r,
-                                    **dict(sim_options or {}))
+            sim = simulate_verdicts(n_models, n_prompts, seed=seed + r, **dict(sim_options or {}))
             for pos in positions:
-                rows += _compare_once(sim, pos, r, fit_method, options, chains, draws,
-                                      seed + r)
+                rows += _compare_once(sim, pos, r, fit_method, options, chains, draws, seed + r)
                 bar.update()
-    return RankerComparison(taus=pd.DataFrame(rows), n_models=n_models, n_prompts=n_prompts,
-                            fit_method=fit_method, seed=seed)
+    return RankerComparison(
+        taus=pd.DataFrame(rows),
+        n_models=n_models,
+        n_prompts=n_prompts,
+        fit_method=fit_method,
+        seed=seed,
+    )
 
 
-def _compare_once(sim: SimulatedVerdicts, pos: str | int, r: int, fit_method: str,
-                  options: Mapping[str, Any], chains: int, draws: int, seed: int,
-                  ) -> list[dict]:
+def _compare_once(
+    sim: SimulatedVerdicts,
+    pos: str | int,
+    r: int,
+    fit_method: str,
+    options: Mapping[str, Any],
+    chains: int,
+    draws: int,
+    seed: int,
+) -> list[dict]:
     """τ with the truth of the three rankers on one anchor-based table."""
     anchor = sim.anchor_at(pos)
     table = sim.table(anchor=anchor)
@@ -184,7 +208,14 @@ def _compare_once(sim: SimulatedVerdicts, pos: str | int, r: int, fit_method: st
         idata = fit(spec, chains=chains, draws=draws, warmup=draws, seed=seed, progress=False)
         ordinal = theta_means(idata).reindex(table.models).to_numpy()
     truth = sim.truth().reindex(table.models).to_numpy()
-    scores = {"win_rate": win_rate_scores(v3, k), "bt": anchor_bt_scores(v3, k),
-              "ordinal": ordinal}
-    return [{"replication": r, "position": str(pos), "anchor": anchor, "method": m,
-             "tau": kendall(scores[m], truth)} for m in METHODS]
+    scores = {"win_rate": win_rate_scores(v3, k), "bt": anchor_bt_scores(v3, k), "ordinal": ordinal}
+    return [
+        {
+            "replication": r,
+            "position": str(pos),
+            "anchor": anchor,
+            "method": m,
+            "tau": kendall(scores[m], truth),
+        }
+        for m in METHODS
+    ]

@@ -65,8 +65,9 @@ def _category_probs(eta: np.ndarray, cut: np.ndarray) -> np.ndarray:
     return np.diff(np.concatenate([0.0 * ones, cdf, ones], axis=-1), axis=-1)
 
 
-def expected_information(theta: np.ndarray, cutpoints: np.ndarray, a: np.ndarray,
-                         b: np.ndarray) -> np.ndarray:
+def expected_information(
+    theta: np.ndarray, cutpoints: np.ndarray, a: np.ndarray, b: np.ndarray
+) -> np.ndarray:
     """BALD expected information gain of one more verdict of each pair (a, b), in nats.
 
     Parameters
@@ -112,8 +113,10 @@ class AdaptiveDesign(ResultDisplay):
     def _headline(self) -> str:
         last = self.curve[self.curve["n_judgments"] == self.curve["n_judgments"].max()]
         parts = ", ".join(f"{d} {t:.3f}" for d, t in zip(last["design"], last["tau"], strict=True))
-        return (f"{int(last['n_judgments'].iloc[0]):,} judgments, τ with the truth: {parts} "
-                f"(anchor {self.anchor})")
+        return (
+            f"{int(last['n_judgments'].iloc[0]):,} judgments, τ with the truth: {parts} "
+            f"(anchor {self.anchor})"
+        )
 
     def plot(self, ax: Axes | None = None) -> Axes:
         """τ with the truth against judgments spent, one line per design."""
@@ -143,13 +146,27 @@ class _Judge:
         used.add(prompt)
         first, margin = self.sim.verdict(0, np.array([prompt]), np.array([a]), np.array([b]))
         second = b if first[0] == a else a
-        self.rows.append((self.sim.prompts[prompt], self.sim.models[int(first[0])],
-                          self.sim.models[second], int(margin[0])))
+        self.rows.append(
+            (
+                self.sim.prompts[prompt],
+                self.sim.models[int(first[0])],
+                self.sim.models[second],
+                int(margin[0]),
+            )
+        )
 
 
-def adaptive_design(sim: SimulatedVerdicts, *, budget: int = 600, batch: int = 50,
-                    anchor: str | int = "median", designs: Sequence[str] = DESIGNS,
-                    draws: int = 200, seed: int = 0, progress: bool = True) -> AdaptiveDesign:
+def adaptive_design(
+    sim: SimulatedVerdicts,
+    *,
+    budget: int = 600,
+    batch: int = 50,
+    anchor: str | int = "median",
+    designs: Sequence[str] = DESIGNS,
+    draws: int = 200,
+    seed: int = 0,
+    progress: bool = True,
+) -> AdaptiveDesign:
     """Replay adaptive, fixed-anchor and random designs of equal budget on a simulation.
 
     Parameters
@@ -203,25 +220,36 @@ def adaptive_design(sim: SimulatedVerdicts, *, budget: int = 600, batch: int = 5
                         p = int(best[k % best.size])
                         judge.judge(int(pa[p]), int(pb[p]))
                 mode, draws_theta, draws_cut = _posterior(judge.rows, sim, budget, draws, seed)
-                rows.append({"design": design, "n_judgments": len(judge.rows),
-                             "tau": kendall(mode, truth), "pairs": len(judge.used)})
+                rows.append(
+                    {
+                        "design": design,
+                        "n_judgments": len(judge.rows),
+                        "tau": kendall(mode, truth),
+                        "pairs": len(judge.used),
+                    }
+                )
                 bar.update()
     curve = pd.DataFrame(rows)
     pairs = {d: int(curve.loc[curve["design"] == d, "pairs"].iloc[-1]) for d in designs}
-    return AdaptiveDesign(curve=curve.drop(columns="pairs"), anchor=anchor_name,
-                          pairs_judged=pairs, seed=seed)
+    return AdaptiveDesign(
+        curve=curve.drop(columns="pairs"), anchor=anchor_name, pairs_judged=pairs, seed=seed
+    )
 
 
-def _posterior(rows: list, sim: SimulatedVerdicts, budget: int, draws: int, seed: int,
-               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _posterior(
+    rows: list,
+    sim: SimulatedVerdicts,
+    budget: int,
+    draws: int,
+    seed: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """MAP fit of the plain ordinal model on the judgments so far (padded to ``budget``,
     every model of ``sim`` indexed, so that one compiled layout serves every round).
 
     Returns the mode of θ and Laplace draws of θ and of the cut-points.
     """
     frame = pd.DataFrame(rows, columns=["prompt_id", "model_a", "model_b", "verdict"])
-    spec = ordered_logistic_spec(verdict_table(frame), pad_to=budget, models=sim.models,
-                                 **_PLAIN)
+    spec = ordered_logistic_spec(verdict_table(frame), pad_to=budget, models=sim.models, **_PLAIN)
     idata = fit(spec, method="map", draws=draws, seed=seed)
     theta = idata.posterior["theta"].values.reshape(draws, -1)
     cut = idata.posterior["cutpoints"].values.reshape(draws, -1)

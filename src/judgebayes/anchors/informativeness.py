@@ -36,8 +36,15 @@ from judgebayes.plots import _axes
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-__all__ = ["AnchorInformativeness", "TauInformativeness", "WinHistogram", "discordance",
-           "informativeness", "tau_vs_informativeness", "win_histogram"]
+__all__ = [
+    "AnchorInformativeness",
+    "TauInformativeness",
+    "WinHistogram",
+    "discordance",
+    "informativeness",
+    "tau_vs_informativeness",
+    "win_histogram",
+]
 
 
 def _levels(against: np.ndarray, scale: str) -> tuple[np.ndarray, int]:
@@ -51,8 +58,9 @@ def _levels(against: np.ndarray, scale: str) -> tuple[np.ndarray, int]:
     return np.where(np.isfinite(codes), codes, -1).astype(np.int64), n_levels
 
 
-def discordance(v: np.ndarray, anchors: np.ndarray, *, targets: np.ndarray | None = None,
-                scale: str = "five") -> tuple[np.ndarray, np.ndarray]:
+def discordance(
+    v: np.ndarray, anchors: np.ndarray, *, targets: np.ndarray | None = None, scale: str = "five"
+) -> tuple[np.ndarray, np.ndarray]:
     """Per (anchor, prompt): discordant target pairs and judged target pairs.
 
     Parameters
@@ -134,16 +142,25 @@ class AnchorInformativeness(ResultDisplay):
 
     def to_frame(self) -> pd.DataFrame:
         """``anchor, informativeness, lo, hi, n_targets``, least informative first (Table 9)."""
-        frame = pd.DataFrame({"anchor": self.anchors, "informativeness": self.informativeness,
-                              "lo": self.lo, "hi": self.hi, "n_targets": self.n_targets})
+        frame = pd.DataFrame(
+            {
+                "anchor": self.anchors,
+                "informativeness": self.informativeness,
+                "lo": self.lo,
+                "hi": self.hi,
+                "n_targets": self.n_targets,
+            }
+        )
         return frame.sort_values("informativeness", kind="stable", ignore_index=True)
 
     def _headline(self) -> str:
         i = self.informativeness
         lo, hi = int(np.nanargmin(i)), int(np.nanargmax(i))
-        return (f"I(p, A) on the {self.scale}-point scale, {len(self.anchors)} anchors × "
-                f"{self.n_prompts:,} prompts: {i[lo]:.3f} ({self.anchors[lo]}) to "
-                f"{i[hi]:.3f} ({self.anchors[hi]})")
+        return (
+            f"I(p, A) on the {self.scale}-point scale, {len(self.anchors)} anchors × "
+            f"{self.n_prompts:,} prompts: {i[lo]:.3f} ({self.anchors[lo]}) to "
+            f"{i[hi]:.3f} ({self.anchors[hi]})"
+        )
 
     def plot(self, ax: Axes | None = None) -> Axes:
         """Informativeness per anchor with its interval, least informative at the top."""
@@ -152,17 +169,31 @@ class AnchorInformativeness(ResultDisplay):
         y = np.arange(len(frame))[::-1]
         est = frame["informativeness"]
         err = np.vstack([est - frame["lo"], frame["hi"] - est])
-        ax.errorbar(est, y, xerr=np.where(np.isfinite(err), err, 0.0), fmt="o",
-                    color="#1f5fa8", ms=4, capsize=2)
+        ax.errorbar(
+            est,
+            y,
+            xerr=np.where(np.isfinite(err), err, 0.0),
+            fmt="o",
+            color="#1f5fa8",
+            ms=4,
+            capsize=2,
+        )
         ax.set_yticks(y, frame["anchor"], fontsize=8)
         ax.set_xlabel(f"informativeness I(p, A) ({self.scale}-point verdicts)")
         ax.grid(alpha=0.3, axis="x")
         return ax
 
 
-def informativeness(table: VerdictTable, *, anchors: Sequence[str] | None = None,
-                    judge: str | None = None, scale: str = "five", n_boot: int = 0,
-                    level: float = 0.95, seed: int = 0) -> AnchorInformativeness:
+def informativeness(
+    table: VerdictTable,
+    *,
+    anchors: Sequence[str] | None = None,
+    judge: str | None = None,
+    scale: str = "five",
+    n_boot: int = 0,
+    level: float = 0.95,
+    seed: int = 0,
+) -> AnchorInformativeness:
     """I(p, A) of every anchor (seed 004, Section 4.3), with a bootstrap over prompts.
 
     Parameters
@@ -190,9 +221,16 @@ def informativeness(table: VerdictTable, *, anchors: Sequence[str] | None = None
         lo, hi = np.nanquantile(reps, [q, 1.0 - q], axis=0)
     n_targets = (np.isfinite(v[:, :, idx]).any(axis=0)).sum(axis=0)
     return AnchorInformativeness(
-        anchors=tuple(table.models[k] for k in idx), informativeness=est, lo=lo, hi=hi,
-        n_prompts=len(table.prompts), n_targets=n_targets, scale=scale, level=level,
-        replicates=reps)
+        anchors=tuple(table.models[k] for k in idx),
+        informativeness=est,
+        lo=lo,
+        hi=hi,
+        n_prompts=len(table.prompts),
+        n_targets=n_targets,
+        scale=scale,
+        level=level,
+        replicates=reps,
+    )
 
 
 @dataclass(frozen=True, repr=False)
@@ -216,23 +254,34 @@ class WinHistogram(ResultDisplay):
     def to_frame(self) -> pd.DataFrame:
         """``anchor, models_beating_anchor, prompts`` (long format)."""
         k = np.arange(self.counts.shape[1])
-        return pd.DataFrame({"anchor": np.repeat(self.anchors, k.size),
-                             "models_beating_anchor": np.tile(k, len(self.anchors)),
-                             "prompts": self.counts.ravel()})
+        return pd.DataFrame(
+            {
+                "anchor": np.repeat(self.anchors, k.size),
+                "models_beating_anchor": np.tile(k, len(self.anchors)),
+                "prompts": self.counts.ravel(),
+            }
+        )
 
     def _headline(self) -> str:
         share = self.counts[:, 0] / self.counts.sum(axis=1)
-        return (f"{len(self.anchors)} anchor(s), {self.n_targets} targets, "
-                f"{int(self.counts[0].sum()):,} prompts; anchor beaten by no target on "
-                + ", ".join(f"{s:.0%} ({a})" for a, s in zip(self.anchors, share, strict=True)))
+        return (
+            f"{len(self.anchors)} anchor(s), {self.n_targets} targets, "
+            f"{int(self.counts[0].sum()):,} prompts; anchor beaten by no target on "
+            + ", ".join(f"{s:.0%} ({a})" for a, s in zip(self.anchors, share, strict=True))
+        )
 
     def plot(self, axes: Sequence[Axes] | np.ndarray | None = None) -> np.ndarray:
         """One histogram per anchor (Figure 2), in a row."""
         if axes is None:
             import matplotlib.pyplot as plt
 
-            axes = plt.subplots(1, len(self.anchors), figsize=(3.4 * len(self.anchors), 3),
-                                sharey=True, squeeze=False)[1][0]
+            axes = plt.subplots(
+                1,
+                len(self.anchors),
+                figsize=(3.4 * len(self.anchors), 3),
+                sharey=True,
+                squeeze=False,
+            )[1][0]
         axes = np.asarray(axes).ravel()
         k = np.arange(self.counts.shape[1])
         for ax, name, row in zip(axes, self.anchors, self.counts, strict=True):
@@ -243,8 +292,9 @@ class WinHistogram(ResultDisplay):
         return axes
 
 
-def win_histogram(table: VerdictTable, anchors: Sequence[str], *,
-                  judge: str | None = None) -> WinHistogram:
+def win_histogram(
+    table: VerdictTable, anchors: Sequence[str], *, judge: str | None = None
+) -> WinHistogram:
     """Per prompt, the number of targets with v_{i,j}^A > 0 (Section 4.2, Figure 2)."""
     table = table.one_judge(judge)
     idx = anchor_index(table, anchors)
@@ -252,8 +302,7 @@ def win_histogram(table: VerdictTable, anchors: Sequence[str], *,
     wins = (np.nan_to_num(against, nan=0.0) > 0).sum(axis=2)
     n_t = int(np.isfinite(against).any(axis=1).sum(axis=1).max())
     counts = np.stack([np.bincount(w, minlength=n_t + 1) for w in wins])
-    return WinHistogram(anchors=tuple(table.models[k] for k in idx), counts=counts,
-                        n_targets=n_t)
+    return WinHistogram(anchors=tuple(table.models[k] for k in idx), counts=counts, n_targets=n_t)
 
 
 @dataclass(frozen=True, repr=False)
@@ -278,20 +327,22 @@ class TauInformativeness(ResultDisplay):
     p_value: float
 
     def to_frame(self) -> pd.DataFrame:
-        return pd.DataFrame({"anchor": self.anchors, "informativeness": self.informativeness,
-                             "tau": self.tau})
+        return pd.DataFrame(
+            {"anchor": self.anchors, "informativeness": self.informativeness, "tau": self.tau}
+        )
 
     def _headline(self) -> str:
-        return (f"{len(self.anchors)} anchors; τ = {self.intercept:.3f} + {self.slope:.3f}·I, "
-                f"R² = {self.r2:.3f} (p = {self.p_value:.2g})")
+        return (
+            f"{len(self.anchors)} anchors; τ = {self.intercept:.3f} + {self.slope:.3f}·I, "
+            f"R² = {self.r2:.3f} (p = {self.p_value:.2g})"
+        )
 
     def plot(self, ax: Axes | None = None, *, labels: bool = True) -> Axes:
         """Figure 3: τ against I(p, A) with the least-squares line."""
         ax = _axes(ax, (6, 4.2))
         ax.scatter(self.informativeness, self.tau, color="#1f5fa8", s=22, zorder=3)
         xs = np.linspace(np.nanmin(self.informativeness), np.nanmax(self.informativeness), 50)
-        ax.plot(xs, self.intercept + self.slope * xs, color="#c2185b",
-                label=f"R² = {self.r2:.3f}")
+        ax.plot(xs, self.intercept + self.slope * xs, color="#c2185b", label=f"R² = {self.r2:.3f}")
         if labels:
             for x, t, a in zip(self.informativeness, self.tau, self.anchors, strict=True):
                 ax.annotate(a, (x, t), fontsize=7, xytext=(2, 2), textcoords="offset points")
@@ -302,14 +353,21 @@ class TauInformativeness(ResultDisplay):
         return ax
 
 
-def tau_vs_informativeness(rankings: AnchorRankings, info: AnchorInformativeness, *,
-                           method: str = "win_rate") -> TauInformativeness:
+def tau_vs_informativeness(
+    rankings: AnchorRankings, info: AnchorInformativeness, *, method: str = "win_rate"
+) -> TauInformativeness:
     """R² of τ (with π_quad) on I(p, A) across anchors (Section 4.3, Figure 3)."""
     tau = rankings.tau_quadratic if method == "win_rate" else rankings.tau_quadratic_bt
     common = [a for a in rankings.anchors if a in info.anchors]
     x = np.array([info[a] for a in common])
     y = np.array([tau[rankings.anchors.index(a)] for a in common])
     fit = linregress(x, y)
-    return TauInformativeness(anchors=tuple(common), informativeness=x, tau=y,
-                              slope=float(fit.slope), intercept=float(fit.intercept),
-                              r2=float(fit.rvalue ** 2), p_value=float(fit.pvalue))
+    return TauInformativeness(
+        anchors=tuple(common),
+        informativeness=x,
+        tau=y,
+        slope=float(fit.slope),
+        intercept=float(fit.intercept),
+        r2=float(fit.rvalue**2),
+        p_value=float(fit.pvalue),
+    )

@@ -48,8 +48,14 @@ from judgebayes.anchors.verdicts import VerdictTable
 from judgebayes.bayes.spec import ModelSpec
 from judgebayes.errors import DataError
 
-__all__ = ["StableOrderedLogistic", "ordered_logistic_data", "ordered_logistic_model",
-           "ordered_logistic_spec", "theta_gaps", "theta_means"]
+__all__ = [
+    "StableOrderedLogistic",
+    "ordered_logistic_data",
+    "ordered_logistic_model",
+    "ordered_logistic_spec",
+    "theta_gaps",
+    "theta_means",
+]
 
 
 class StableOrderedLogistic(dist.OrderedLogistic):
@@ -73,20 +79,34 @@ class StableOrderedLogistic(dist.OrderedLogistic):
         upper = jnp.concatenate([cut, big], axis=-1)  # κ_c, +∞ for the last category
         lower = jnp.concatenate([-big, cut], axis=-1)  # κ_{c−1}, −∞ for the first
         width = jnp.concatenate([big, jnp.diff(cut, axis=-1), big], axis=-1)
-        logp = (jax.nn.log_sigmoid(upper - eta) + jax.nn.log_sigmoid(eta - lower)
-                + jnp.log(-jnp.expm1(-width)))
+        logp = (
+            jax.nn.log_sigmoid(upper - eta)
+            + jax.nn.log_sigmoid(eta - lower)
+            + jnp.log(-jnp.expm1(-width))
+        )
         logp = jnp.broadcast_to(logp, jnp.shape(value) + logp.shape[-1:])
-        return jnp.take_along_axis(logp, jnp.asarray(value)[..., None].astype(jnp.int32),
-                                   axis=-1)[..., 0]
+        return jnp.take_along_axis(logp, jnp.asarray(value)[..., None].astype(jnp.int32), axis=-1)[
+            ..., 0
+        ]
 
 
-def ordered_logistic_model(target: jnp.ndarray, other: jnp.ndarray, judge: jnp.ndarray,
-                           prompt: jnp.ndarray, answer_target: jnp.ndarray,
-                           answer_other: jnp.ndarray, n_models: int, n_judges: int,
-                           n_prompts: int, n_answers: int, n_levels: int = 5,
-                           position_bias: bool = False, theta_sd: float = 2.0,
-                           verdict: jnp.ndarray | None = None,
-                           mask: jnp.ndarray | None = None) -> None:
+def ordered_logistic_model(
+    target: jnp.ndarray,
+    other: jnp.ndarray,
+    judge: jnp.ndarray,
+    prompt: jnp.ndarray,
+    answer_target: jnp.ndarray,
+    answer_other: jnp.ndarray,
+    n_models: int,
+    n_judges: int,
+    n_prompts: int,
+    n_answers: int,
+    n_levels: int = 5,
+    position_bias: bool = False,
+    theta_sd: float = 2.0,
+    verdict: jnp.ndarray | None = None,
+    mask: jnp.ndarray | None = None,
+) -> None:
     """Ordered-logistic verdicts on θ_target − θ_other (see the module docstring).
 
     Parameters
@@ -131,13 +151,16 @@ def ordered_logistic_model(target: jnp.ndarray, other: jnp.ndarray, judge: jnp.n
     half = (n_levels - 1) // 2
     with numpyro.plate("judges", n_judges):
         log_gap = numpyro.sample("log_gap", dist.Normal(0.0, 1.0).expand([half]).to_event(1))
-        gamma = (numpyro.sample("gamma", dist.Normal(0.0, 0.5)) if position_bias
-                 else jnp.zeros(n_judges))
+        gamma = (
+            numpyro.sample("gamma", dist.Normal(0.0, 0.5)) if position_bias else jnp.zeros(n_judges)
+        )
     upper = jnp.cumsum(jnp.exp(log_gap), axis=-1)
     cut = numpyro.deterministic("cutpoints", jnp.concatenate([-upper[:, ::-1], upper], axis=-1))
     eta = diff + gamma[judge]
-    with numpyro.plate("verdicts", target.shape[0]), numpyro.handlers.mask(
-            mask=True if mask is None else mask):
+    with (
+        numpyro.plate("verdicts", target.shape[0]),
+        numpyro.handlers.mask(mask=True if mask is None else mask),
+    ):
         numpyro.sample("verdict", StableOrderedLogistic(eta, cut[judge]), obs=verdict)
 
 
@@ -152,11 +175,17 @@ def _auto(flag: bool | str, default: bool, name: str) -> bool:
 ordered_logistic_model.target_accept = 0.9  # type: ignore[attr-defined]  # hierarchical effects
 
 
-def ordered_logistic_data(table: VerdictTable, *, levels: int = 5,
-                          answer_effects: bool | str = "auto", difficulty: bool = True,
-                          position_bias: bool | str = "auto", theta_sd: float = 2.0,
-                          pad_to: int | None = None, models: Sequence[str] | None = None,
-                          ) -> tuple[dict[str, Any], dict[str, list], dict[str, list[str]]]:
+def ordered_logistic_data(
+    table: VerdictTable,
+    *,
+    levels: int = 5,
+    answer_effects: bool | str = "auto",
+    difficulty: bool = True,
+    position_bias: bool | str = "auto",
+    theta_sd: float = 2.0,
+    pad_to: int | None = None,
+    models: Sequence[str] | None = None,
+) -> tuple[dict[str, Any], dict[str, list], dict[str, list[str]]]:
     """Model data, coords and dims of :func:`ordered_logistic_model` for a verdict table.
 
     Parameters
@@ -188,8 +217,11 @@ def ordered_logistic_data(table: VerdictTable, *, levels: int = 5,
     names = list(table.models if models is None else models)
     missing = sorted(set(table.models) - set(names))
     if missing:
-        raise DataError(f"models {missing} of the table are not in models=", column="model_a",
-                        expected="models= listing every model of the table")
+        raise DataError(
+            f"models {missing} of the table are not in models=",
+            column="model_a",
+            expected="models= listing every model of the table",
+        )
     remap = np.array([names.index(x) for x in table.models])
     a, b = remap[table.a], remap[table.b]
     m, n_p = len(names), len(table.prompts)
@@ -207,8 +239,15 @@ def ordered_logistic_data(table: VerdictTable, *, levels: int = 5,
     pairs = pd.DataFrame({"k": table.judge, "lo": lo, "hi": hi, "first": a == lo})
     both_orders = bool((pairs.groupby(["k", "lo", "hi"])["first"].nunique() > 1).any())
     pos = _auto(position_bias, both_orders, "position_bias")
-    arrays = {"target": a, "other": b, "judge": table.judge, "prompt": table.prompt,
-              "answer_target": ans_t, "answer_other": ans_o, "verdict": cat}
+    arrays = {
+        "target": a,
+        "other": b,
+        "judge": table.judge,
+        "prompt": table.prompt,
+        "answer_target": ans_t,
+        "answer_other": ans_o,
+        "verdict": cat,
+    }
     rows = len(v)
     mask = None
     if pad_to is not None:
@@ -219,18 +258,35 @@ def ordered_logistic_data(table: VerdictTable, *, levels: int = 5,
         arrays["other"][rows:] = 1
         mask = jnp.asarray(np.arange(pad_to) < rows)
     data: dict[str, Any] = {k: jnp.asarray(a, dtype=jnp.int32) for k, a in arrays.items()}
-    data.update(n_models=m, n_judges=len(table.judges), n_prompts=n_p if difficulty else 0,
-                n_answers=n_ans, n_levels=levels, position_bias=pos, theta_sd=float(theta_sd),
-                mask=mask)
+    data.update(
+        n_models=m,
+        n_judges=len(table.judges),
+        n_prompts=n_p if difficulty else 0,
+        n_answers=n_ans,
+        n_levels=levels,
+        position_bias=pos,
+        theta_sd=float(theta_sd),
+        mask=mask,
+    )
     names_p, names_m = np.asarray(table.prompts), np.asarray(names)
-    coords = {"model": names, "judge": list(table.judges),
-              "prompt": list(table.prompts),
-              "answer": [f"{names_p[k // m]}|{names_m[k % m]}" for k in shared],
-              "cut": [f"{c}|{c + 1}" for c in range(-(levels // 2), levels // 2)],
-              "gap": [f"h{k + 1}" for k in range((levels - 1) // 2)]}
-    dims = {"theta": ["model"], "difficulty": ["prompt"], "difficulty_z": ["prompt"],
-            "answer_z": ["answer"], "log_psi": ["judge"], "gamma": ["judge"],
-            "log_gap": ["judge", "gap"], "cutpoints": ["judge", "cut"]}
+    coords = {
+        "model": names,
+        "judge": list(table.judges),
+        "prompt": list(table.prompts),
+        "answer": [f"{names_p[k // m]}|{names_m[k % m]}" for k in shared],
+        "cut": [f"{c}|{c + 1}" for c in range(-(levels // 2), levels // 2)],
+        "gap": [f"h{k + 1}" for k in range((levels - 1) // 2)],
+    }
+    dims = {
+        "theta": ["model"],
+        "difficulty": ["prompt"],
+        "difficulty_z": ["prompt"],
+        "answer_z": ["answer"],
+        "log_psi": ["judge"],
+        "gamma": ["judge"],
+        "log_gap": ["judge", "gap"],
+        "cutpoints": ["judge", "cut"],
+    }
     return data, coords, dims
 
 
@@ -250,8 +306,11 @@ def ordered_logistic_spec(table: VerdictTable, **options: Any) -> ModelSpec:
 
 def _theta_draws(idata: az.InferenceData) -> tuple[np.ndarray, list[str]]:
     theta = idata.posterior["theta"]
-    names = [str(x) for x in theta.coords["model"].values] if "model" in theta.coords else [
-        str(k) for k in range(theta.shape[-1])]
+    names = (
+        [str(x) for x in theta.coords["model"].values]
+        if "model" in theta.coords
+        else [str(k) for k in range(theta.shape[-1])]
+    )
     return theta.values.reshape(-1, theta.shape[-1]), names
 
 
@@ -261,8 +320,13 @@ def theta_means(idata: az.InferenceData) -> pd.Series:
     return pd.Series(draws.mean(axis=0), index=names, name="theta")
 
 
-def theta_gaps(idata: az.InferenceData, anchor: str, *, level: float = 0.9,
-               truth: Mapping[str, float] | None = None) -> pd.DataFrame:
+def theta_gaps(
+    idata: az.InferenceData,
+    anchor: str,
+    *,
+    level: float = 0.9,
+    truth: Mapping[str, float] | None = None,
+) -> pd.DataFrame:
     """θ_m − θ_anchor per model: posterior mean and central interval (+ truth, covered).
 
     Parameters
@@ -281,8 +345,14 @@ def theta_gaps(idata: az.InferenceData, anchor: str, *, level: float = 0.9,
         raise DataError(f"no model {anchor!r} in the posterior", expected=f"one of {names}")
     gap = draws - draws[:, [names.index(anchor)]]
     q = (1.0 - level) / 2.0
-    frame = pd.DataFrame({"model": names, "mean": gap.mean(axis=0),
-                          "lo": np.quantile(gap, q, axis=0), "hi": np.quantile(gap, 1 - q, axis=0)})
+    frame = pd.DataFrame(
+        {
+            "model": names,
+            "mean": gap.mean(axis=0),
+            "lo": np.quantile(gap, q, axis=0),
+            "hi": np.quantile(gap, 1 - q, axis=0),
+        }
+    )
     frame = frame[frame["model"] != anchor].reset_index(drop=True)
     if truth is not None:
         true_gap = np.array([truth[m] - truth[anchor] for m in frame["model"]])

@@ -52,8 +52,15 @@ from judgebayes.plots import _axes
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-__all__ = ["PowerTable", "WilcoxonPower", "n_total", "power_table", "sign_test_n",
-           "verdict_differences", "wilcoxon_power"]
+__all__ = [
+    "PowerTable",
+    "WilcoxonPower",
+    "n_total",
+    "power_table",
+    "sign_test_n",
+    "verdict_differences",
+    "wilcoxon_power",
+]
 
 TABLE2_WIN_RATES = (0.55, 0.60, 0.65, 0.70, 0.75)
 TABLE2_TIES = (0.39, 0.55)
@@ -66,8 +73,13 @@ def _check_rates(win_rate: np.ndarray, alpha: float, power: float) -> None:
         raise ValueError("alpha and power must lie in (0, 1)")
 
 
-def sign_test_n(win_rate: float | Sequence[float], *, alpha: float = 0.05, power: float = 0.8,
-                method: str = "normal") -> np.ndarray:
+def sign_test_n(
+    win_rate: float | Sequence[float],
+    *,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    method: str = "normal",
+) -> np.ndarray:
     """Discordant pairs a one-sided sign test needs (seed 004, Table 2, "Base").
 
     Parameters
@@ -140,17 +152,27 @@ class PowerTable(ResultDisplay):
 
     def to_frame(self) -> pd.DataFrame:
         """``win_rate, edge, n_base, n_exact`` and one ``total_ties_XX`` column per tie rate."""
-        frame = pd.DataFrame({"win_rate": self.win_rate, "edge": self.win_rate - 0.5,
-                              "n_base": self.n_normal, "n_exact": self.n_exact})
+        frame = pd.DataFrame(
+            {
+                "win_rate": self.win_rate,
+                "edge": self.win_rate - 0.5,
+                "n_base": self.n_normal,
+                "n_exact": self.n_exact,
+            }
+        )
         for k, t in enumerate(self.ties):
             frame[f"total_ties_{100 * t:g}"] = self.totals[:, k]
         return frame
 
     def _headline(self) -> str:
-        return (f"one-sided sign test, α = {self.alpha:g}, power {self.power:g}: "
-                f"{self.n_normal[0]:,} discordant pairs at {self.win_rate[0]:.0%}, totals "
-                + " / ".join(f"{t:,}" for t in self.totals[0])
-                + " at " + " / ".join(f"{x:.0%}" for x in self.ties) + " ties")
+        return (
+            f"one-sided sign test, α = {self.alpha:g}, power {self.power:g}: "
+            f"{self.n_normal[0]:,} discordant pairs at {self.win_rate[0]:.0%}, totals "
+            + " / ".join(f"{t:,}" for t in self.totals[0])
+            + " at "
+            + " / ".join(f"{x:.0%}" for x in self.ties)
+            + " ties"
+        )
 
     def plot(self, ax: Axes | None = None) -> Axes:
         """Prompts needed against the discordant win rate: base N and each tie rate's total."""
@@ -166,19 +188,25 @@ class PowerTable(ResultDisplay):
         return ax
 
     def __str__(self) -> str:
-        head = (f"{'win rate':>9} {'edge':>6} {'base N':>8} {'exact N':>8}"
-                + "".join(f" {'total (' + format(t, '.0%') + ' ties)':>18}" for t in self.ties))
+        head = f"{'win rate':>9} {'edge':>6} {'base N':>8} {'exact N':>8}" + "".join(
+            f" {'total (' + format(t, '.0%') + ' ties)':>18}" for t in self.ties
+        )
         lines = [head]
         for k, p in enumerate(self.win_rate):
-            lines.append(f"{p:>9.0%} {p - 0.5:>+6.0%} {self.n_normal[k]:>8,} "
-                         f"{self.n_exact[k]:>8,}"
-                         + "".join(f" {t:>18,}" for t in self.totals[k]))
+            lines.append(
+                f"{p:>9.0%} {p - 0.5:>+6.0%} {self.n_normal[k]:>8,} "
+                f"{self.n_exact[k]:>8,}" + "".join(f" {t:>18,}" for t in self.totals[k])
+            )
         return "\n".join(lines)
 
 
-def power_table(win_rates: Sequence[float] = TABLE2_WIN_RATES,
-                ties: Sequence[float] = TABLE2_TIES, *, alpha: float = 0.05,
-                power: float = 0.8) -> PowerTable:
+def power_table(
+    win_rates: Sequence[float] = TABLE2_WIN_RATES,
+    ties: Sequence[float] = TABLE2_TIES,
+    *,
+    alpha: float = 0.05,
+    power: float = 0.8,
+) -> PowerTable:
     """Seed 004's Table 2: the sign test's N and N_total = N / (1 − ties)."""
     p = np.asarray(win_rates, dtype=float)
     t = tuple(float(x) for x in ties)
@@ -186,14 +214,24 @@ def power_table(win_rates: Sequence[float] = TABLE2_WIN_RATES,
         raise ValueError("tie rates must lie in [0, 1)")
     base = sign_test_n(p, alpha=alpha, power=power)
     totals = np.stack([n_total(base, 1.0 - x) for x in t], axis=1) if t else np.empty((p.size, 0))
-    return PowerTable(win_rate=p, n_normal=base,
-                      n_exact=sign_test_n(p, alpha=alpha, power=power, method="exact"),
-                      ties=t, totals=totals.astype(int), alpha=alpha, power=power)
+    return PowerTable(
+        win_rate=p,
+        n_normal=base,
+        n_exact=sign_test_n(p, alpha=alpha, power=power, method="exact"),
+        ties=t,
+        totals=totals.astype(int),
+        alpha=alpha,
+        power=power,
+    )
 
 
 # --------------------------------------------------------- Wilcoxon simulation
-def verdict_differences(table: VerdictTable, *, judge: str | None = None, scale: str = "five",
-                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def verdict_differences(
+    table: VerdictTable,
+    *,
+    judge: str | None = None,
+    scale: str = "five",
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every (anchor, target pair) distribution of d_i = v_{i,a}^A − v_{i,b}^A (Appendix C).
 
     Returns
@@ -268,14 +306,17 @@ class WilcoxonPower(ResultDisplay):
 
     def to_frame(self) -> pd.DataFrame:
         """The power curves: ``n, power_wilcoxon, power_sign``."""
-        return pd.DataFrame({"n": self.grid, "power_wilcoxon": self.power_wilcoxon,
-                             "power_sign": self.power_sign})
+        return pd.DataFrame(
+            {"n": self.grid, "power_wilcoxon": self.power_wilcoxon, "power_sign": self.power_sign}
+        )
 
     def _headline(self) -> str:
-        return (f"+{self.effect:.0%} edge, {self.n_pool} of {self.n_candidates:,} "
-                f"distributions (mean I {self.informativeness:.2f}): Wilcoxon N = "
-                f"{self.n_wilcoxon:,.0f}, sign test N = {self.n_sign:,.0f} simulated / "
-                f"{self.n_sign_formula:,} by N/I; {self.n_sim:,} experiments per N")
+        return (
+            f"+{self.effect:.0%} edge, {self.n_pool} of {self.n_candidates:,} "
+            f"distributions (mean I {self.informativeness:.2f}): Wilcoxon N = "
+            f"{self.n_wilcoxon:,.0f}, sign test N = {self.n_sign:,.0f} simulated / "
+            f"{self.n_sign_formula:,} by N/I; {self.n_sim:,} experiments per N"
+        )
 
     def plot(self, ax: Axes | None = None) -> Axes:
         """Simulated power of both tests against N, with the target power."""
@@ -296,16 +337,20 @@ def _rejection_rates(s: np.ndarray, n: int, alpha: float) -> tuple[float, float]
         warnings.simplefilter("ignore")
         # method="approx" is SciPy's default ("auto") for N > 50, where the answer lies;
         # "auto" would run permutation tests row by row below that.
-        p_w = wilcoxon(x, axis=1, zero_method="pratt", alternative="greater",
-                       method="approx").pvalue
+        p_w = wilcoxon(
+            x, axis=1, zero_method="pratt", alternative="greater", method="approx"
+        ).pvalue
     plus, minus = (x > 0).sum(axis=1), (x < 0).sum(axis=1)
     p_s = binom.sf(plus - 1, plus + minus, 0.5)  # exact one-sided sign test
-    return (float(np.mean(np.nan_to_num(p_w, nan=1.0) < alpha)),
-            float(np.mean(np.where(plus + minus > 0, p_s, 1.0) < alpha)))
+    return (
+        float(np.mean(np.nan_to_num(p_w, nan=1.0) < alpha)),
+        float(np.mean(np.where(plus + minus > 0, p_s, 1.0) < alpha)),
+    )
 
 
-def _first_reaching(s: np.ndarray, grid: np.ndarray, rates: np.ndarray, power: float,
-                    alpha: float, which: int) -> float:
+def _first_reaching(
+    s: np.ndarray, grid: np.ndarray, rates: np.ndarray, power: float, alpha: float, which: int
+) -> float:
     """Smallest N reaching ``power``: the first grid point, then bisection below it."""
     hit = np.flatnonzero(rates >= power)
     if hit.size == 0:
@@ -321,11 +366,21 @@ def _first_reaching(s: np.ndarray, grid: np.ndarray, rates: np.ndarray, power: f
     return float(hi)
 
 
-def wilcoxon_power(table: VerdictTable, *, effect: float = 0.05, width: float = 0.01,
-                   alpha: float = 0.05, power: float = 0.8, n_sim: int = 1000,
-                   n_max: int = 3000, n_grid: int = 24, judge: str | None = None,
-                   scale: str = "five", seed: int = 0, progress: bool = True,
-                   ) -> WilcoxonPower:
+def wilcoxon_power(
+    table: VerdictTable,
+    *,
+    effect: float = 0.05,
+    width: float = 0.01,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    n_sim: int = 1000,
+    n_max: int = 3000,
+    n_grid: int = 24,
+    judge: str | None = None,
+    scale: str = "five",
+    seed: int = 0,
+    progress: bool = True,
+) -> WilcoxonPower:
     """Simulated N of the Wilcoxon signed-rank test on empirical verdict distributions.
 
     Seed 004, Appendix C (Listing 1), with the sign test run on the same draws; see the
@@ -349,22 +404,38 @@ def wilcoxon_power(table: VerdictTable, *, effect: float = 0.05, width: float = 
     d, edge, info = verdict_differences(table, judge=judge, scale=scale)
     pool = np.flatnonzero((edge >= effect) & (edge < effect + width))
     if pool.size == 0:
-        raise ValueError(f"no (anchor, target pair) distribution has an edge in "
-                         f"[{effect}, {effect + width}); try another effect or width")
+        raise ValueError(
+            f"no (anchor, target pair) distribution has an edge in "
+            f"[{effect}, {effect + width}); try another effect or width"
+        )
     rng = np.random.default_rng(seed)
     pick = pool[rng.integers(0, pool.size, n_sim)]
     length = np.isfinite(d[pick]).sum(axis=1)
     pos = (rng.random((n_sim, n_max)) * length[:, None]).astype(int)
     s = d[pick[:, None], pos]
     grid = np.unique(np.geomspace(10, n_max, n_grid).astype(int))
-    rates = np.array([_rejection_rates(s, int(n), alpha)
-                      for n in tqdm(grid, desc="Wilcoxon power", disable=not progress)])
+    rates = np.array(
+        [
+            _rejection_rates(s, int(n), alpha)
+            for n in tqdm(grid, desc="Wilcoxon power", disable=not progress)
+        ]
+    )
     mean_info = float(info[pool].mean())
     return WilcoxonPower(
-        effect=effect, n_wilcoxon=_first_reaching(s, grid, rates[:, 0], power, alpha, 0),
+        effect=effect,
+        n_wilcoxon=_first_reaching(s, grid, rates[:, 0], power, alpha, 0),
         n_sign=_first_reaching(s, grid, rates[:, 1], power, alpha, 1),
-        n_sign_formula=n_total(int(sign_test_n(0.5 + effect, alpha=alpha, power=power)[0]),
-                               mean_info),
-        n_pool=int(pool.size), n_candidates=int(d.shape[0]), informativeness=mean_info,
-        grid=grid, power_wilcoxon=rates[:, 0], power_sign=rates[:, 1], n_sim=n_sim,
-        alpha=alpha, power=power, seed=seed)
+        n_sign_formula=n_total(
+            int(sign_test_n(0.5 + effect, alpha=alpha, power=power)[0]), mean_info
+        ),
+        n_pool=int(pool.size),
+        n_candidates=int(d.shape[0]),
+        informativeness=mean_info,
+        grid=grid,
+        power_wilcoxon=rates[:, 0],
+        power_sign=rates[:, 1],
+        n_sim=n_sim,
+        alpha=alpha,
+        power=power,
+        seed=seed,
+    )

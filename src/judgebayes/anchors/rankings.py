@@ -36,8 +36,14 @@ from judgebayes.plots import _axes
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-__all__ = ["AnchorRankings", "anchor_rankings", "bt_scores", "kendall", "quadratic_scores",
-           "win_rate_scores"]
+__all__ = [
+    "AnchorRankings",
+    "anchor_rankings",
+    "bt_scores",
+    "kendall",
+    "quadratic_scores",
+    "win_rate_scores",
+]
 
 _LAM = 0.01
 
@@ -67,8 +73,9 @@ def bt_scores(n: np.ndarray, y: np.ndarray, *, lam: float = _LAM) -> np.ndarray:
     used = np.unique(np.r_[i, j])
     local = np.full(m, -1)
     local[used] = np.arange(used.size)
-    stats = PairStats.from_battles(local[i], local[j], y[i, j] / n[i, j],
-                                   tuple(str(k) for k in used), weights=n[i, j])
+    stats = PairStats.from_battles(
+        local[i], local[j], y[i, j] / n[i, j], tuple(str(k) for k in used), weights=n[i, j]
+    )
     theta, _ = solve_map(stats, lam, {})
     out[used] = theta
     return out
@@ -87,8 +94,11 @@ def quadratic_scores(v3: np.ndarray, *, lam: float = _LAM) -> np.ndarray:
     return bt_scores(*pair_counts(v3), lam=lam)
 
 
-def win_rate_scores(v3: np.ndarray, anchor: int, targets: np.ndarray | None = None,
-                    ) -> np.ndarray:
+def win_rate_scores(
+    v3: np.ndarray,
+    anchor: int,
+    targets: np.ndarray | None = None,
+) -> np.ndarray:
     """Win-rate scores of Section 2: s_j against the anchor, s_A = 1 − mean_j s_j.
 
     ``v3`` is a {−1, 0, 1} tensor ``(N, M, M)``; ``targets`` (model indices, default
@@ -104,8 +114,9 @@ def win_rate_scores(v3: np.ndarray, anchor: int, targets: np.ndarray | None = No
     return out
 
 
-def anchor_bt_scores(v3: np.ndarray, anchor: int, targets: np.ndarray | None = None, *,
-                     lam: float = _LAM) -> np.ndarray:
+def anchor_bt_scores(
+    v3: np.ndarray, anchor: int, targets: np.ndarray | None = None, *, lam: float = _LAM
+) -> np.ndarray:
     """Bradley–Terry strengths from the anchor's star graph of {−1, 0, 1} verdicts (Section 2)."""
     m = v3.shape[1]
     tgt = _targets(m, anchor, targets)
@@ -125,12 +136,16 @@ def anchor_index(table: VerdictTable, anchors: Sequence[str] | None) -> np.ndarr
     usable = set(table.usable_anchors())
     for a in names:
         if a not in usable:
-            raise DataError(f"{a!r} cannot be an anchor here: it was judged against fewer than "
-                            f"two models", column="model_a",
-                            expected=f"one of {sorted(usable)}")
+            raise DataError(
+                f"{a!r} cannot be an anchor here: it was judged against fewer than two models",
+                column="model_a",
+                expected=f"one of {sorted(usable)}",
+            )
     if not names:
-        raise DataError("no model was judged against two others, so no anchor can be "
-                        "analysed", expected="an anchor-based or quadratic verdict table")
+        raise DataError(
+            "no model was judged against two others, so no anchor can be analysed",
+            expected="an anchor-based or quadratic verdict table",
+        )
     return np.array([table.models.index(a) for a in names], dtype=int)
 
 
@@ -140,9 +155,11 @@ def human_vector(models: Sequence[str], human: Mapping[str, float] | None) -> np
         return None
     out = np.array([float(human.get(m, np.nan)) for m in models])
     if np.isfinite(out).sum() < 3:
-        raise DataError(f"human scores given for {int(np.isfinite(out).sum())} of the models",
-                        column="model", expected="human scores for at least three models "
-                                                 "of the verdict table")
+        raise DataError(
+            f"human scores given for {int(np.isfinite(out).sum())} of the models",
+            column="model",
+            expected="human scores for at least three models of the verdict table",
+        )
     return out
 
 
@@ -195,28 +212,44 @@ class AnchorRankings(ResultDisplay):
     def to_frame(self) -> pd.DataFrame:
         """``anchor, rank_quadratic, tau_quadratic, tau_quadratic_bt, tau_human, tau_human_bt``,
         best anchor (by τ with π_quad) first, as Table 1."""
-        frame = pd.DataFrame({"anchor": self.anchors, "rank_quadratic": self.anchor_rank(),
-                              "tau_quadratic": self.tau_quadratic,
-                              "tau_quadratic_bt": self.tau_quadratic_bt,
-                              "tau_human": self.tau_human, "tau_human_bt": self.tau_human_bt})
-        return frame.sort_values("tau_quadratic", ascending=False, kind="stable",
-                                 ignore_index=True)
+        frame = pd.DataFrame(
+            {
+                "anchor": self.anchors,
+                "rank_quadratic": self.anchor_rank(),
+                "tau_quadratic": self.tau_quadratic,
+                "tau_quadratic_bt": self.tau_quadratic_bt,
+                "tau_human": self.tau_human,
+                "tau_human_bt": self.tau_human_bt,
+            }
+        )
+        return frame.sort_values("tau_quadratic", ascending=False, kind="stable", ignore_index=True)
 
     def _headline(self) -> str:
         tau = self.tau_quadratic
         if not np.isfinite(tau).any():
             return f"{len(self.anchors)} anchor(s), {len(self.models)} models; no quadratic ranking"
         best, worst = int(np.nanargmax(tau)), int(np.nanargmin(tau))
-        return (f"{len(self.anchors)} anchors, {len(self.models)} models; τ with π_quad from "
-                f"{tau[worst]:.3f} ({self.anchors[worst]}) to {tau[best]:.3f} "
-                f"({self.anchors[best]}), mean {np.nanmean(tau):.3f}")
+        return (
+            f"{len(self.anchors)} anchors, {len(self.models)} models; τ with π_quad from "
+            f"{tau[worst]:.3f} ({self.anchors[worst]}) to {tau[best]:.3f} "
+            f"({self.anchors[best]}), mean {np.nanmean(tau):.3f}"
+        )
 
-    def plot(self, ax: Axes | None = None, *, reference: str = "quadratic",
-             method: str = "win_rate", labels: bool = True) -> Axes:
+    def plot(
+        self,
+        ax: Axes | None = None,
+        *,
+        reference: str = "quadratic",
+        method: str = "win_rate",
+        labels: bool = True,
+    ) -> Axes:
         """Figure 1: τ of each anchor's ranking against the anchor's rank in π_quad."""
-        tau = {("quadratic", "win_rate"): self.tau_quadratic,
-               ("quadratic", "bt"): self.tau_quadratic_bt, ("human", "win_rate"): self.tau_human,
-               ("human", "bt"): self.tau_human_bt}[(reference, method)]
+        tau = {
+            ("quadratic", "win_rate"): self.tau_quadratic,
+            ("quadratic", "bt"): self.tau_quadratic_bt,
+            ("human", "win_rate"): self.tau_human,
+            ("human", "bt"): self.tau_human_bt,
+        }[(reference, method)]
         ax = _axes(ax, (6.5, 4.2))
         rank = self.anchor_rank()
         ax.scatter(rank, tau, color="#1f5fa8", s=22, zorder=3)
@@ -224,8 +257,13 @@ class AnchorRankings(ResultDisplay):
         if ok.sum() >= 3:
             coef = np.polyfit(rank[ok], tau[ok], 2)
             xs = np.linspace(rank[ok].min(), rank[ok].max(), 100)
-            ax.plot(xs, np.polyval(coef, xs), color="#c2185b", lw=1.2,
-                    label="quadratic fit (inverted U if curving down)")
+            ax.plot(
+                xs,
+                np.polyval(coef, xs),
+                color="#c2185b",
+                lw=1.2,
+                label="quadratic fit (inverted U if curving down)",
+            )
             ax.legend(frameon=False, fontsize=8)
         if labels:
             for x, t, name in zip(rank, tau, self.anchors, strict=True):
@@ -236,9 +274,13 @@ class AnchorRankings(ResultDisplay):
         return ax
 
 
-def rank_arrays(v3: np.ndarray, anchors: np.ndarray, *, lam: float = _LAM,
-                targets: np.ndarray | None = None,
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def rank_arrays(
+    v3: np.ndarray,
+    anchors: np.ndarray,
+    *,
+    lam: float = _LAM,
+    targets: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """π_quad strengths and per-anchor win-rate and BT scores of a {−1, 0, 1} tensor."""
     quad = quadratic_scores(v3, lam=lam)
     win = np.stack([win_rate_scores(v3, int(a), targets) for a in anchors])
@@ -246,9 +288,14 @@ def rank_arrays(v3: np.ndarray, anchors: np.ndarray, *, lam: float = _LAM,
     return quad, win, bt
 
 
-def anchor_rankings(table: VerdictTable, *, anchors: Sequence[str] | None = None,
-                    human: Mapping[str, float] | None = None, judge: str | None = None,
-                    lam: float = _LAM) -> AnchorRankings:
+def anchor_rankings(
+    table: VerdictTable,
+    *,
+    anchors: Sequence[str] | None = None,
+    human: Mapping[str, float] | None = None,
+    judge: str | None = None,
+    lam: float = _LAM,
+) -> AnchorRankings:
     """Every anchor's ranking and its agreement with π_quad and a human ranking (Eq. 1).
 
     Parameters
@@ -276,7 +323,15 @@ def anchor_rankings(table: VerdictTable, *, anchors: Sequence[str] | None = None
         return nan if ref is None else np.array([kendall(s, ref) for s in scores])
 
     return AnchorRankings(
-        models=table.models, anchors=tuple(table.models[k] for k in idx), quadratic=quad,
-        win_rate=win, bt=bt, human=hum, tau_quadratic=taus(win, quad),
-        tau_quadratic_bt=taus(bt, quad), tau_human=taus(win, hum), tau_human_bt=taus(bt, hum),
-        tau_quadratic_human=float("nan") if hum is None else kendall(quad, hum))
+        models=table.models,
+        anchors=tuple(table.models[k] for k in idx),
+        quadratic=quad,
+        win_rate=win,
+        bt=bt,
+        human=hum,
+        tau_quadratic=taus(win, quad),
+        tau_quadratic_bt=taus(bt, quad),
+        tau_human=taus(win, hum),
+        tau_human_bt=taus(bt, hum),
+        tau_quadratic_human=float("nan") if hum is None else kendall(quad, hum),
+    )

@@ -82,22 +82,31 @@ class AnchorRecommendation(ResultDisplay):
 
     def to_frame(self) -> pd.DataFrame:
         """``anchor, informativeness, lo, hi, p_best, n_total``, most informative first."""
-        frame = pd.DataFrame({"anchor": self.info.anchors,
-                              "informativeness": self.info.informativeness,
-                              "lo": self.info.lo, "hi": self.info.hi, "p_best": self.p_best,
-                              "n_total": _totals(self.n_base, self.info.informativeness)})
-        return frame.sort_values("informativeness", ascending=False, kind="stable",
-                                 ignore_index=True)
+        frame = pd.DataFrame(
+            {
+                "anchor": self.info.anchors,
+                "informativeness": self.info.informativeness,
+                "lo": self.info.lo,
+                "hi": self.info.hi,
+                "p_best": self.p_best,
+                "n_total": _totals(self.n_base, self.info.informativeness),
+            }
+        )
+        return frame.sort_values(
+            "informativeness", ascending=False, kind="stable", ignore_index=True
+        )
 
     def _headline(self) -> str:
         if self.best is None:
             return self.advice[0]
         i = self.info[self.best]
         k = self.info.anchors.index(self.best)
-        return (f"anchor {self.best}: I = {i:.3f} [{self.info.lo[k]:.3f}, {self.info.hi[k]:.3f}] "
-                f"from {self.info.n_prompts} pilot prompts (most informative in "
-                f"{self.p_best[k]:.0%} of resamples); N_total ≈ {self.n_total:,.0f} prompts for "
-                f"+{self.effect:.0%}")
+        return (
+            f"anchor {self.best}: I = {i:.3f} [{self.info.lo[k]:.3f}, {self.info.hi[k]:.3f}] "
+            f"from {self.info.n_prompts} pilot prompts (most informative in "
+            f"{self.p_best[k]:.0%} of resamples); N_total ≈ {self.n_total:,.0f} prompts for "
+            f"+{self.effect:.0%}"
+        )
 
     def __str__(self) -> str:
         steps = "\n".join(f"- {a}" for a in self.advice)
@@ -109,11 +118,21 @@ class AnchorRecommendation(ResultDisplay):
         return self.info.plot(ax)
 
 
-def recommend_anchor(pilot: VerdictTable, *, effect: float = 0.05, alpha: float = 0.05,
-                     power: float = 0.8, candidates: Sequence[str] | None = None,
-                     natural_anchor: str | None = None, benchmark_size: int | None = None,
-                     scale: str = "five", n_boot: int = 2000, level: float = 0.9,
-                     judge: str | None = None, seed: int = 0) -> AnchorRecommendation:
+def recommend_anchor(
+    pilot: VerdictTable,
+    *,
+    effect: float = 0.05,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    candidates: Sequence[str] | None = None,
+    natural_anchor: str | None = None,
+    benchmark_size: int | None = None,
+    scale: str = "five",
+    n_boot: int = 2000,
+    level: float = 0.9,
+    judge: str | None = None,
+    seed: int = 0,
+) -> AnchorRecommendation:
     """Seed 004's decision framework (Figure 5) on a pilot sample.
 
     Parameters
@@ -137,8 +156,9 @@ def recommend_anchor(pilot: VerdictTable, *, effect: float = 0.05, alpha: float 
         Bootstrap over the pilot's prompts for the interval and ``p_best``.
     """
     pilot = pilot.one_judge(judge)
-    info = informativeness(pilot, anchors=candidates, scale=scale, n_boot=n_boot, level=level,
-                           seed=seed)
+    info = informativeness(
+        pilot, anchors=candidates, scale=scale, n_boot=n_boot, level=level, seed=seed
+    )
     reps = info.replicates
     winner = np.nanargmax(np.where(np.isfinite(reps), reps, -np.inf), axis=1)
     p_best = np.bincount(winner, minlength=len(info.anchors)) / max(len(reps), 1)
@@ -148,34 +168,56 @@ def recommend_anchor(pilot: VerdictTable, *, effect: float = 0.05, alpha: float 
     best: str | None
     if m <= 3:
         best = None
-        advice.append(f"{m} models: compare all pairs (quadratic) — {m}·N judgments, no more "
-                      f"than with an external anchor, and no anchor to choose")
+        advice.append(
+            f"{m} models: compare all pairs (quadratic) — {m}·N judgments, no more "
+            f"than with an external anchor, and no anchor to choose"
+        )
     elif natural_anchor is not None:
         if natural_anchor not in pilot.models:
-            raise DataError(f"no model {natural_anchor!r} in the pilot", column="model_a",
-                            expected=f"one of {list(pilot.models)}")
+            raise DataError(
+                f"no model {natural_anchor!r} in the pilot",
+                column="model_a",
+                expected=f"one of {list(pilot.models)}",
+            )
         best = natural_anchor
-        advice.append(f"a natural baseline exists: compare every model with {best} and draw "
-                      f"no conclusion about other pairs")
+        advice.append(
+            f"a natural baseline exists: compare every model with {best} and draw "
+            f"no conclusion about other pairs"
+        )
     else:
         best = info.anchors[int(np.nanargmax(info.informativeness))]
-        advice.append("no natural baseline and a full ranking is needed: use the most "
-                      "informative anchor, avoid the strongest and weakest models")
+        advice.append(
+            "no natural baseline and a full ranking is needed: use the most "
+            "informative anchor, avoid the strongest and weakest models"
+        )
     total, span = np.nan, (np.nan, np.nan)
     if best in info.anchors:
         k = info.anchors.index(best)
-        total = float(_totals(base, info.informativeness[k:k + 1])[0])
+        total = float(_totals(base, info.informativeness[k : k + 1])[0])
         span = tuple(float(x) for x in _totals(base, np.array([info.hi[k], info.lo[k]])))
     if best is not None:
-        advice.append("report the anchor's informativeness with the results"
-                      + (f": I = {info[best]:.3f}" if best in info.anchors else ""))
+        advice.append(
+            "report the anchor's informativeness with the results"
+            + (f": I = {info[best]:.3f}" if best in info.anchors else "")
+        )
         if benchmark_size is not None and np.isfinite(total) and total > benchmark_size:
-            advice.append(f"+{effect:.0%} needs about {total:,.0f} prompts with this anchor, more "
-                          f"than the {benchmark_size:,} available: the benchmark cannot "
-                          f"separate models that close (Section 4.3)")
-    return AnchorRecommendation(best=best, info=info, p_best=p_best, n_base=base,
-                                n_total=total, n_total_range=span,  # type: ignore[arg-type]
-                                effect=effect, alpha=alpha, power=power, advice=tuple(advice))
+            advice.append(
+                f"+{effect:.0%} needs about {total:,.0f} prompts with this anchor, more "
+                f"than the {benchmark_size:,} available: the benchmark cannot "
+                f"separate models that close (Section 4.3)"
+            )
+    return AnchorRecommendation(
+        best=best,
+        info=info,
+        p_best=p_best,
+        n_base=base,
+        n_total=total,
+        n_total_range=span,  # type: ignore[arg-type]
+        effect=effect,
+        alpha=alpha,
+        power=power,
+        advice=tuple(advice),
+    )
 
 
 @dataclass(frozen=True, repr=False)
@@ -207,9 +249,14 @@ class AnchorAnalysis(ResultDisplay):
         :attr:`effect`.
         """
         info = self.info.informativeness
-        frame = pd.DataFrame({"anchor": self.info.anchors, "informativeness": info,
-                              "tau_quadratic": self.rankings.tau_quadratic,
-                              "n_total_5pct": _totals(self.n_base, info)})
+        frame = pd.DataFrame(
+            {
+                "anchor": self.info.anchors,
+                "informativeness": info,
+                "tau_quadratic": self.rankings.tau_quadratic,
+                "n_total_5pct": _totals(self.n_base, info),
+            }
+        )
         if self.rankings.human is not None:
             frame["tau_human"] = self.rankings.tau_human
         return frame
@@ -217,10 +264,12 @@ class AnchorAnalysis(ResultDisplay):
     def _headline(self) -> str:
         i = self.info.informativeness
         best, worst = int(np.nanargmax(i)), int(np.nanargmin(i))
-        return (f"{len(self.info.anchors)} anchors, {self.info.n_prompts:,} prompts; most "
-                f"informative {self.info.anchors[best]} (I = {i[best]:.3f}, τ_quad "
-                f"{self.rankings.tau_quadratic[best]:.3f}); least {self.info.anchors[worst]} "
-                f"(I = {i[worst]:.3f})")
+        return (
+            f"{len(self.info.anchors)} anchors, {self.info.n_prompts:,} prompts; most "
+            f"informative {self.info.anchors[best]} (I = {i[best]:.3f}, τ_quad "
+            f"{self.rankings.tau_quadratic[best]:.3f}); least {self.info.anchors[worst]} "
+            f"(I = {i[worst]:.3f})"
+        )
 
     def plot(self, ax: Axes | None = None) -> Axes:
         """τ with π_quad against informativeness (Figure 3, :func:`tau_vs_informativeness`)."""
@@ -228,21 +277,34 @@ class AnchorAnalysis(ResultDisplay):
 
     def __str__(self) -> str:
         frame = self.to_frame()
-        fmt = {"informativeness": "{:.3f}".format, "tau_quadratic": "{:.3f}".format,
-               "tau_human": "{:.3f}".format,
-               "n_total_5pct": lambda v: "n/a" if not np.isfinite(v) else f"{v:,.0f}"}
-        return (f"{self._headline()}\nN_total at +{self.effect:.0%}: {self.n_base} discordant "
-                f"pairs / I (seed 004, Section 4.3); {self.n_debiased:,} (prompt, pair)s judged "
-                f"in both orders were averaged\n" + frame.to_string(index=False, formatters=fmt))
+        fmt = {
+            "informativeness": "{:.3f}".format,
+            "tau_quadratic": "{:.3f}".format,
+            "tau_human": "{:.3f}".format,
+            "n_total_5pct": lambda v: "n/a" if not np.isfinite(v) else f"{v:,.0f}",
+        }
+        return (
+            f"{self._headline()}\nN_total at +{self.effect:.0%}: {self.n_base} discordant "
+            f"pairs / I (seed 004, Section 4.3); {self.n_debiased:,} (prompt, pair)s judged "
+            f"in both orders were averaged\n" + frame.to_string(index=False, formatters=fmt)
+        )
 
 
-def analyze_anchors(table: VerdictTable, *, human: Mapping[str, float] | None = None,
-                    judge: str | None = None, scale: str = "five", effect: float = 0.05,
-                    alpha: float = 0.05, power: float = 0.8) -> AnchorAnalysis:
+def analyze_anchors(
+    table: VerdictTable,
+    *,
+    human: Mapping[str, float] | None = None,
+    judge: str | None = None,
+    scale: str = "five",
+    effect: float = 0.05,
+    alpha: float = 0.05,
+    power: float = 0.8,
+) -> AnchorAnalysis:
     """Informativeness, τ with π_quad (Eq. 1) and N_total for every usable anchor."""
     table = table.one_judge(judge)
     rankings = anchor_rankings(table, human=human)
     info = informativeness(table, anchors=rankings.anchors, scale=scale)
     base = int(sign_test_n(0.5 + effect, alpha=alpha, power=power)[0])
-    return AnchorAnalysis(rankings=rankings, info=info, n_base=base, effect=effect,
-                          n_debiased=table.n_debiased)
+    return AnchorAnalysis(
+        rankings=rankings, info=info, n_base=base, effect=effect, n_debiased=table.n_debiased
+    )

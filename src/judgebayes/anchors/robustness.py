@@ -39,12 +39,19 @@ from judgebayes.plots import _axes
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-__all__ = ["AnchorCountCurve", "PilotAccuracy", "SizeCurve", "anchor_count_curve",
-           "pilot_informativeness", "tau_vs_size"]
+__all__ = [
+    "AnchorCountCurve",
+    "PilotAccuracy",
+    "SizeCurve",
+    "anchor_count_curve",
+    "pilot_informativeness",
+    "tau_vs_size",
+]
 
 
-def _band(ax: Axes, x: np.ndarray, mean: np.ndarray, sd: np.ndarray, label: str,
-          color: str) -> None:
+def _band(
+    ax: Axes, x: np.ndarray, mean: np.ndarray, sd: np.ndarray, label: str, color: str
+) -> None:
     ax.plot(x, mean, "o-", ms=3, color=color, label=label)
     ax.fill_between(x, mean - sd, mean + sd, color=color, alpha=0.18, lw=0)
 
@@ -79,32 +86,38 @@ class SizeCurve(ResultDisplay):
     def to_frame(self) -> pd.DataFrame:
         """``size, quadratic_mean, quadratic_sd, anchor_mean, anchor_sd`` (sd over repeats)."""
         mean_anchor = np.nanmean(self.tau_anchor, axis=2)  # mean over anchors, per repeat
-        return pd.DataFrame({"size": self.sizes,
-                             "quadratic_mean": np.nanmean(self.tau_quadratic, axis=1),
-                             "quadratic_sd": np.nanstd(self.tau_quadratic, axis=1),
-                             "anchor_mean": np.nanmean(mean_anchor, axis=1),
-                             "anchor_sd": np.nanstd(mean_anchor, axis=1)})
+        return pd.DataFrame(
+            {
+                "size": self.sizes,
+                "quadratic_mean": np.nanmean(self.tau_quadratic, axis=1),
+                "quadratic_sd": np.nanstd(self.tau_quadratic, axis=1),
+                "anchor_mean": np.nanmean(mean_anchor, axis=1),
+                "anchor_sd": np.nanstd(mean_anchor, axis=1),
+            }
+        )
 
     def per_anchor(self) -> pd.DataFrame:
         """Mean τ of each anchor at each size (rows: sizes, columns: anchors)."""
-        return pd.DataFrame(np.nanmean(self.tau_anchor, axis=1), index=self.sizes,
-                            columns=list(self.anchors))
+        return pd.DataFrame(
+            np.nanmean(self.tau_anchor, axis=1), index=self.sizes, columns=list(self.anchors)
+        )
 
     def _headline(self) -> str:
         f = self.to_frame()
-        return (f"{len(self.sizes)} sizes ({self.sizes[0]}–{self.sizes[-1]} prompts) × "
-                f"{self.tau_quadratic.shape[1]} repeats, {len(self.anchors)} anchors, τ with "
-                f"{self.reference}: quadratic {f['quadratic_mean'].iloc[0]:.3f} → "
-                f"{f['quadratic_mean'].iloc[-1]:.3f}, mean anchor "
-                f"{f['anchor_mean'].iloc[0]:.3f} → {f['anchor_mean'].iloc[-1]:.3f}")
+        return (
+            f"{len(self.sizes)} sizes ({self.sizes[0]}–{self.sizes[-1]} prompts) × "
+            f"{self.tau_quadratic.shape[1]} repeats, {len(self.anchors)} anchors, τ with "
+            f"{self.reference}: quadratic {f['quadratic_mean'].iloc[0]:.3f} → "
+            f"{f['quadratic_mean'].iloc[-1]:.3f}, mean anchor "
+            f"{f['anchor_mean'].iloc[0]:.3f} → {f['anchor_mean'].iloc[-1]:.3f}"
+        )
 
     def plot(self, ax: Axes | None = None, *, highlight: Sequence[str] = ()) -> Axes:
         """Figure 4: mean τ (± sd over repeats) of quadratic and mean-anchor rankings."""
         f = self.to_frame()
         ax = _axes(ax, (6.5, 4.2))
         _band(ax, self.sizes, f["quadratic_mean"], f["quadratic_sd"], "quadratic", "#c2185b")
-        _band(ax, self.sizes, f["anchor_mean"], f["anchor_sd"], "mean over anchors",
-              "#1f5fa8")
+        _band(ax, self.sizes, f["anchor_mean"], f["anchor_sd"], "mean over anchors", "#1f5fa8")
         per = self.per_anchor()
         for name in highlight:
             ax.plot(self.sizes, per[name], "--", lw=1, label=f"anchor {name}")
@@ -115,18 +128,27 @@ class SizeCurve(ResultDisplay):
         return ax
 
 
-def _reference(table: VerdictTable, v3: np.ndarray, human: Mapping[str, float] | None,
-               lam: float) -> tuple[np.ndarray, str]:
+def _reference(
+    table: VerdictTable, v3: np.ndarray, human: Mapping[str, float] | None, lam: float
+) -> tuple[np.ndarray, str]:
     hum = human_vector(table.models, human)
     if hum is not None:
         return hum, "human"
     return quadratic_scores(v3, lam=lam), "quadratic (all prompts)"
 
 
-def tau_vs_size(table: VerdictTable, *, sizes: Sequence[int] | None = None, repeats: int = 30,
-                human: Mapping[str, float] | None = None, anchors: Sequence[str] | None = None,
-                judge: str | None = None, lam: float = 0.01, seed: int = 0,
-                progress: bool = True) -> SizeCurve:
+def tau_vs_size(
+    table: VerdictTable,
+    *,
+    sizes: Sequence[int] | None = None,
+    repeats: int = 30,
+    human: Mapping[str, float] | None = None,
+    anchors: Sequence[str] | None = None,
+    judge: str | None = None,
+    lam: float = 0.01,
+    seed: int = 0,
+    progress: bool = True,
+) -> SizeCurve:
     """τ of quadratic and anchor-based rankings on random prompt subsets (Figure 4).
 
     Parameters
@@ -149,8 +171,11 @@ def tau_vs_size(table: VerdictTable, *, sizes: Sequence[int] | None = None, repe
     v3 = table.tensor(scale="three")
     ref, ref_name = _reference(table, v3, human, lam)
     n = v3.shape[0]
-    sizes_arr = (np.unique(np.linspace(min(50, n), n, 8).astype(int)) if sizes is None
-                 else np.asarray(sorted(sizes), dtype=int))
+    sizes_arr = (
+        np.unique(np.linspace(min(50, n), n, 8).astype(int))
+        if sizes is None
+        else np.asarray(sorted(sizes), dtype=int)
+    )
     if sizes_arr.max() > n or sizes_arr.min() < 1:
         raise ValueError(f"sizes must lie in [1, {n}] (the table has {n} prompts)")
     rng = np.random.default_rng(seed)
@@ -163,8 +188,14 @@ def tau_vs_size(table: VerdictTable, *, sizes: Sequence[int] | None = None, repe
                 tq[s, r] = kendall(quadratic_scores(sub, lam=lam), ref)
                 ta[s, r] = [kendall(win_rate_scores(sub, int(a)), ref) for a in idx]
                 bar.update()
-    return SizeCurve(sizes=sizes_arr, anchors=tuple(table.models[k] for k in idx),
-                     tau_quadratic=tq, tau_anchor=ta, reference=ref_name, seed=seed)
+    return SizeCurve(
+        sizes=sizes_arr,
+        anchors=tuple(table.models[k] for k in idx),
+        tau_quadratic=tq,
+        tau_anchor=ta,
+        reference=ref_name,
+        seed=seed,
+    )
 
 
 @dataclass(frozen=True, repr=False)
@@ -189,23 +220,41 @@ class AnchorCountCurve(ResultDisplay):
 
     def to_frame(self) -> pd.DataFrame:
         """``n_anchors, mean_tau, sd_tau``."""
-        return pd.DataFrame({"n_anchors": np.arange(1, self.tau.shape[1] + 1),
-                             "mean_tau": self.tau.mean(axis=0), "sd_tau": self.tau.std(axis=0)})
+        return pd.DataFrame(
+            {
+                "n_anchors": np.arange(1, self.tau.shape[1] + 1),
+                "mean_tau": self.tau.mean(axis=0),
+                "sd_tau": self.tau.std(axis=0),
+            }
+        )
 
     def _headline(self) -> str:
         m = self.tau.mean(axis=0)
-        return (f"{self.tau.shape[0]} permutations of {self.tau.shape[1]} anchors: mean τ "
-                f"{m[0]:.3f} with one random anchor, {m[1]:.3f} with two; strongest model "
-                f"{self.strongest_anchor} alone {self.tau_strongest:.3f}")
+        return (
+            f"{self.tau.shape[0]} permutations of {self.tau.shape[1]} anchors: mean τ "
+            f"{m[0]:.3f} with one random anchor, {m[1]:.3f} with two; strongest model "
+            f"{self.strongest_anchor} alone {self.tau_strongest:.3f}"
+        )
 
     def plot(self, ax: Axes | None = None) -> Axes:
         """Figure 7: mean τ ± sd against the number of anchors."""
         f = self.to_frame()
         ax = _axes(ax, (6, 4))
-        _band(ax, f["n_anchors"].to_numpy(), f["mean_tau"], f["sd_tau"], "random anchor sets",
-              "#1f5fa8")
-        ax.axhline(self.tau_strongest, color="#c2185b", ls="--", lw=1,
-                   label=f"strongest model alone ({self.strongest_anchor})")
+        _band(
+            ax,
+            f["n_anchors"].to_numpy(),
+            f["mean_tau"],
+            f["sd_tau"],
+            "random anchor sets",
+            "#1f5fa8",
+        )
+        ax.axhline(
+            self.tau_strongest,
+            color="#c2185b",
+            ls="--",
+            lw=1,
+            label=f"strongest model alone ({self.strongest_anchor})",
+        )
         ax.set_xlabel("number of anchors")
         ax.set_ylabel("Kendall τ with π_quad")
         ax.legend(frameon=False, fontsize=8)
@@ -213,9 +262,15 @@ class AnchorCountCurve(ResultDisplay):
         return ax
 
 
-def anchor_count_curve(table: VerdictTable, *, permutations: int = 40,
-                       judge: str | None = None, lam: float = 0.01, seed: int = 0,
-                       progress: bool = True) -> AnchorCountCurve:
+def anchor_count_curve(
+    table: VerdictTable,
+    *,
+    permutations: int = 40,
+    judge: str | None = None,
+    lam: float = 0.01,
+    seed: int = 0,
+    progress: bool = True,
+) -> AnchorCountCurve:
     """τ with π_quad as random anchors are added (seed 004, Appendix E).
 
     With anchor set S, Bradley–Terry is fitted on the {−1, 0, 1} verdicts of every pair
@@ -234,14 +289,16 @@ def anchor_count_curve(table: VerdictTable, *, permutations: int = 40,
         for k, a in enumerate(rng.permutation(m)):
             chosen[a] = True
             involved = chosen[:, None] | chosen[None, :]
-            tau[p, k] = kendall(bt_scores(np.where(involved, n, 0.0), np.where(involved, y, 0.0),
-                                          lam=lam), quad)
+            tau[p, k] = kendall(
+                bt_scores(np.where(involved, n, 0.0), np.where(involved, y, 0.0), lam=lam), quad
+            )
     top = int(np.argmax(quad))
     star = np.zeros((m, m), dtype=bool)
     star[top, :] = star[:, top] = True
     strongest = kendall(bt_scores(np.where(star, n, 0.0), np.where(star, y, 0.0), lam=lam), quad)
-    return AnchorCountCurve(tau=tau, strongest_anchor=table.models[top],
-                            tau_strongest=strongest, seed=seed)
+    return AnchorCountCurve(
+        tau=tau, strongest_anchor=table.models[top], tau_strongest=strongest, seed=seed
+    )
 
 
 @dataclass(frozen=True, repr=False)
@@ -271,24 +328,36 @@ class PilotAccuracy(ResultDisplay):
 
     def to_frame(self) -> pd.DataFrame:
         """``n_models, pearson, pearson_sd, bottom3_rate`` (Table 10 + the bottom-three check)."""
-        return pd.DataFrame({"n_models": self.model_counts,
-                             "pearson": np.nanmean(self.pearson, axis=1),
-                             "pearson_sd": np.nanstd(self.pearson, axis=1),
-                             "bottom3_rate": self.bottom3.mean(axis=1)})
+        return pd.DataFrame(
+            {
+                "n_models": self.model_counts,
+                "pearson": np.nanmean(self.pearson, axis=1),
+                "pearson_sd": np.nanstd(self.pearson, axis=1),
+                "bottom3_rate": self.bottom3.mean(axis=1),
+            }
+        )
 
     def _headline(self) -> str:
         r = np.nanmean(self.pearson, axis=1)
-        return (f"pilots of {self.n_prompts} prompts, {self.model_counts[0]}–"
-                f"{self.model_counts[-1]} target models: mean Pearson r {np.nanmin(r):.3f} to "
-                f"{np.nanmax(r):.3f}; least informative anchor in the pilot's bottom three "
-                f"{self.bottom3.mean():.0%} of the time")
+        return (
+            f"pilots of {self.n_prompts} prompts, {self.model_counts[0]}–"
+            f"{self.model_counts[-1]} target models: mean Pearson r {np.nanmin(r):.3f} to "
+            f"{np.nanmax(r):.3f}; least informative anchor in the pilot's bottom three "
+            f"{self.bottom3.mean():.0%} of the time"
+        )
 
     def plot(self, ax: Axes | None = None) -> Axes:
         """Mean Pearson r (± sd) against the number of target models."""
         f = self.to_frame()
         ax = _axes(ax, (6, 4))
-        _band(ax, f["n_models"].to_numpy(), f["pearson"], f["pearson_sd"],
-              f"{self.n_prompts}-prompt pilot", "#1f5fa8")
+        _band(
+            ax,
+            f["n_models"].to_numpy(),
+            f["pearson"],
+            f["pearson_sd"],
+            f"{self.n_prompts}-prompt pilot",
+            "#1f5fa8",
+        )
         ax.set_xlabel("target models in the pilot")
         ax.set_ylabel("Pearson r with full-data I(p, A)")
         ax.legend(frameon=False)
@@ -296,10 +365,17 @@ class PilotAccuracy(ResultDisplay):
         return ax
 
 
-def pilot_informativeness(table: VerdictTable, *, n_prompts: int = 10,
-                          model_counts: Sequence[int] | None = None, repeats: int = 30,
-                          scale: str = "five", judge: str | None = None, seed: int = 0,
-                          progress: bool = True) -> PilotAccuracy:
+def pilot_informativeness(
+    table: VerdictTable,
+    *,
+    n_prompts: int = 10,
+    model_counts: Sequence[int] | None = None,
+    repeats: int = 30,
+    scale: str = "five",
+    judge: str | None = None,
+    seed: int = 0,
+    progress: bool = True,
+) -> PilotAccuracy:
     """How well a small pilot ranks anchors by informativeness (seed 004, Section 5.3).
 
     For each target-pool size M: draw M models and ``n_prompts`` prompts, compute every
@@ -317,8 +393,7 @@ def pilot_informativeness(table: VerdictTable, *, n_prompts: int = 10,
     d, c = discordance(v, anchors, scale=scale)
     full = d.sum(axis=1) / c.sum(axis=1)
     least = int(np.argmin(full))
-    counts = (np.arange(3, m + 1) if model_counts is None
-              else np.asarray(model_counts, dtype=int))
+    counts = np.arange(3, m + 1) if model_counts is None else np.asarray(model_counts, dtype=int)
     rng = np.random.default_rng(seed)
     r = np.full((counts.size, repeats), np.nan)
     bottom = np.zeros((counts.size, repeats), dtype=bool)
@@ -336,5 +411,6 @@ def pilot_informativeness(table: VerdictTable, *, n_prompts: int = 10,
                 ranked = np.argsort(np.where(ok, est, np.inf), kind="stable")
                 bottom[k, rep] = least in ranked[:3]
                 bar.update()
-    return PilotAccuracy(model_counts=counts, pearson=r, bottom3=bottom, n_prompts=n_prompts,
-                         seed=seed)
+    return PilotAccuracy(
+        model_counts=counts, pearson=r, bottom3=bottom, n_prompts=n_prompts, seed=seed
+    )

@@ -97,8 +97,13 @@ class SimulatedVerdicts(ResultDisplay):
         named = {"strongest": 0, "median": len(order) // 2, "weakest": len(order) - 1}
         return order[named[position] if isinstance(position, str) else int(position)]
 
-    def table(self, *, anchor: str | None = None, judges: Sequence[str] | None = None,
-              prompts: int | None = None) -> VerdictTable:
+    def table(
+        self,
+        *,
+        anchor: str | None = None,
+        judges: Sequence[str] | None = None,
+        prompts: int | None = None,
+    ) -> VerdictTable:
         """The verdicts as a :class:`VerdictTable`: quadratic, or anchor-based with ``anchor``.
 
         ``prompts`` keeps the first that many prompts (a smaller benchmark).
@@ -113,13 +118,20 @@ class SimulatedVerdicts(ResultDisplay):
             k, i, a, b = k[keep], i[keep], a[keep], b[keep]
         names = np.asarray(self.models, dtype=object)
         prompt_names = np.asarray(self.prompts, dtype=object)
-        frame = pd.DataFrame({"judge": np.asarray(self.judges, dtype=object)[np.asarray(k_sel)][k],
-                              "prompt_id": prompt_names[i], "model_a": names[a],
-                              "model_b": names[b], "verdict": v[k, i, a, b]})
+        frame = pd.DataFrame(
+            {
+                "judge": np.asarray(self.judges, dtype=object)[np.asarray(k_sel)][k],
+                "prompt_id": prompt_names[i],
+                "model_a": names[a],
+                "model_b": names[b],
+                "verdict": v[k, i, a, b],
+            }
+        )
         return verdict_table(frame)
 
-    def verdict(self, judge: int, prompt: np.ndarray, a: np.ndarray,
-                b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def verdict(
+        self, judge: int, prompt: np.ndarray, a: np.ndarray, b: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Judge ``judge``'s verdicts of (a, b) on ``prompt`` in whichever order was judged.
 
         Returns ``(first, margin)``: the model shown first and its margin over the other.
@@ -133,24 +145,41 @@ class SimulatedVerdicts(ResultDisplay):
     def to_frame(self) -> pd.DataFrame:
         """``model, theta, rank`` (1 = strongest), strongest first."""
         order = np.argsort(-self.theta)
-        return pd.DataFrame({"model": np.asarray(self.models)[order], "theta": self.theta[order],
-                             "rank": np.arange(1, len(order) + 1)})
+        return pd.DataFrame(
+            {
+                "model": np.asarray(self.models)[order],
+                "theta": self.theta[order],
+                "rank": np.arange(1, len(order) + 1),
+            }
+        )
 
     def _headline(self) -> str:
         n_judged = int((self.verdicts != _MISSING).sum())
-        return (f"{len(self.models)} models × {self.n_prompts:,} prompts × "
-                f"{len(self.judges)} judge(s), {n_judged:,} verdicts; θ from "
-                f"{self.theta.min():.2f} to {self.theta.max():.2f}, σ_u "
-                f"{self.prompt_effects.std():.2f}; seed {self.seed}")
+        return (
+            f"{len(self.models)} models × {self.n_prompts:,} prompts × "
+            f"{len(self.judges)} judge(s), {n_judged:,} verdicts; θ from "
+            f"{self.theta.min():.2f} to {self.theta.max():.2f}, σ_u "
+            f"{self.prompt_effects.std():.2f}; seed {self.seed}"
+        )
 
 
-def simulate_verdicts(n_models: int = 22, n_prompts: int = 750, *, n_judges: int = 1,
-                      theta: Sequence[float] | None = None, theta_sd: float = 1.5,
-                      sigma_prompt: float = 0.5, difficulty_sd: float = 1.5,
-                      tie_halfwidth: float = 1.5, clear_gap: float = 2.0,
-                      cut_jitter: float = 0.2,
-                      judge_noise: float = 0.3, position_bias: float = 0.0,
-                      orders: str = "one", seed: int = 0) -> SimulatedVerdicts:
+def simulate_verdicts(
+    n_models: int = 22,
+    n_prompts: int = 750,
+    *,
+    n_judges: int = 1,
+    theta: Sequence[float] | None = None,
+    theta_sd: float = 1.5,
+    sigma_prompt: float = 0.5,
+    difficulty_sd: float = 1.5,
+    tie_halfwidth: float = 1.5,
+    clear_gap: float = 2.0,
+    cut_jitter: float = 0.2,
+    judge_noise: float = 0.3,
+    position_bias: float = 0.0,
+    orders: str = "one",
+    seed: int = 0,
+) -> SimulatedVerdicts:
     """Simulate the quadratic verdict tensor (prompts × models × models) with known truth.
 
     The defaults were chosen so that 22 models × 750 prompts look like seed 004's
@@ -188,8 +217,7 @@ def simulate_verdicts(n_models: int = 22, n_prompts: int = 750, *, n_judges: int
     if n_models < 2 or n_prompts < 1 or n_judges < 1:
         raise ValueError("need at least 2 models, 1 prompt and 1 judge")
     rng = np.random.default_rng(seed)
-    th = (rng.normal(0.0, theta_sd, n_models) if theta is None
-          else np.asarray(theta, dtype=float))
+    th = rng.normal(0.0, theta_sd, n_models) if theta is None else np.asarray(theta, dtype=float)
     if th.shape != (n_models,):
         raise ValueError(f"theta must have {n_models} values, got {th.shape}")
     u = rng.normal(0.0, sigma_prompt, (n_prompts, n_models))
@@ -199,8 +227,7 @@ def simulate_verdicts(n_models: int = 22, n_prompts: int = 750, *, n_judges: int
     cut = np.stack([-h1 - h2, -h1, h1, h1 + h2], axis=1)
     log_psi = rng.normal(0.0, judge_noise, n_judges) if n_judges > 1 else np.zeros(1)
     psi = np.exp(log_psi - log_psi.mean())
-    gamma = (rng.normal(position_bias, 0.1, n_judges) if position_bias
-             else np.zeros(n_judges))
+    gamma = rng.normal(position_bias, 0.1, n_judges) if position_bias else np.zeros(n_judges)
     q = th[None, :] + u  # (prompt, model)
     diff = np.exp(delta)[:, None, None] * (q[:, :, None] - q[:, None, :])  # (prompt, a, b)
     eta = psi[:, None, None, None] * diff[None] + gamma[:, None, None, None]
@@ -219,7 +246,15 @@ def simulate_verdicts(n_models: int = 22, n_prompts: int = 750, *, n_judges: int
         verdicts[kk[..., None], ii[..., None], drop_a, drop_b] = _MISSING
     width = len(str(n_models - 1))
     judges = ("judge",) if n_judges == 1 else tuple(f"judge{k}" for k in range(n_judges))
-    return SimulatedVerdicts(models=tuple(f"m{k:0{width}d}" for k in range(n_models)),
-                             judges=judges, theta=th, prompt_effects=u, difficulty=delta,
-                             cutpoints=cut,
-                             psi=psi, gamma=gamma, verdicts=verdicts, seed=int(seed))
+    return SimulatedVerdicts(
+        models=tuple(f"m{k:0{width}d}" for k in range(n_models)),
+        judges=judges,
+        theta=th,
+        prompt_effects=u,
+        difficulty=delta,
+        cutpoints=cut,
+        psi=psi,
+        gamma=gamma,
+        verdicts=verdicts,
+        seed=int(seed),
+    )

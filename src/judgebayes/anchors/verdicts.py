@@ -43,15 +43,22 @@ __all__ = ["SCALES", "VERDICT_STRINGS", "VerdictTable", "read_verdicts", "verdic
 
 #: The Arena-Hard verdict strings (and their mirrored spellings) as margins of A over B.
 VERDICT_STRINGS: dict[str, int] = {
-    "A>>B": 2, "A>B": 1, "A=B": 0, "B>A": -1, "B>>A": -2,
-    "B<<A": 2, "B<A": 1, "B=A": 0, "A<B": -1, "A<<B": -2,
+    "A>>B": 2,
+    "A>B": 1,
+    "A=B": 0,
+    "B>A": -1,
+    "B>>A": -2,
+    "B<<A": 2,
+    "B<A": 1,
+    "B=A": 0,
+    "A<B": -1,
+    "A<<B": -2,
 }
 #: Verdict scales an analysis can read the table on: the five-point margins or their sign.
 SCALES = ("five", "three")
 _REQUIRED = ("prompt_id", "model_a", "model_b", "verdict")
 _NAMES = ("prompt_id", "model_a", "model_b", "judge")
-_EXPECTED_VERDICT = ("one of 2, 1, 0, -1, -2 or the strings 'A>>B', 'A>B', 'A=B', 'B>A', "
-                     "'B>>A'")
+_EXPECTED_VERDICT = "one of 2, 1, 0, -1, -2 or the strings 'A>>B', 'A>B', 'A=B', 'B>A', 'B>>A'"
 
 
 def _first_bad(bad: np.ndarray) -> int | None:
@@ -69,10 +76,20 @@ def _parse_verdicts(values: pd.Series) -> np.ndarray:
     row = _first_bad(values.isna().to_numpy() | ~np.isin(out, (-2.0, -1.0, 0.0, 1.0, 2.0)))
     if row is not None:
         got = values.iloc[row]
-        what = ("missing verdict" if pd.isna(got) else "a verdict must be a whole margin"
-                if np.isfinite(out[row]) else "not a verdict")
-        raise DataError(what, row=row, column="verdict", got=None if pd.isna(got) else got,
-                        expected=_EXPECTED_VERDICT)
+        what = (
+            "missing verdict"
+            if pd.isna(got)
+            else "a verdict must be a whole margin"
+            if np.isfinite(out[row])
+            else "not a verdict"
+        )
+        raise DataError(
+            what,
+            row=row,
+            column="verdict",
+            got=None if pd.isna(got) else got,
+            expected=_EXPECTED_VERDICT,
+        )
     return out.astype(np.int8)
 
 
@@ -82,8 +99,9 @@ def _names(frame: pd.DataFrame, column: str) -> np.ndarray:
     text = values.astype("string")
     row = _first_bad((values.isna() | text.str.strip().eq("")).to_numpy(dtype=bool))
     if row is not None:
-        raise DataError("missing name", row=row, column=column,
-                        expected=f"a {column} for every row")
+        raise DataError(
+            "missing name", row=row, column=column, expected=f"a {column} for every row"
+        )
     return text.to_numpy(dtype=object)
 
 
@@ -122,19 +140,27 @@ class VerdictTable(ResultDisplay):
     # ------------------------------------------------------------- display
     def _headline(self) -> str:
         kind = "quadratic" if self.is_quadratic() else "anchor-based"
-        return (f"{len(self):,} verdicts ({kind}), {len(self.models)} models, "
-                f"{len(self.prompts):,} prompts, {len(self.judges)} judge(s); "
-                f"{self.n_debiased:,} (prompt, pair)s judged in both orders averaged")
+        return (
+            f"{len(self):,} verdicts ({kind}), {len(self.models)} models, "
+            f"{len(self.prompts):,} prompts, {len(self.judges)} judge(s); "
+            f"{self.n_debiased:,} (prompt, pair)s judged in both orders averaged"
+        )
 
     def to_frame(self) -> pd.DataFrame:
         """The rows: ``judge, prompt_id, model_a, model_b, verdict``."""
+
         def names(values: tuple[str, ...], codes: np.ndarray) -> pd.Categorical:
             return pd.Categorical.from_codes(codes, categories=list(values))
 
-        return pd.DataFrame({"judge": names(self.judges, self.judge),
-                             "prompt_id": names(self.prompts, self.prompt),
-                             "model_a": names(self.models, self.a),
-                             "model_b": names(self.models, self.b), "verdict": self.verdict})
+        return pd.DataFrame(
+            {
+                "judge": names(self.judges, self.judge),
+                "prompt_id": names(self.prompts, self.prompt),
+                "model_a": names(self.models, self.a),
+                "model_b": names(self.models, self.b),
+                "verdict": self.verdict,
+            }
+        )
 
     def __len__(self) -> int:
         return len(self.verdict)
@@ -146,14 +172,18 @@ class VerdictTable(ResultDisplay):
     def for_judge(self, judge: str) -> VerdictTable:
         """The verdicts of one judge."""
         if judge not in self.judges:
-            raise DataError(f"no judge {judge!r} in the table", column="judge",
-                            expected=f"one of {list(self.judges)}")
+            raise DataError(
+                f"no judge {judge!r} in the table",
+                column="judge",
+                expected=f"one of {list(self.judges)}",
+            )
         if len(self.judges) == 1:
             return self
         return self._take(self.judge == self.judges.index(judge))
 
-    def subset(self, *, prompts: Iterable[str] | None = None,
-               models: Iterable[str] | None = None) -> VerdictTable:
+    def subset(
+        self, *, prompts: Iterable[str] | None = None, models: Iterable[str] | None = None
+    ) -> VerdictTable:
         """Rows on the given prompts and between the given models only."""
         keep = np.ones(len(self), dtype=bool)
         if prompts is not None:
@@ -168,8 +198,11 @@ class VerdictTable(ResultDisplay):
         if judge is not None:
             return self.for_judge(judge)
         if len(self.judges) > 1:
-            raise DataError(f"the table holds verdicts of {len(self.judges)} judges; pick one "
-                            f"with judge=... (e.g. {self.judges[0]!r})", column="judge")
+            raise DataError(
+                f"the table holds verdicts of {len(self.judges)} judges; pick one "
+                f"with judge=... (e.g. {self.judges[0]!r})",
+                column="judge",
+            )
         return self
 
     def _pairs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -193,13 +226,16 @@ class VerdictTable(ResultDisplay):
         rest, hi = np.divmod(groups, m)
         rest, lo = np.divmod(rest, m)
         k, i = np.divmod(rest, n)
-        return pd.DataFrame({
-            "judge": np.asarray(self.judges, dtype=object)[k],
-            "prompt_id": np.asarray(self.prompts, dtype=object)[i],
-            "model_i": np.asarray(self.models, dtype=object)[lo],
-            "model_j": np.asarray(self.models, dtype=object)[hi],
-            "verdict": np.bincount(inverse, oriented, minlength=groups.size) / counts,
-            "n_orders": counts})
+        return pd.DataFrame(
+            {
+                "judge": np.asarray(self.judges, dtype=object)[k],
+                "prompt_id": np.asarray(self.prompts, dtype=object)[i],
+                "model_i": np.asarray(self.models, dtype=object)[lo],
+                "model_j": np.asarray(self.models, dtype=object)[hi],
+                "verdict": np.bincount(inverse, oriented, minlength=groups.size) / counts,
+                "n_orders": counts,
+            }
+        )
 
     def tensor(self, judge: str | None = None, *, scale: str = "five") -> np.ndarray:
         """Debiased verdicts ``V[prompt, a, b]`` of one judge (:attr:`prompts` × :attr:`models`²).
@@ -265,8 +301,9 @@ def check_scale(scale: str) -> None:
         raise ValueError(f"scale must be one of {SCALES}, got {scale!r}")
 
 
-def verdict_table(frame: pd.DataFrame | Mapping, *,
-                  columns: Mapping[str, str] | None = None) -> VerdictTable:
+def verdict_table(
+    frame: pd.DataFrame | Mapping, *, columns: Mapping[str, str] | None = None
+) -> VerdictTable:
     """Validate verdicts into a :class:`VerdictTable` (seed 004, Section 2).
 
     Parameters
@@ -288,9 +325,11 @@ def verdict_table(frame: pd.DataFrame | Mapping, *,
     frame = pd.DataFrame(frame).rename(columns=dict(columns or {})).reset_index(drop=True)
     for col in _REQUIRED:
         if col not in frame.columns:
-            raise DataError(f"missing column {col!r} (columns: {list(frame.columns)})",
-                            column=col, expected="columns prompt_id, model_a, model_b, "
-                                                 "verdict and optionally judge")
+            raise DataError(
+                f"missing column {col!r} (columns: {list(frame.columns)})",
+                column=col,
+                expected="columns prompt_id, model_a, model_b, verdict and optionally judge",
+            )
     if len(frame) == 0:
         raise DataError("no verdicts", expected="at least one row")
     names = {c: _names(frame, c) for c in _NAMES if c in frame.columns}
@@ -298,29 +337,46 @@ def verdict_table(frame: pd.DataFrame | Mapping, *,
     verdict = _parse_verdicts(frame["verdict"])
     same = _first_bad(names["model_a"] == names["model_b"])
     if same is not None:
-        raise DataError("a model judged against itself", row=same, column="model_b",
-                        got=names["model_b"][same], expected="a model other than model_a")
+        raise DataError(
+            "a model judged against itself",
+            row=same,
+            column="model_b",
+            got=names["model_b"][same],
+            expected="a model other than model_a",
+        )
     models, ab = _factorize(np.r_[names["model_a"], names["model_b"]])
     prompts, prompt = _factorize(names["prompt_id"])
     judges, judge = _factorize(judge_names)
-    a, b = ab[:len(frame)], ab[len(frame):]
+    a, b = ab[: len(frame)], ab[len(frame) :]
     m, n = len(models), len(prompts)
     key = ((judge.astype(np.int64) * n + prompt) * m + a) * m + b
     order = np.argsort(key, kind="stable")
     repeat = np.flatnonzero(key[order][1:] == key[order][:-1])
     if repeat.size:
-        first, second = sorted(order[repeat[0]:repeat[0] + 2])
-        raise DataError(f"repeats row {first}: judge {judge_names[second]!r} already judged "
-                        f"{names['model_a'][second]!r} (shown first) against "
-                        f"{names['model_b'][second]!r} on prompt {names['prompt_id'][second]!r}",
-                        row=int(second), column="prompt_id",
-                        expected="one verdict per (judge, prompt, model_a, model_b); the "
-                                 "other order (model_b first) is a separate judgment")
+        first, second = sorted(order[repeat[0] : repeat[0] + 2])
+        raise DataError(
+            f"repeats row {first}: judge {judge_names[second]!r} already judged "
+            f"{names['model_a'][second]!r} (shown first) against "
+            f"{names['model_b'][second]!r} on prompt {names['prompt_id'][second]!r}",
+            row=int(second),
+            column="prompt_id",
+            expected="one verdict per (judge, prompt, model_a, model_b); the "
+            "other order (model_b first) is a separate judgment",
+        )
     mirror = ((judge.astype(np.int64) * n + prompt) * m + b) * m + a
     n_both = int(np.isin(mirror, key).sum()) // 2
-    return VerdictTable(models=tuple(models), prompts=tuple(prompts), judges=tuple(judges),
-                        judge=judge, prompt=prompt, a=a, b=b, verdict=verdict,
-                        n_debiased=n_both, report=DropReport(len(frame)))
+    return VerdictTable(
+        models=tuple(models),
+        prompts=tuple(prompts),
+        judges=tuple(judges),
+        judge=judge,
+        prompt=prompt,
+        a=a,
+        b=b,
+        verdict=verdict,
+        n_debiased=n_both,
+        report=DropReport(len(frame)),
+    )
 
 
 def read_verdicts(path: str | Path, *, columns: Mapping[str, str] | None = None) -> VerdictTable:

@@ -140,10 +140,12 @@ class BattleLOO(ResultDisplay):
 
     def _headline(self) -> str:
         note = f"; fallback {self.fallback}" if self.fallback else ""
-        return (f"{self.model} ({self.method}, {self.density}): elpd_loo {self.elpd_loo:.1f} "
-                f"(se {self.se:.1f}), p_loo {self.p_loo:.1f}; {self.n_battles:,} battles in "
-                f"{len(self.cells):,} cells; max Pareto k {self.max_k:.2f}, {self.n_high:,} "
-                f"battles above {self.k_threshold:g}{note}")
+        return (
+            f"{self.model} ({self.method}, {self.density}): elpd_loo {self.elpd_loo:.1f} "
+            f"(se {self.se:.1f}), p_loo {self.p_loo:.1f}; {self.n_battles:,} battles in "
+            f"{len(self.cells):,} cells; max Pareto k {self.max_k:.2f}, {self.n_high:,} "
+            f"battles above {self.k_threshold:g}{note}"
+        )
 
     def to_frame(self) -> pd.DataFrame:
         """One row per cell (see :attr:`cells`)."""
@@ -158,11 +160,31 @@ class BattleLOO(ResultDisplay):
         """
         k = np.repeat(self.cells["pareto_k"].to_numpy(), self.cells["count"].astype(np.int64))
         return az.ELPDData(
-            data=[self.elpd_loo, self.se, self.p_loo, self.n_samples, self.n_battles,
-                  self.warning, xr.DataArray(self.pointwise(), dims="battle", name="loo_i"),
-                  xr.DataArray(k, dims="battle"), "log", self.k_threshold],
-            index=["elpd_loo", "se", "p_loo", "n_samples", "n_data_points", "warning",
-                   "loo_i", "pareto_k", "scale", "good_k"])
+            data=[
+                self.elpd_loo,
+                self.se,
+                self.p_loo,
+                self.n_samples,
+                self.n_battles,
+                self.warning,
+                xr.DataArray(self.pointwise(), dims="battle", name="loo_i"),
+                xr.DataArray(k, dims="battle"),
+                "log",
+                self.k_threshold,
+            ],
+            index=[
+                "elpd_loo",
+                "se",
+                "p_loo",
+                "n_samples",
+                "n_data_points",
+                "warning",
+                "loo_i",
+                "pareto_k",
+                "scale",
+                "good_k",
+            ],
+        )
 
 
 # ------------------------------------------------------------------ the observed cells
@@ -179,31 +201,38 @@ def _as_spec(spec: Any) -> ModelSpec:
     return spec if isinstance(spec, ModelSpec) else ModelSpec(*spec)
 
 
-def _resolve(spec: Any, data: Battles | PairStats, target: str | np.ndarray | None,
-             ties: Ties) -> _Cells:
+def _resolve(
+    spec: Any, data: Battles | PairStats, target: str | np.ndarray | None, ties: Ties
+) -> _Cells:
     spec = _as_spec(spec)
     kind = {bt_model: "bt", davidson_model: "davidson"}.get(spec.model)
     if kind is None:
-        raise TypeError(f"battle_loo knows bt_model and davidson_model (jb.models.bt, soft_bt, "
-                        f"davidson), not {getattr(spec.model, '__name__', spec.model)}; "
-                        f"for other per-row log-likelihoods use cell_loo")
+        raise TypeError(
+            f"battle_loo knows bt_model and davidson_model (jb.models.bt, soft_bt, "
+            f"davidson), not {getattr(spec.model, '__name__', spec.model)}; "
+            f"for other per-row log-likelihoods use cell_loo"
+        )
     if target is None and isinstance(data, Battles):
         target = "judge_label" if kind == "bt" else "human_label"  # the builders' defaults
     stats = as_pair_stats(data, target, None)[0]
     d = spec.data
-    same = (len(np.asarray(d["i"])) == stats.n_pairs
-            and np.array_equal(np.asarray(d["i"]), stats.i)
-            and np.array_equal(np.asarray(d["j"]), stats.j))
+    same = (
+        len(np.asarray(d["i"])) == stats.n_pairs
+        and np.array_equal(np.asarray(d["i"]), stats.i)
+        and np.array_equal(np.asarray(d["j"]), stats.j)
+    )
     if same and kind == "bt":
-        same = (np.allclose(np.asarray(d["n"]), stats.n, rtol=1e-5)
-                and np.allclose(np.asarray(d["y"]), stats.y, rtol=1e-5, atol=1e-4))
+        same = np.allclose(np.asarray(d["n"]), stats.n, rtol=1e-5) and np.allclose(
+            np.asarray(d["y"]), stats.y, rtol=1e-5, atol=1e-4
+        )
     if same and kind == "davidson":
         same = np.allclose(np.asarray(d["counts"]), _davidson_counts(stats, stats.cell_count))
     if not same:
-        raise ValueError("the model's data are not these battles' pair statistics: pass the "
-                         "battles and the target the spec was built from (target=...)")
-    hard = bool(np.all(stats.cell_weight == 1) and np.all(np.isin(stats.cell_target,
-                                                                  [0, 0.5, 1])))
+        raise ValueError(
+            "the model's data are not these battles' pair statistics: pass the "
+            "battles and the target the spec was built from (target=...)"
+        )
+    hard = bool(np.all(stats.cell_weight == 1) and np.all(np.isin(stats.cell_target, [0, 0.5, 1])))
     tied = hard and bool(np.any(stats.cell_target == 0.5))
     three_way = kind == "bt" and tied and ties == "three_way"
     if kind == "davidson":
@@ -223,8 +252,15 @@ def _davidson_counts(stats: PairStats, counts: np.ndarray) -> np.ndarray:
 
 def _data_key(stats: PairStats) -> str:
     h = hashlib.sha1()
-    for part in (np.asarray(stats.models, dtype=str), stats.i, stats.j, stats.cell_pair,
-                 stats.cell_target, stats.cell_weight, stats.cell_count):
+    for part in (
+        np.asarray(stats.models, dtype=str),
+        stats.i,
+        stats.j,
+        stats.cell_pair,
+        stats.cell_target,
+        stats.cell_weight,
+        stats.cell_count,
+    ):
         h.update(np.ascontiguousarray(part).tobytes())
     return h.hexdigest()[:16]
 
@@ -251,8 +287,11 @@ def _draws(idata: az.InferenceData, name: str) -> np.ndarray:
     return x.reshape(x.shape[0] * x.shape[1], *x.shape[2:])
 
 
-def _loglik(cells: _Cells, idata: az.InferenceData, cols: np.ndarray,
-            ) -> tuple[np.ndarray, np.ndarray]:
+def _loglik(
+    cells: _Cells,
+    idata: az.InferenceData,
+    cols: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
     """Kernel (what the fit's density uses) and predictive log-likelihood, ``(S, cols)``."""
     st = cells.stats
     theta = _draws(idata, "theta")
@@ -272,9 +311,15 @@ def _loglik(cells: _Cells, idata: az.InferenceData, cols: np.ndarray,
     return kernel, kernel - np.log1p(np.exp(0.5 * (pos + neg)))
 
 
-def cell_log_likelihood(spec: ModelSpec, data: Battles | PairStats, idata: az.InferenceData,
-                        *, target: str | np.ndarray | None = None, ties: Ties = "three_way",
-                        predictive: bool = False) -> xr.DataArray:
+def cell_log_likelihood(
+    spec: ModelSpec,
+    data: Battles | PairStats,
+    idata: az.InferenceData,
+    *,
+    target: str | np.ndarray | None = None,
+    ties: Ties = "three_way",
+    predictive: bool = False,
+) -> xr.DataArray:
     """Battle-level log-likelihood of every cell at every draw, ``(chain, draw, cell)``.
 
     One column per cell; the cell's ``count`` (multiplicity) is a coordinate. With
@@ -306,18 +351,28 @@ def cell_log_likelihood(spec: ModelSpec, data: Battles | PairStats, idata: az.In
     kernel, pred = _loglik(cells, idata, np.arange(len(st.cell_pair)))
     post = idata.posterior
     names = np.asarray(st.models, dtype=object)
-    values = (pred if predictive else kernel).reshape(post.sizes["chain"], post.sizes["draw"],
-                                                      -1)
-    return xr.DataArray(values, dims=("chain", "draw", "cell"), name="log_lik", coords={
-        "chain": post["chain"].values, "draw": post["draw"].values,
-        "model_i": ("cell", names[st.i[st.cell_pair]]),
-        "model_j": ("cell", names[st.j[st.cell_pair]]), "target": ("cell", st.cell_target),
-        "weight": ("cell", st.cell_weight), "count": ("cell", st.cell_count)})
+    values = (pred if predictive else kernel).reshape(post.sizes["chain"], post.sizes["draw"], -1)
+    return xr.DataArray(
+        values,
+        dims=("chain", "draw", "cell"),
+        name="log_lik",
+        coords={
+            "chain": post["chain"].values,
+            "draw": post["draw"].values,
+            "model_i": ("cell", names[st.i[st.cell_pair]]),
+            "model_j": ("cell", names[st.j[st.cell_pair]]),
+            "target": ("cell", st.cell_target),
+            "weight": ("cell", st.cell_weight),
+            "count": ("cell", st.cell_count),
+        },
+    )
 
 
 # ------------------------------------------------------------------------------ PSIS
-def _psis(blocks: Iterator[tuple[np.ndarray, np.ndarray]], r_eff: float,
-          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _psis(
+    blocks: Iterator[tuple[np.ndarray, np.ndarray]],
+    r_eff: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Pareto k̂, lpd and PSIS elpd per column, block by block of ``(kernel, pred)``."""
     ks, lpds, elpds = [], [], []
     for kernel, pred in blocks:
@@ -349,17 +404,34 @@ def _se(values: np.ndarray, lengths: np.ndarray) -> float:
     return float(np.sqrt(np.sum(lengths * (values - mean) ** 2)))
 
 
-def _summarise(values: np.ndarray, lengths: np.ndarray, lpd: float, **fields: Any,
-               ) -> dict[str, Any]:
+def _summarise(
+    values: np.ndarray,
+    lengths: np.ndarray,
+    lpd: float,
+    **fields: Any,
+) -> dict[str, Any]:
     lengths = np.asarray(np.round(lengths), dtype=np.int64)
     elpd = float(np.sum(values * lengths))
-    return {"elpd_loo": elpd, "se": _se(values, lengths), "p_loo": lpd - elpd,
-            "values": np.asarray(values, dtype=float), "lengths": lengths, **fields}
+    return {
+        "elpd_loo": elpd,
+        "se": _se(values, lengths),
+        "p_loo": lpd - elpd,
+        "values": np.asarray(values, dtype=float),
+        "lengths": lengths,
+        **fields,
+    }
 
 
-def cell_loo(log_lik: np.ndarray | xr.DataArray, counts: np.ndarray | None = None, *,
-             k_threshold: float = 0.7, r_eff: float = 1.0, model: str = "cells",
-             density: str = "density", data_key: str | None = None) -> BattleLOO:
+def cell_loo(
+    log_lik: np.ndarray | xr.DataArray,
+    counts: np.ndarray | None = None,
+    *,
+    k_threshold: float = 0.7,
+    r_eff: float = 1.0,
+    model: str = "cells",
+    density: str = "density",
+    data_key: str | None = None,
+) -> BattleLOO:
     """PSIS-LOO over rows grouped into cells of identical rows, without a model.
 
     Parameters
@@ -381,34 +453,46 @@ def cell_loo(log_lik: np.ndarray | xr.DataArray, counts: np.ndarray | None = Non
     ll = ll.reshape(ll.shape[0] * ll.shape[1], -1)
     counts = np.ones(ll.shape[1]) if counts is None else np.asarray(counts, dtype=float)
     k, lpd, elpd = _psis(iter([(ll, ll)]), r_eff)
-    frame = pd.DataFrame({"count": counts, "pareto_k": k, "lpd": lpd, "elpd_psis": elpd,
-                          "elpd": elpd})
+    frame = pd.DataFrame(
+        {"count": counts, "pareto_k": k, "lpd": lpd, "elpd_psis": elpd, "elpd": elpd}
+    )
     high = k > k_threshold
     key = data_key or hashlib.sha1(counts.tobytes()).hexdigest()[:16]
-    return BattleLOO(**_summarise(elpd, counts, float(np.sum(counts * lpd)),
-                                  elpd_psis=float(np.sum(counts * elpd))),
-                     n_battles=int(counts.sum()), n_samples=ll.shape[0], cells=frame,
-                     k_threshold=k_threshold, n_high=int(counts[high].sum()),
-                     n_high_cells=int(high.sum()), method="psis", fallback=None, model=model,
-                     density=density, data_key=key)
+    return BattleLOO(
+        **_summarise(
+            elpd, counts, float(np.sum(counts * lpd)), elpd_psis=float(np.sum(counts * elpd))
+        ),
+        n_battles=int(counts.sum()),
+        n_samples=ll.shape[0],
+        cells=frame,
+        k_threshold=k_threshold,
+        n_high=int(counts[high].sum()),
+        n_high_cells=int(high.sum()),
+        method="psis",
+        fallback=None,
+        model=model,
+        density=density,
+        data_key=key,
+    )
 
 
 # ------------------------------------------------------------------------ fallbacks
 def _refit_settings(idata: az.InferenceData, refit: Mapping[str, Any] | None) -> dict:
     post = idata.posterior
-    method = {"map+laplace": "map"}.get(post.attrs.get("inference", "nuts"),
-                                        post.attrs.get("inference", "nuts"))
+    method = {"map+laplace": "map"}.get(
+        post.attrs.get("inference", "nuts"), post.attrs.get("inference", "nuts")
+    )
     kw: dict[str, Any] = {"method": method, "progress": False}
     if method == "nuts":
-        kw.update(chains=post.sizes["chain"], draws=post.sizes["draw"],
-                  warmup=post.sizes["draw"])
+        kw.update(chains=post.sizes["chain"], draws=post.sizes["draw"], warmup=post.sizes["draw"])
     else:
         kw.update(draws=post.sizes["chain"] * post.sizes["draw"])
     return {**kw, **(refit or {})}
 
 
-def _refits(cells: _Cells, removals: np.ndarray, settings: dict, seed: int,
-            progress: bool, label: str) -> tuple[list[np.ndarray], tuple[str, ...]]:
+def _refits(
+    cells: _Cells, removals: np.ndarray, settings: dict, seed: int, progress: bool, label: str
+) -> tuple[list[np.ndarray], tuple[str, ...]]:
     """Refit once per row of ``removals`` (battles removed per cell); per refit the
     log mean predictive density of one battle of every cell, ``(n_cells,)``."""
     from judgebayes.bayes.inference import fit
@@ -420,19 +504,30 @@ def _refits(cells: _Cells, removals: np.ndarray, settings: dict, seed: int,
         data = _refit_data(cells, cells.stats.cell_count - removed)
         with warnings.catch_warnings(record=True) as w:
             warnings.simplefilter("always")
-            post = fit(spec.model, data, spec.coords, spec.dims,
-                       **{**settings, "seed": seed + 1 + r})
+            post = fit(
+                spec.model, data, spec.coords, spec.dims, **{**settings, "seed": seed + 1 + r}
+            )
         caught += [f"{x.category.__name__}: {x.message}" for x in w]
         pred = _loglik(cells, post, everything)[1]
         out.append(logsumexp(pred, axis=0) - np.log(pred.shape[0]))
     return out, tuple(dict.fromkeys(caught))
 
 
-def battle_loo(spec: ModelSpec, data: Battles | PairStats, idata: az.InferenceData, *,
-               target: str | np.ndarray | None = None, k_threshold: float = 0.7,
-               fallback: Fallback = "auto", folds: int = 10, max_refits: int | None = None,
-               ties: Ties = "three_way", refit: Mapping[str, Any] | None = None,
-               seed: int = 0, progress: bool = False) -> BattleLOO:
+def battle_loo(
+    spec: ModelSpec,
+    data: Battles | PairStats,
+    idata: az.InferenceData,
+    *,
+    target: str | np.ndarray | None = None,
+    k_threshold: float = 0.7,
+    fallback: Fallback = "auto",
+    folds: int = 10,
+    max_refits: int | None = None,
+    ties: Ties = "three_way",
+    refit: Mapping[str, Any] | None = None,
+    seed: int = 0,
+    progress: bool = False,
+) -> BattleLOO:
     """PSIS-LOO with one battle left out at a time, from the pair statistics.
 
     PSIS runs once per cell (battles sharing pair, target and weight; see the module
@@ -488,26 +583,47 @@ def battle_loo(spec: ModelSpec, data: Battles | PairStats, idata: az.InferenceDa
     k, lpd, elpd = _psis((_loglik(cells, idata, b) for b in blocks), _r_eff(idata))
     high = k > k_threshold
     names = np.asarray(st.models, dtype=object)
-    frame = pd.DataFrame({"model_i": names[st.i[st.cell_pair]],
-                          "model_j": names[st.j[st.cell_pair]], "target": st.cell_target,
-                          "weight": st.cell_weight, "count": counts, "pareto_k": k,
-                          "lpd": lpd, "elpd_psis": elpd, "elpd": elpd})
-    common = {"elpd_psis": float(np.sum(counts * elpd)), "n_battles": st.n_battles,
-              "n_samples": n_samples,
-              "k_threshold": k_threshold, "n_high": int(counts[high].sum()),
-              "n_high_cells": int(high.sum()), "model": cells.spec.model.__name__,
-              "density": cells.density, "data_key": _data_key(st)}
+    frame = pd.DataFrame(
+        {
+            "model_i": names[st.i[st.cell_pair]],
+            "model_j": names[st.j[st.cell_pair]],
+            "target": st.cell_target,
+            "weight": st.cell_weight,
+            "count": counts,
+            "pareto_k": k,
+            "lpd": lpd,
+            "elpd_psis": elpd,
+            "elpd": elpd,
+        }
+    )
+    common = {
+        "elpd_psis": float(np.sum(counts * elpd)),
+        "n_battles": st.n_battles,
+        "n_samples": n_samples,
+        "k_threshold": k_threshold,
+        "n_high": int(counts[high].sum()),
+        "n_high_cells": int(high.sum()),
+        "model": cells.spec.model.__name__,
+        "density": cells.density,
+        "data_key": _data_key(st),
+    }
     total_lpd = float(np.sum(counts * lpd))
     if fallback == "auto":
-        fallback = "refit" if high.sum() <= (folds if max_refits is None else max_refits) \
-            else "kfold"
+        fallback = (
+            "refit" if high.sum() <= (folds if max_refits is None else max_refits) else "kfold"
+        )
     if fallback not in ("refit", "kfold", None):
         raise ValueError(f"fallback must be 'auto', 'refit', 'kfold' or None, got {fallback!r}")
     if fallback == "kfold" and not 2 <= folds <= st.n_battles:
         raise ValueError(f"folds must be between 2 and the number of battles, got {folds}")
     if fallback is None or not high.any():
-        return BattleLOO(cells=frame, **common, method="psis", fallback=None,
-                         **_summarise(elpd, counts, total_lpd))
+        return BattleLOO(
+            cells=frame,
+            **common,
+            method="psis",
+            fallback=None,
+            **_summarise(elpd, counts, total_lpd),
+        )
     settings = _refit_settings(idata, refit)
     if fallback == "refit":
         idx = np.flatnonzero(high)
@@ -518,11 +634,18 @@ def battle_loo(spec: ModelSpec, data: Battles | PairStats, idata: az.InferenceDa
         final = elpd.copy()
         final[idx] = exact
         frame["elpd"] = final
-        extra = pd.DataFrame({"cell": idx, "pareto_k": k[idx], "elpd_psis": elpd[idx],
-                              "elpd_exact": exact})
-        return BattleLOO(cells=frame, **common, method="psis+refit", fallback="refit",
-                         fallback_frame=extra, refit_warnings=caught,
-                         **_summarise(final, counts, total_lpd))
+        extra = pd.DataFrame(
+            {"cell": idx, "pareto_k": k[idx], "elpd_psis": elpd[idx], "elpd_exact": exact}
+        )
+        return BattleLOO(
+            cells=frame,
+            **common,
+            method="psis+refit",
+            fallback="refit",
+            fallback_frame=extra,
+            refit_warnings=caught,
+            **_summarise(final, counts, total_lpd),
+        )
     # K-fold by battles: battle b (cells in order, count_c battles each) goes to fold f_b
     n = st.n_battles
     cell_of = np.repeat(np.arange(len(counts)), counts.astype(np.int64))
@@ -535,11 +658,22 @@ def battle_loo(spec: ModelSpec, data: Battles | PairStats, idata: az.InferenceDa
     runs = fold_counts.T > 0  # cell-major: each cell's battles, fold by fold
     values, lengths = pred.T[runs], fold_counts.T[runs]
     frame["elpd"] = np.sum(fold_counts * pred, axis=0) / counts
-    extra = pd.DataFrame({"fold": np.arange(folds), "n_battles": fold_counts.sum(axis=1),
-                          "elpd": np.sum(fold_counts * pred, axis=1)})
-    return BattleLOO(cells=frame, **common, method="kfold", fallback="kfold",
-                     fallback_frame=extra, refit_warnings=caught,
-                     **_summarise(values, lengths, total_lpd))
+    extra = pd.DataFrame(
+        {
+            "fold": np.arange(folds),
+            "n_battles": fold_counts.sum(axis=1),
+            "elpd": np.sum(fold_counts * pred, axis=1),
+        }
+    )
+    return BattleLOO(
+        cells=frame,
+        **common,
+        method="kfold",
+        fallback="kfold",
+        fallback_frame=extra,
+        refit_warnings=caught,
+        **_summarise(values, lengths, total_lpd),
+    )
 
 
 # ----------------------------------------------------------------------- comparison
@@ -573,23 +707,35 @@ def compare_loo(fits: Mapping[str, BattleLOO], *, check: bool = True) -> pd.Data
     items = list(fits.items())
     if check:
         if len({f.data_key for _, f in items}) > 1:
-            raise ValueError("these fits are of different data (battles or targets): their "
-                             "elpds are not comparable")
+            raise ValueError(
+                "these fits are of different data (battles or targets): their "
+                "elpds are not comparable"
+            )
         if len({f.density in _NORMALISED for _, f in items}) > 1:
-            raise ValueError("a generalised-likelihood score (density='kernel': soft targets, "
-                             "weights, or BT ties as ½ with ties='kernel') is not on the scale "
-                             "of a normalised density; use ties='three_way' for BT with ties")
+            raise ValueError(
+                "a generalised-likelihood score (density='kernel': soft targets, "
+                "weights, or BT ties as ½ with ties='kernel') is not on the scale "
+                "of a normalised density; use ties='three_way' for BT with ties"
+            )
     ends = np.unique(np.concatenate([np.cumsum(f.lengths) for _, f in items]))
     seg = np.diff(np.r_[0.0, ends])
-    aligned = {name: f.values[np.searchsorted(np.cumsum(f.lengths), ends)]
-               for name, f in items}
+    aligned = {name: f.values[np.searchsorted(np.cumsum(f.lengths), ends)] for name, f in items}
     order = sorted(fits, key=lambda name: -fits[name].elpd_loo)
     best = aligned[order[0]]
     rows = []
     for rank, name in enumerate(order):
         f = fits[name]
-        rows.append({"rank": rank, "elpd_loo": f.elpd_loo, "p_loo": f.p_loo,
-                     "elpd_diff": fits[order[0]].elpd_loo - f.elpd_loo, "se": f.se,
-                     "dse": _se(best - aligned[name], seg) if rank else 0.0,
-                     "warning": f.warning, "method": f.method, "density": f.density})
+        rows.append(
+            {
+                "rank": rank,
+                "elpd_loo": f.elpd_loo,
+                "p_loo": f.p_loo,
+                "elpd_diff": fits[order[0]].elpd_loo - f.elpd_loo,
+                "se": f.se,
+                "dse": _se(best - aligned[name], seg) if rank else 0.0,
+                "warning": f.warning,
+                "method": f.method,
+                "density": f.density,
+            }
+        )
     return pd.DataFrame(rows, index=pd.Index(order, name="model"))

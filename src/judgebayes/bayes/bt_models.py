@@ -34,8 +34,17 @@ from numpyro.distributions import constraints
 from judgebayes.core.bt import ELO_BASE, ELO_SCALE
 from judgebayes.core.pairs import PairStats
 
-__all__ = ["DENSE_PAIRS_RATIO", "SoftBinomial", "bt_data", "bt_model", "davidson_data",
-           "davidson_model", "pair_difference", "prior_sd_from_lam", "soft_binomial_logpdf"]
+__all__ = [
+    "DENSE_PAIRS_RATIO",
+    "SoftBinomial",
+    "bt_data",
+    "bt_model",
+    "davidson_data",
+    "davidson_model",
+    "pair_difference",
+    "prior_sd_from_lam",
+    "soft_binomial_logpdf",
+]
 
 
 @jax.custom_jvp
@@ -109,14 +118,18 @@ class SoftBinomial(dist.Distribution):
     Binomial rejects non-integer values.
     """
 
-    arg_constraints: ClassVar[dict] = {"total_count": constraints.nonnegative,
-                                       "logits": constraints.real}
+    arg_constraints: ClassVar[dict] = {
+        "total_count": constraints.nonnegative,
+        "logits": constraints.real,
+    }
     pytree_data_fields = ("total_count", "logits")
 
-    def __init__(self, total_count: jnp.ndarray, logits: jnp.ndarray, *,
-                 validate_args: bool | None = None) -> None:
+    def __init__(
+        self, total_count: jnp.ndarray, logits: jnp.ndarray, *, validate_args: bool | None = None
+    ) -> None:
         self.total_count, self.logits = jnp.broadcast_arrays(
-            jnp.asarray(total_count, dtype=jnp.result_type(float)), logits)
+            jnp.asarray(total_count, dtype=jnp.result_type(float)), logits
+        )
         super().__init__(batch_shape=jnp.shape(self.logits), validate_args=validate_args)
 
     @constraints.dependent_property(is_discrete=False, event_dim=0)
@@ -129,8 +142,13 @@ class SoftBinomial(dist.Distribution):
         return soft_binomial_logpdf(value, self.total_count, self.logits)
 
     def sample(self, key: jax.Array, sample_shape: tuple = ()) -> jnp.ndarray:
-        return dist.Binomial(jnp.round(self.total_count).astype(jnp.result_type(int)),
-                             logits=self.logits).sample(key, sample_shape).astype(float)
+        return (
+            dist.Binomial(
+                jnp.round(self.total_count).astype(jnp.result_type(int)), logits=self.logits
+            )
+            .sample(key, sample_shape)
+            .astype(float)
+        )
 
     @property
     def mean(self) -> jnp.ndarray:
@@ -189,8 +207,14 @@ def prior_sd_from_lam(lam: float) -> float:
     return float(1.0 / np.sqrt(2.0 * lam))
 
 
-def bt_model(i: jnp.ndarray, j: jnp.ndarray, n: jnp.ndarray, n_models: int,
-             prior_sd: float = 7.0710678, y: jnp.ndarray | None = None) -> None:
+def bt_model(
+    i: jnp.ndarray,
+    j: jnp.ndarray,
+    n: jnp.ndarray,
+    n_models: int,
+    prior_sd: float = 7.0710678,
+    y: jnp.ndarray | None = None,
+) -> None:
     """Bradley–Terry on pair statistics (see the module docstring).
 
     Parameters
@@ -214,13 +238,24 @@ def bt_model(i: jnp.ndarray, j: jnp.ndarray, n: jnp.ndarray, n_models: int,
 
 def bt_data(stats: PairStats, lam: float = 0.01) -> dict:
     """Keyword arguments of :func:`bt_model` from pair statistics."""
-    return {"i": jnp.asarray(stats.i), "j": jnp.asarray(stats.j), "n": jnp.asarray(stats.n),
-            "n_models": stats.n_models, "prior_sd": prior_sd_from_lam(lam),
-            "y": jnp.asarray(stats.y)}
+    return {
+        "i": jnp.asarray(stats.i),
+        "j": jnp.asarray(stats.j),
+        "n": jnp.asarray(stats.n),
+        "n_models": stats.n_models,
+        "prior_sd": prior_sd_from_lam(lam),
+        "y": jnp.asarray(stats.y),
+    }
 
 
-def davidson_model(i: jnp.ndarray, j: jnp.ndarray, n: jnp.ndarray, n_models: int,
-                   prior_sd: float = 7.0710678, counts: jnp.ndarray | None = None) -> None:
+def davidson_model(
+    i: jnp.ndarray,
+    j: jnp.ndarray,
+    n: jnp.ndarray,
+    n_models: int,
+    prior_sd: float = 7.0710678,
+    counts: jnp.ndarray | None = None,
+) -> None:
     """Davidson tie model: per pair (i wins, tie, j wins) counts ~ Multinomial.
 
     Parameters
@@ -247,6 +282,11 @@ def davidson_data(stats: PairStats, lam: float = 0.01) -> dict:
     counts = np.zeros((stats.n_pairs, 3))
     col = (2 - 2 * stats.cell_target).astype(int)  # 1 -> 0 (i wins), 0.5 -> 1, 0 -> 2
     np.add.at(counts, (stats.cell_pair, col), stats.cell_count)
-    return {"i": jnp.asarray(stats.i), "j": jnp.asarray(stats.j),
-            "n": jnp.asarray(counts.sum(axis=1)), "n_models": stats.n_models,
-            "prior_sd": prior_sd_from_lam(lam), "counts": jnp.asarray(counts)}
+    return {
+        "i": jnp.asarray(stats.i),
+        "j": jnp.asarray(stats.j),
+        "n": jnp.asarray(counts.sum(axis=1)),
+        "n_models": stats.n_models,
+        "prior_sd": prior_sd_from_lam(lam),
+        "counts": jnp.asarray(counts),
+    }

@@ -20,24 +20,52 @@ __all__ = ["CATALOGUE", "build"]
 
 CATALOGUE: dict[str, dict[str, Any]] = {
     "bt_hard": {
-        "data": {"simulator": "simulate_bt", "n_models": 6, "n_battles": 900, "tie_nu": 0.5,
-                 "seed": 101, "target": "human_label (ties as 1/2)", "lam": 0.01},
+        "data": {
+            "simulator": "simulate_bt",
+            "n_models": 6,
+            "n_battles": 900,
+            "tie_nu": 0.5,
+            "seed": 101,
+            "target": "human_label (ties as 1/2)",
+            "lam": 0.01,
+        },
         "summarise": ["elo"],
     },
     "bt_soft": {
-        "data": {"simulator": "simulate_arena", "n_models": 6, "n_battles": 900, "seed": 102,
-                 "target": "sigma(0.5 * score_diff)", "lam": 0.01},
+        "data": {
+            "simulator": "simulate_arena",
+            "n_models": 6,
+            "n_battles": 900,
+            "seed": 102,
+            "target": "sigma(0.5 * score_diff)",
+            "lam": 0.01,
+        },
         "summarise": ["elo"],
     },
     "davidson": {
-        "data": {"simulator": "simulate_bt", "n_models": 6, "n_battles": 900, "tie_nu": 0.5,
-                 "seed": 101, "target": "human_label counts (win / tie / loss)", "lam": 0.01},
+        "data": {
+            "simulator": "simulate_bt",
+            "n_models": 6,
+            "n_battles": 900,
+            "tie_nu": 0.5,
+            "seed": 101,
+            "target": "human_label counts (win / tie / loss)",
+            "lam": 0.01,
+        },
         "summarise": ["elo", "nu"],
     },
     "multi_judge": {
-        "data": {"simulator": "simulate_judges", "n_models": 6, "n_judges": 3, "n_battles": 800,
-                 "psi": [0.6, 1.0, 1.5], "tau": 0.1, "eta": [0.0, 0.8, 0.0],
-                 "own_model": {"judge-1": "model-2"}, "seed": 103},
+        "data": {
+            "simulator": "simulate_judges",
+            "n_models": 6,
+            "n_judges": 3,
+            "n_battles": 800,
+            "psi": [0.6, 1.0, 1.5],
+            "tau": 0.1,
+            "eta": [0.0, 0.8, 0.0],
+            "own_model": {"judge-1": "model-2"},
+            "seed": 103,
+        },
         "summarise": ["elo", "psi", "eta", "tau"],
     },
 }
@@ -47,8 +75,9 @@ def build(name: str) -> tuple[Callable, dict, dict, dict]:
     """Model function, data, coords and dims of a catalogue entry."""
     spec = CATALOGUE[name]["data"]
     if name in ("bt_hard", "davidson"):
-        stats = simulate_bt(spec["n_models"], spec["n_battles"], tie_nu=spec["tie_nu"],
-                            seed=spec["seed"]).battles.pair_stats("human_label")
+        stats = simulate_bt(
+            spec["n_models"], spec["n_battles"], tie_nu=spec["tie_nu"], seed=spec["seed"]
+        ).battles.pair_stats("human_label")
         coords = {"model": list(stats.models)}
         dims = {"theta": ["model"], "elo": ["model"]}
         if name == "bt_hard":
@@ -57,12 +86,23 @@ def build(name: str) -> tuple[Callable, dict, dict, dict]:
     if name == "bt_soft":
         battles = simulate_arena(spec["n_models"], spec["n_battles"], seed=spec["seed"]).battles
         stats = battles.pair_stats(expit(0.5 * battles.column("score_diff")))
-        return (bt_model, bt_data(stats, spec["lam"]), {"model": list(stats.models)},
-                {"theta": ["model"], "elo": ["model"]})
+        return (
+            bt_model,
+            bt_data(stats, spec["lam"]),
+            {"model": list(stats.models)},
+            {"theta": ["model"], "elo": ["model"]},
+        )
     if name == "multi_judge":
-        sim = simulate_judges(spec["n_models"], spec["n_judges"], spec["n_battles"],
-                              psi=spec["psi"], tau=spec["tau"], eta=spec["eta"],
-                              own_model=spec["own_model"], seed=spec["seed"])
+        sim = simulate_judges(
+            spec["n_models"],
+            spec["n_judges"],
+            spec["n_battles"],
+            psi=spec["psi"],
+            tau=spec["tau"],
+            eta=spec["eta"],
+            own_model=spec["own_model"],
+            seed=spec["seed"],
+        )
         data, coords, dims = multi_judge_data(sim.battles, own_model=spec["own_model"])
         return multi_judge_model, data, coords, dims
     raise KeyError(f"unknown catalogue model {name!r}; choose one of {list(CATALOGUE)}")

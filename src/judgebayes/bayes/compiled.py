@@ -82,8 +82,15 @@ from judgebayes.bayes.driver import (
     uniform_init,
 )
 
-__all__ = ["CompiledModel", "central_hessian", "nuts_chain", "split_data", "step_size_tail",
-           "target_accept_for", "uniform_init"]
+__all__ = [
+    "CompiledModel",
+    "central_hessian",
+    "nuts_chain",
+    "split_data",
+    "step_size_tail",
+    "target_accept_for",
+    "uniform_init",
+]
 
 _CACHE_SIZE = 32
 #: Kernels whose array arguments hold at most this many entries in all compile with
@@ -111,10 +118,17 @@ def split_data(data: Mapping[str, Any]) -> tuple[dict[str, jax.Array], dict[str,
     return arrays, static
 
 
-def _layout(model: Callable, arrays: Mapping[str, jax.Array], static: Mapping[str, Any],
-            ) -> tuple:
-    return (model, tuple(sorted(static.items(), key=lambda kv: kv[0])), _signature(arrays),
-            bool(jax.config.jax_enable_x64))
+def _layout(
+    model: Callable,
+    arrays: Mapping[str, jax.Array],
+    static: Mapping[str, Any],
+) -> tuple:
+    return (
+        model,
+        tuple(sorted(static.items(), key=lambda kv: kv[0])),
+        _signature(arrays),
+        bool(jax.config.jax_enable_x64),
+    )
 
 
 def target_accept_for(model: Callable, target_accept: float | None) -> float:
@@ -166,13 +180,16 @@ class CompiledModel:
         return compiled, arrays
 
     @classmethod
-    def _build(cls, model: Callable, static: Mapping[str, Any],
-               arrays: Mapping[str, jax.Array]) -> CompiledModel:
+    def _build(
+        cls, model: Callable, static: Mapping[str, Any], arrays: Mapping[str, jax.Array]
+    ) -> CompiledModel:
         bound = _bind(model, static)
-        return cls(bound, _unconstrained_shapes(bound, arrays),
-                   lambda **a: functools.partial(potential_energy, bound, (), a),
-                   lambda **a: functools.partial(constrain_fn, bound, (), a,
-                                                 return_deterministic=True))
+        return cls(
+            bound,
+            _unconstrained_shapes(bound, arrays),
+            lambda **a: functools.partial(potential_energy, bound, (), a),
+            lambda **a: functools.partial(constrain_fn, bound, (), a, return_deterministic=True),
+        )
 
     def _kernel(self, name: tuple, build: Callable[[], Any]) -> Any:
         """The kernel ``name``, built by ``build()`` on first use; one that
@@ -209,20 +226,30 @@ class CompiledModel:
         nuts = ("nuts", CHUNK)
         if nuts not in self._kernels:
             lowered, blank = self._lower_nuts(arrays, _raw_key(jax.random.PRNGKey(0)), CHUNK)
-            self._kernels[nuts] = pool.submit(_compile_with, lowered, blank,
-                                              compiler_options(arrays))
+            self._kernels[nuts] = pool.submit(
+                _compile_with, lowered, blank, compiler_options(arrays)
+            )
         if loglik:
             shapes = jax.eval_shape(lambda z: self.postprocess_gen(**arrays)(z), self.z_template)
             blocks = _blocks(shapes)
             name = ("loglik", LOGLIK_BLOCK, _signature(blocks))
             if name not in self._kernels:
-                self._kernels[name] = pool.submit(self._lower_loglik(blocks, arrays).compile,
-                                                  compiler_options(arrays))
+                self._kernels[name] = pool.submit(
+                    self._lower_loglik(blocks, arrays).compile, compiler_options(arrays)
+                )
 
     # ----------------------------------------------------------------- NUTS
-    def nuts(self, rng: jax.Array, arrays: Mapping[str, jax.Array], *, chains: int,
-             draws: int, warmup: int, target_accept: float, progress: Any = None,
-             ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    def nuts(
+        self,
+        rng: jax.Array,
+        arrays: Mapping[str, jax.Array],
+        *,
+        chains: int,
+        draws: int,
+        warmup: int,
+        target_accept: float,
+        progress: Any = None,
+    ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
         """Constrained draws and sampler statistics, each shaped ``(chain, draw, ...)``.
 
         ``rng`` is a raw PRNG key (``jax.random.PRNGKey``); chain ``c``'s key and start
@@ -247,8 +274,14 @@ class CompiledModel:
                     progress.update(n)
 
         def run(chain: int) -> tuple[dict, dict]:
-            return _run_chain(kernel, chain_starts(blank, self.z_template, rng, chain), arrays,
-                              plan, chunk_ranges(warmup, draws, chunk), tick)
+            return _run_chain(
+                kernel,
+                chain_starts(blank, self.z_template, rng, chain),
+                arrays,
+                plan,
+                chunk_ranges(warmup, draws, chunk),
+                tick,
+            )
 
         if chains == 1:
             outs = [run(0)]
@@ -260,30 +293,39 @@ class CompiledModel:
         stats["tree_depth"] = np.floor(np.log2(stats["n_steps"])).astype(np.int32) + 1
         return samples, stats
 
-    def _nuts_kernel(self, arrays: Mapping[str, jax.Array], plan: Plan, rng: np.ndarray,
-                     chunk: int) -> tuple[Callable, ChainState]:
+    def _nuts_kernel(
+        self, arrays: Mapping[str, jax.Array], plan: Plan, rng: np.ndarray, chunk: int
+    ) -> tuple[Callable, ChainState]:
         """The chunk kernel of one chain, compiled ahead of time for these argument
         shapes (see :mod:`judgebayes.bayes.driver`), and a state of its shapes (zeros)."""
+
         def build() -> tuple[Callable, ChainState]:
             lowered, blank = self._lower_nuts(arrays, rng, chunk)
             return lowered.compile(compiler_options(arrays)), blank
 
         return self._kernel(("nuts", chunk), build)
 
-    def _lower_nuts(self, arrays: Mapping[str, jax.Array], rng: np.ndarray, chunk: int,
-                    ) -> tuple[jax.stages.Lowered, ChainState]:
+    def _lower_nuts(
+        self,
+        arrays: Mapping[str, jax.Array],
+        rng: np.ndarray,
+        chunk: int,
+    ) -> tuple[jax.stages.Lowered, ChainState]:
         """The chunk kernel traced and lowered (not compiled) for these argument shapes,
         and a state of its shapes (zeros). The plan's values do not matter, only its
         shapes and dtypes (those of every :func:`~judgebayes.bayes.driver.make_plan`)."""
-        blank = jax.tree.map(lambda s: np.zeros(s.shape, s.dtype), jax.eval_shape(
-            blank_state, self.z_template, rng))
+        blank = jax.tree.map(
+            lambda s: np.zeros(s.shape, s.dtype), jax.eval_shape(blank_state, self.z_template, rng)
+        )
         plan = Plan(*map(jnp.asarray, make_plan(1, 1, 0.8)))
-        run = jax.jit(chunk_fn(self.potential_gen, self.postprocess_gen, self.z_template,
-                               chunk=chunk))
+        run = jax.jit(
+            chunk_fn(self.potential_gen, self.postprocess_gen, self.z_template, chunk=chunk)
+        )
         return run.lower(blank, np.int32(0), plan, arrays), blank
 
-    def batched_nuts(self, params: Iterable[str], *, warmup: int, draws: int, thin: int,
-                     target_accept: float) -> Callable:
+    def batched_nuts(
+        self, params: Iterable[str], *, warmup: int, draws: int, thin: int, target_accept: float
+    ) -> Callable:
         """``run(fit_key, rows, arrays, obs) -> (draws, divergences)``: SBC's refits, one
         :func:`~judgebayes.bayes.driver.nuts_chain` per row (seed ``fold_in(fit_key,
         rows[r])``, data ``obs[r]`` and the shared ``arrays``), jitted and vmapped, its
@@ -292,11 +334,16 @@ class CompiledModel:
 
         def one(rng: jax.Array, arrays: dict, obs: dict) -> tuple[jax.Array, jax.Array]:
             kwargs = {**arrays, **obs}
-            zs, stats = nuts_chain(self.potential_gen, self.z_template, warmup=warmup,
-                                   draws=draws, target_accept=target_accept,
-                                   model_kwargs=kwargs, rng=rng)
-            values = jax.vmap(self.postprocess_gen(**kwargs))(
-                jax.tree.map(lambda x: x[::thin], zs))
+            zs, stats = nuts_chain(
+                self.potential_gen,
+                self.z_template,
+                warmup=warmup,
+                draws=draws,
+                target_accept=target_accept,
+                model_kwargs=kwargs,
+                rng=rng,
+            )
+            values = jax.vmap(self.postprocess_gen(**kwargs))(jax.tree.map(lambda x: x[::thin], zs))
             flat = jnp.concatenate([values[p].reshape(n_keep, -1) for p in params], axis=1)
             return flat, stats["diverging"].sum()
 
@@ -315,9 +362,11 @@ class CompiledModel:
         traced for float64 vectors. ``hessian(x, arrays)`` is :func:`central_hessian`
         of the compiled gradient (no ``jax.hessian`` compile: anchors MAP 7.8 → 3.8 s CPU).
         """
+
         def build() -> tuple:
-            flat0, unravel = ravel_pytree(jax.tree.map(
-                lambda x: jnp.zeros(x.shape, dtype=jnp.float64), self.z_template))
+            flat0, unravel = ravel_pytree(
+                jax.tree.map(lambda x: jnp.zeros(x.shape, dtype=jnp.float64), self.z_template)
+            )
 
             def potential(x: jax.Array, arrays: dict) -> jax.Array:
                 return self.potential_gen(**arrays)(unravel(x))
@@ -326,57 +375,84 @@ class CompiledModel:
                 return jax.vmap(lambda x: self.postprocess_gen(**arrays)(unravel(x)))(xs)
 
             value_and_grad = jax.jit(jax.value_and_grad(potential))
-            return (np.asarray(flat0), value_and_grad,
-                    functools.partial(central_hessian, value_and_grad), jax.jit(constrain))
+            return (
+                np.asarray(flat0),
+                value_and_grad,
+                functools.partial(central_hessian, value_and_grad),
+                jax.jit(constrain),
+            )
 
         return self._kernel(("map",), build)
 
     # ---------------------------------------------------------- likelihood
-    def pointwise_log_likelihood(self, samples: Mapping[str, np.ndarray],
-                                 arrays: Mapping[str, jax.Array]) -> dict[str, np.ndarray]:
+    def pointwise_log_likelihood(
+        self, samples: Mapping[str, np.ndarray], arrays: Mapping[str, jax.Array]
+    ) -> dict[str, np.ndarray]:
         """Log-likelihood of every observed site at every draw (``(chain, draw, ...)``).
 
         Draws go through one compiled kernel in blocks of :data:`LOGLIK_BLOCK` (the
         last one padded), so a new number of draws or chains compiles nothing.
         """
         lead = next(iter(samples.values())).shape[:2]
-        blocks = _blocks({k: jax.ShapeDtypeStruct(v.shape[2:], v.dtype)
-                          for k, v in samples.items()})
-        flat = {k: np.asarray(v).reshape(-1, *v.shape[2:]).astype(blocks[k].dtype, copy=False)
-                for k, v in samples.items()}
+        blocks = _blocks(
+            {k: jax.ShapeDtypeStruct(v.shape[2:], v.dtype) for k, v in samples.items()}
+        )
+        flat = {
+            k: np.asarray(v).reshape(-1, *v.shape[2:]).astype(blocks[k].dtype, copy=False)
+            for k, v in samples.items()
+        }
         n = int(np.prod(lead))
-        fn = self._kernel(("loglik", LOGLIK_BLOCK, _signature(blocks)),
-                          lambda: self._lower_loglik(blocks, arrays).compile(
-                              compiler_options(arrays)))
+        fn = self._kernel(
+            ("loglik", LOGLIK_BLOCK, _signature(blocks)),
+            lambda: self._lower_loglik(blocks, arrays).compile(compiler_options(arrays)),
+        )
         parts = []
         for start in range(0, n, LOGLIK_BLOCK):
-            rows = (slice(start, start + LOGLIK_BLOCK) if start + LOGLIK_BLOCK <= n else
-                    np.minimum(np.arange(start, start + LOGLIK_BLOCK), n - 1))  # padded
+            rows = (
+                slice(start, start + LOGLIK_BLOCK)
+                if start + LOGLIK_BLOCK <= n
+                else np.minimum(np.arange(start, start + LOGLIK_BLOCK), n - 1)
+            )  # padded
             out = fn({k: v[rows] for k, v in flat.items()}, arrays)
-            parts.append({k: np.asarray(v)[:n - start] for k, v in out.items()})
-        return {k: np.concatenate([p[k] for p in parts]).reshape(*lead, *parts[0][k].shape[1:])
-                for k in parts[0]}
+            parts.append({k: np.asarray(v)[: n - start] for k, v in out.items()})
+        return {
+            k: np.concatenate([p[k] for p in parts]).reshape(*lead, *parts[0][k].shape[1:])
+            for k in parts[0]
+        }
 
-    def _lower_loglik(self, blocks: Mapping[str, jax.ShapeDtypeStruct],
-                      arrays: Mapping[str, jax.Array]) -> jax.stages.Lowered:
+    def _lower_loglik(
+        self, blocks: Mapping[str, jax.ShapeDtypeStruct], arrays: Mapping[str, jax.Array]
+    ) -> jax.stages.Lowered:
         """The pointwise log-likelihood of a block of draws (``blocks``: their shapes),
         traced and lowered for these argument shapes."""
         return jax.jit(lambda s, a: log_likelihood(self.model, s, parallel=True, **a)).lower(
-            dict(blocks), arrays)
+            dict(blocks), arrays
+        )
 
-    def observed(self, arrays: Mapping[str, jax.Array],
-                 select: Callable[[Mapping[str, Any]], bool]) -> dict[str, np.ndarray]:
+    def observed(
+        self, arrays: Mapping[str, jax.Array], select: Callable[[Mapping[str, Any]], bool]
+    ) -> dict[str, np.ndarray]:
         """Values of the sample sites ``select(site)`` picks (the data sites), from one
         compiled trace of the model: running it op by op instead compiles a kernel for
         every operation on the first call of a process (a second on the arena)."""
-        fn = self._kernel(("observed",), lambda: jax.jit(
-            lambda a: {k: s["value"] for k, s in trace(seed(self.model, 0)).get_trace(**a).items()
-                       if select(s)}))
+        fn = self._kernel(
+            ("observed",),
+            lambda: jax.jit(
+                lambda a: {
+                    k: s["value"]
+                    for k, s in trace(seed(self.model, 0)).get_trace(**a).items()
+                    if select(s)
+                }
+            ),
+        )
         return {k: np.asarray(v) for k, v in fn(arrays).items()}
 
 
-def central_hessian(value_and_grad: Callable, x: Any, arrays: Mapping[str, jax.Array],
-                    ) -> np.ndarray:
+def central_hessian(
+    value_and_grad: Callable,
+    x: Any,
+    arrays: Mapping[str, jax.Array],
+) -> np.ndarray:
     r"""Hessian of a potential by central differences of its compiled gradient, symmetrised.
 
     Column j is (∇U(x + h_j e_j) − ∇U(x − h_j e_j)) / (2 h_j), h_j = ε^{1/3} s_j with
@@ -421,10 +497,20 @@ def central_hessian(value_and_grad: Callable, x: Any, arrays: Mapping[str, jax.A
         up[j] += h[j]
         down[j] -= h[j]
         # dispatched without waiting: JAX runs them while the next ones are queued
-        grads.append((value_and_grad(jnp.asarray(up), arrays)[1],
-                      value_and_grad(jnp.asarray(down), arrays)[1], up[j] - down[j]))
-    hess = np.stack([(np.asarray(g_up, dtype=np.float64) - np.asarray(g_down, dtype=np.float64))
-                     / step for g_up, g_down, step in grads], axis=1)
+        grads.append(
+            (
+                value_and_grad(jnp.asarray(up), arrays)[1],
+                value_and_grad(jnp.asarray(down), arrays)[1],
+                up[j] - down[j],
+            )
+        )
+    hess = np.stack(
+        [
+            (np.asarray(g_up, dtype=np.float64) - np.asarray(g_down, dtype=np.float64)) / step
+            for g_up, g_down, step in grads
+        ],
+        axis=1,
+    )
     return 0.5 * (hess + hess.T)
 
 
@@ -451,17 +537,19 @@ def compiler_options(arrays: Mapping[str, Any]) -> dict[str, Any] | None:
     return {"xla_cpu_use_fusion_emitters": False}
 
 
-def _compile_with(lowered: jax.stages.Lowered, blank: ChainState,
-                  options: dict[str, Any] | None) -> tuple[Callable, ChainState]:
+def _compile_with(
+    lowered: jax.stages.Lowered, blank: ChainState, options: dict[str, Any] | None
+) -> tuple[Callable, ChainState]:
     return lowered.compile(options), blank
 
 
 def _blocks(shapes: Mapping[str, Any]) -> dict[str, jax.ShapeDtypeStruct]:
     """Shapes of a block of :data:`LOGLIK_BLOCK` draws of sites shaped ``shapes`` (one
     draw each), in the dtypes JAX computes in (float32 unless x64 is on)."""
-    return {k: jax.ShapeDtypeStruct((LOGLIK_BLOCK, *v.shape),
-                                    jax.dtypes.canonicalize_dtype(v.dtype))
-            for k, v in shapes.items()}
+    return {
+        k: jax.ShapeDtypeStruct((LOGLIK_BLOCK, *v.shape), jax.dtypes.canonicalize_dtype(v.dtype))
+        for k, v in shapes.items()
+    }
 
 
 def _signature(values: Mapping[str, Any]) -> tuple:
@@ -471,8 +559,9 @@ def _signature(values: Mapping[str, Any]) -> tuple:
 
 def _digests(arrays: Mapping[str, Any]) -> tuple:
     """Name and SHA-1 of the bytes of every array, sorted by name: a key by content."""
-    return tuple(sorted((k, hashlib.sha1(np.asarray(v).tobytes()).hexdigest())
-                        for k, v in arrays.items()))
+    return tuple(
+        sorted((k, hashlib.sha1(np.asarray(v).tobytes()).hexdigest()) for k, v in arrays.items())
+    )
 
 
 _pool: ThreadPoolExecutor | None = None
@@ -483,14 +572,20 @@ def _compile_pool() -> ThreadPoolExecutor:
     global _pool
     with _cache_lock:
         if _pool is None:
-            _pool = ThreadPoolExecutor(max(1, os.cpu_count() or 1),
-                                       thread_name_prefix="judgebayes-compile")
+            _pool = ThreadPoolExecutor(
+                max(1, os.cpu_count() or 1), thread_name_prefix="judgebayes-compile"
+            )
         return _pool
 
 
-def _run_chain(kernel: Callable, starts: Iterator[ChainState], arrays: Mapping, plan: Plan,
-               chunks: Iterable[tuple[int, int, int]], tick: Callable[[int], None],
-               ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+def _run_chain(
+    kernel: Callable,
+    starts: Iterator[ChainState],
+    arrays: Mapping,
+    plan: Plan,
+    chunks: Iterable[tuple[int, int, int]],
+    tick: Callable[[int], None],
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     """Run one chain chunk by chunk (``chunks``: :func:`~judgebayes.bayes.driver.chunk_ranges`)
     and keep its draws (leading axis: draw).
 
@@ -507,7 +602,8 @@ def _run_chain(kernel: Callable, starts: Iterator[ChainState], arrays: Mapping, 
     else:
         raise RuntimeError(
             f"no start point with a finite log density and gradient in {MAX_START_ATTEMPTS} "
-            "uniform(-2, 2) draws on the unconstrained space: check the model and its data")
+            "uniform(-2, 2) draws on the unconstrained space: check the model and its data"
+        )
     kept: list[tuple[dict, dict]] = []
     pending = (ranges[0], values, stats)
 
@@ -523,8 +619,9 @@ def _run_chain(kernel: Callable, starts: Iterator[ChainState], arrays: Mapping, 
         collect(pending)
         pending = (rows, values, stats)
     collect(pending)
-    return tuple({k: np.concatenate([part[j][k] for part in kept]) for k in kept[0][j]}
-                 for j in (0, 1))
+    return tuple(
+        {k: np.concatenate([part[j][k] for part in kept]) for k in kept[0][j]} for j in (0, 1)
+    )
 
 
 def _unconstrained_shapes(model: Callable, arrays: Mapping[str, jax.Array]) -> dict:
@@ -533,16 +630,21 @@ def _unconstrained_shapes(model: Callable, arrays: Mapping[str, jax.Array]) -> d
     The same map NumPyro's ``initialize_model`` uses, ``biject_to(support)``, found
     by abstract evaluation, so a new layout costs no eager JAX operations.
     """
+
     def unconstrained(a: Mapping[str, jax.Array]) -> dict:
         tr = trace(seed(model, 0)).get_trace(**a)
-        return {k: biject_to(s["fn"].support).inv(s["value"]) for k, s in tr.items()
-                if s["type"] == "sample" and not s["is_observed"]}
+        return {
+            k: biject_to(s["fn"].support).inv(s["value"])
+            for k, s in tr.items()
+            if s["type"] == "sample" and not s["is_observed"]
+        }
 
     return jax.eval_shape(unconstrained, arrays)
 
 
 def _bind(model: Callable, static: Mapping[str, Any]) -> Callable:
     """``model`` with its static keyword arguments fixed (a named function, for traces)."""
+
     def bound(**arrays: Any) -> Any:
         return model(**static, **arrays)
 

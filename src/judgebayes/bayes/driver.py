@@ -47,10 +47,25 @@ from numpyro.infer.hmc_util import (
     welford_covariance,
 )
 
-__all__ = ["CACHE_ENV", "CHUNK", "ChainState", "Plan", "blank_state", "chain_starts", "chunk_fn",
-           "chunk_ranges", "enable_persistent_cache", "init_chain", "is_finite_start",
-           "make_plan", "nuts_chain", "persistent_cache_dir", "step_size_tail", "transition",
-           "uniform_init"]
+__all__ = [
+    "CACHE_ENV",
+    "CHUNK",
+    "ChainState",
+    "Plan",
+    "blank_state",
+    "chain_starts",
+    "chunk_fn",
+    "chunk_ranges",
+    "enable_persistent_cache",
+    "init_chain",
+    "is_finite_start",
+    "make_plan",
+    "nuts_chain",
+    "persistent_cache_dir",
+    "step_size_tail",
+    "transition",
+    "uniform_init",
+]
 
 #: Iterations per compiled chunk: progress is reported between chunks. Each chunk costs
 #: ~0.5 ms of CPU beyond its iterations (dispatch, copies); on the 55-model arena
@@ -121,11 +136,18 @@ def make_plan(warmup: int, draws: int, target_accept: float) -> Plan:
     if len(windows) > MAX_WINDOWS:
         raise ValueError(f"warmup={warmup} needs more than {MAX_WINDOWS} adaptation windows")
     ends = np.full(MAX_WINDOWS, -1, dtype=np.int32)
-    ends[:len(windows)] = [w.end for w in windows]
+    ends[: len(windows)] = [w.end for w in windows]
     first, last = (windows[0].start, windows[-1].end) if windows else (1, 0)
     i32 = np.int32
-    return Plan(i32(warmup), i32(warmup + draws), i32(n_adapt), float(target_accept),
-                i32(first), i32(last), ends)
+    return Plan(
+        i32(warmup),
+        i32(warmup + draws),
+        i32(n_adapt),
+        float(target_accept),
+        i32(first),
+        i32(last),
+        ends,
+    )
 
 
 def chunk_ranges(warmup: int, draws: int, chunk: int = CHUNK) -> Iterator[tuple[int, int, int]]:
@@ -140,9 +162,13 @@ def uniform_init(key: jax.Array, z: Any) -> Any:
     """Uniform(−2, 2) on the unconstrained space, like NumPyro's ``init_to_uniform``."""
     leaves, treedef = jax.tree.flatten(z)
     keys = jax.random.split(key, len(leaves))
-    return jax.tree.unflatten(treedef, [
-        jax.random.uniform(k, x.shape, dtype=x.dtype, minval=-2.0, maxval=2.0)
-        for k, x in zip(keys, leaves, strict=True)])
+    return jax.tree.unflatten(
+        treedef,
+        [
+            jax.random.uniform(k, x.shape, dtype=x.dtype, minval=-2.0, maxval=2.0)
+            for k, x in zip(keys, leaves, strict=True)
+        ],
+    )
 
 
 def init_chain(potential_fn: Callable, z_template: Any, rng: jax.Array) -> ChainState:
@@ -165,8 +191,9 @@ def init_chain(potential_fn: Callable, z_template: Any, rng: jax.Array) -> Chain
     blank = blank_state(z_template, rng)
     start = (-1, blank.z, jnp.array(jnp.inf, blank.potential_energy.dtype), blank.z_grad)
     _, z, pe, grad = jax.lax.while_loop(again, redraw, start)
-    return blank._replace(z=z, z_grad=grad, potential_energy=pe,
-                          rng_key=jax.random.split(k_run, 3)[0])
+    return blank._replace(
+        z=z, z_grad=grad, potential_energy=pe, rng_key=jax.random.split(k_run, 3)[0]
+    )
 
 
 def blank_state(z_template: Any, rng: jax.Array) -> ChainState:
@@ -176,13 +203,25 @@ def blank_state(z_template: Any, rng: jax.Array) -> ChainState:
     z = jax.tree.map(lambda x: jnp.zeros(x.shape, x.dtype), z_template)
     size = ravel_pytree(z)[0].size
     step_size = jnp.ones((), dtype=dtype)
-    return ChainState(z, z, jnp.zeros((), dtype=dtype), rng, step_size,
-                      jnp.ones(size, dtype=dtype), jnp.ones(size, dtype=dtype),
-                      _da_init(jnp.log(10 * step_size)), _mm_init(size))
+    return ChainState(
+        z,
+        z,
+        jnp.zeros((), dtype=dtype),
+        rng,
+        step_size,
+        jnp.ones(size, dtype=dtype),
+        jnp.ones(size, dtype=dtype),
+        _da_init(jnp.log(10 * step_size)),
+        _mm_init(size),
+    )
 
 
-def transition(potential_fn: Callable, st: ChainState, i: jax.Array, plan: Plan,
-               ) -> tuple[ChainState, tuple[Any, dict[str, jax.Array]]]:
+def transition(
+    potential_fn: Callable,
+    st: ChainState,
+    i: jax.Array,
+    plan: Plan,
+) -> tuple[ChainState, tuple[Any, dict[str, jax.Array]]]:
     """Iteration ``i`` of one chain (traceable): a NUTS transition, then, during warm-up,
     the adaptation NumPyro's ``hmc`` kernel runs (see :func:`nuts_chain`).
 
@@ -193,17 +232,32 @@ def transition(potential_fn: Callable, st: ChainState, i: jax.Array, plan: Plan,
     key, k_momentum, k_tree = jax.random.split(st.rng_key, 3)
     r = momentum_generator(st.z, st.mass_matrix_sqrt, k_momentum)
     _, vv_update = velocity_verlet(potential_fn, euclidean_kinetic_energy)
-    tree = build_tree(vv_update, euclidean_kinetic_energy,
-                      IntegratorState(st.z, r, st.potential_energy, st.z_grad),
-                      st.inverse_mass_matrix, st.step_size, k_tree,
-                      max_delta_energy=MAX_DELTA_ENERGY, max_tree_depth=MAX_TREE_DEPTH)
+    tree = build_tree(
+        vv_update,
+        euclidean_kinetic_energy,
+        IntegratorState(st.z, r, st.potential_energy, st.z_grad),
+        st.inverse_mass_matrix,
+        st.step_size,
+        k_tree,
+        max_delta_energy=MAX_DELTA_ENERGY,
+        max_tree_depth=MAX_TREE_DEPTH,
+    )
     accept = tree.sum_accept_probs / tree.num_proposals
-    st = st._replace(z=tree.z_proposal, z_grad=tree.z_proposal_grad,
-                     potential_energy=tree.z_proposal_pe, rng_key=key)
+    st = st._replace(
+        z=tree.z_proposal,
+        z_grad=tree.z_proposal_grad,
+        potential_energy=tree.z_proposal_pe,
+        rng_key=key,
+    )
     st = jax.lax.cond(i < plan.warmup, _adapt, lambda s, *_: s, st, accept, i, plan)
-    stats = {"diverging": tree.diverging, "n_steps": tree.num_proposals,
-             "acceptance_rate": accept, "energy": tree.z_proposal_energy,
-             "lp": -tree.z_proposal_pe, "step_size": st.step_size}
+    stats = {
+        "diverging": tree.diverging,
+        "n_steps": tree.num_proposals,
+        "acceptance_rate": accept,
+        "energy": tree.z_proposal_energy,
+        "lp": -tree.z_proposal_pe,
+        "step_size": st.step_size,
+    }
     return st, (st.z, stats)
 
 
@@ -212,16 +266,16 @@ def _adapt(st: ChainState, accept: jax.Array, i: jax.Array, plan: Plan) -> Chain
     ``[0, n_adapt)``, then dual averaging of the step size alone up to ``warmup``."""
     # The closing window opens: dual averaging restarts, as NumPyro restarts it at a
     # window's end (prox centre log 10ε); this iteration ran at the averaged ε.
-    ss = jax.lax.cond(i == plan.n_adapt, lambda: _da_init(jnp.log(10.0) + jnp.log(st.step_size)),
-                      lambda: st.ss)
+    ss = jax.lax.cond(
+        i == plan.n_adapt, lambda: _da_init(jnp.log(10.0) + jnp.log(st.step_size)), lambda: st.ss
+    )
     ss = _da_update(plan.target_accept - accept, ss)
     # the averaged iterate at the end of either window, the last one elsewhere
     at_end = (i == plan.n_adapt - 1) | (i == plan.warmup - 1)
     step_size = jnp.clip(jnp.exp(jnp.where(at_end, ss[1], ss[0])), _TINY, _HUGE)
     st = st._replace(ss=ss, step_size=step_size)
     in_window = (plan.mm_first <= i) & (i <= plan.mm_last)
-    st = jax.lax.cond(in_window, lambda s: s._replace(mm=_mm_update(s.z, s.mm)),
-                      lambda s: s, st)
+    st = jax.lax.cond(in_window, lambda s: s._replace(mm=_mm_update(s.z, s.mm)), lambda s: s, st)
     return jax.lax.cond(in_window & jnp.any(i == plan.mm_ends), _window_end, lambda s: s, st)
 
 
@@ -229,15 +283,24 @@ def _window_end(st: ChainState) -> ChainState:
     """A mass-matrix window closes: Stan's regularised variance, a fresh Welford
     estimate, dual averaging restarted at log 10ε (NumPyro's ``_update_at_window_end``)."""
     inverse_mass_matrix, mass_matrix_sqrt, _ = _mm_final(st.mm, regularize=True)
-    return st._replace(inverse_mass_matrix=inverse_mass_matrix,
-                       mass_matrix_sqrt=mass_matrix_sqrt,
-                       mm=_mm_init(inverse_mass_matrix.shape[-1]),
-                       ss=_da_init(jnp.log(10.0) + jnp.log(st.step_size)))
+    return st._replace(
+        inverse_mass_matrix=inverse_mass_matrix,
+        mass_matrix_sqrt=mass_matrix_sqrt,
+        mm=_mm_init(inverse_mass_matrix.shape[-1]),
+        ss=_da_init(jnp.log(10.0) + jnp.log(st.step_size)),
+    )
 
 
-def nuts_chain(potential_gen: Callable, z_template: Any, *, warmup: int, draws: int,
-               target_accept: float, model_kwargs: Mapping[str, Any], rng: jax.Array,
-               ) -> tuple[Any, dict[str, jax.Array]]:
+def nuts_chain(
+    potential_gen: Callable,
+    z_template: Any,
+    *,
+    warmup: int,
+    draws: int,
+    target_accept: float,
+    model_kwargs: Mapping[str, Any],
+    rng: jax.Array,
+) -> tuple[Any, dict[str, jax.Array]]:
     """One NUTS chain (traceable): ``warmup`` adaptation steps, then ``draws`` draws.
 
     ``potential_gen(**model_kwargs)`` is the potential energy on the unconstrained
@@ -272,15 +335,19 @@ def nuts_chain(potential_gen: Callable, z_template: Any, *, warmup: int, draws: 
     potential_fn = potential_gen(**model_kwargs)
     plan = Plan(*map(jnp.asarray, make_plan(warmup, draws, target_accept)))
     st = init_chain(potential_fn, z_template, rng)
-    _, (zs, stats) = jax.lax.scan(lambda s, i: transition(potential_fn, s, i, plan), st,
-                                  jnp.arange(warmup + draws, dtype=jnp.int32))
+    _, (zs, stats) = jax.lax.scan(
+        lambda s, i: transition(potential_fn, s, i, plan),
+        st,
+        jnp.arange(warmup + draws, dtype=jnp.int32),
+    )
     zs, stats = jax.tree.map(lambda x: x[warmup:], (zs, stats))
     stats["tree_depth"] = jnp.floor(jnp.log2(stats["n_steps"])).astype(jnp.int32) + 1
     return zs, stats
 
 
-def chain_starts(blank: ChainState, z_template: Any, rng: np.ndarray,
-                 chain: int) -> Iterator[ChainState]:
+def chain_starts(
+    blank: ChainState, z_template: Any, rng: np.ndarray, chain: int
+) -> Iterator[ChainState]:
     """Start states of chain ``chain`` (on the host, NumPy), one per attempt.
 
     ``blank`` gives the shapes. A NumPy generator seeded with the key ``rng`` and
@@ -302,12 +369,14 @@ def chain_starts(blank: ChainState, z_template: Any, rng: np.ndarray,
 def is_finite_start(state: ChainState) -> bool:
     """Whether the potential and its gradient are finite at ``state`` (host)."""
     grads = [np.asarray(g) for g in jax.tree.leaves(state.z_grad)]
-    return bool(np.isfinite(np.asarray(state.potential_energy))
-                and all(np.isfinite(g).all() for g in grads))
+    return bool(
+        np.isfinite(np.asarray(state.potential_energy)) and all(np.isfinite(g).all() for g in grads)
+    )
 
 
-def chunk_fn(potential_gen: Callable, postprocess_gen: Callable, z_template: Any,
-             chunk: int = CHUNK) -> Callable:
+def chunk_fn(
+    potential_gen: Callable, postprocess_gen: Callable, z_template: Any, chunk: int = CHUNK
+) -> Callable:
     """``run(state, start, plan, arrays)``: iterations ``start … start + chunk − 1`` of one
     chain (traceable).
 
@@ -319,31 +388,43 @@ def chunk_fn(potential_gen: Callable, postprocess_gen: Callable, z_template: Any
     ``chunk`` axis; iterations at or past ``plan.total`` leave the state as it is (rows
     of padding).
     """
+
     def run(state: ChainState, start: jax.Array, plan: Plan, arrays: dict) -> tuple:
         potential_fn = potential_gen(**arrays)
 
         def begin() -> ChainState:
             pe, grad = jax.value_and_grad(potential_fn)(state.z)
             return blank_state(z_template, state.rng_key)._replace(
-                z=state.z, potential_energy=pe, z_grad=grad)
+                z=state.z, potential_energy=pe, z_grad=grad
+            )
 
         state = jax.lax.cond(start == 0, begin, lambda: state)
-        finite = (jnp.isfinite(state.potential_energy)
-                  & jnp.all(jnp.isfinite(ravel_pytree(state.z_grad)[0])))
+        finite = jnp.isfinite(state.potential_energy) & jnp.all(
+            jnp.isfinite(ravel_pytree(state.z_grad)[0])
+        )
 
         def idle(s: ChainState) -> tuple:
             zero = jnp.zeros((), dtype=s.potential_energy.dtype)
-            return s, (s.z, {"diverging": jnp.array(False),
-                             "n_steps": jnp.array(0, dtype=jnp.result_type(int)),
-                             "acceptance_rate": zero, "energy": zero,
-                             "lp": -s.potential_energy, "step_size": s.step_size})
+            return s, (
+                s.z,
+                {
+                    "diverging": jnp.array(False),
+                    "n_steps": jnp.array(0, dtype=jnp.result_type(int)),
+                    "acceptance_rate": zero,
+                    "energy": zero,
+                    "lp": -s.potential_energy,
+                    "step_size": s.step_size,
+                },
+            )
 
         def body(s: ChainState, i: jax.Array) -> tuple:
-            return jax.lax.cond((i < plan.total) & finite,
-                                lambda: transition(potential_fn, s, i, plan), lambda: idle(s))
+            return jax.lax.cond(
+                (i < plan.total) & finite,
+                lambda: transition(potential_fn, s, i, plan),
+                lambda: idle(s),
+            )
 
-        state, (zs, stats) = jax.lax.scan(body, state,
-                                          start + jnp.arange(chunk, dtype=jnp.int32))
+        state, (zs, stats) = jax.lax.scan(body, state, start + jnp.arange(chunk, dtype=jnp.int32))
         return state, jax.vmap(postprocess_gen(**arrays))(zs), stats
 
     return run
@@ -397,6 +478,5 @@ def enable_persistent_cache() -> str | None:
             return None  # a read-only home: no cache, as before
         jax.config.update("jax_compilation_cache_dir", str(path))
         if jax.config.jax_persistent_cache_min_compile_time_secs == 1.0:  # JAX's default
-            jax.config.update("jax_persistent_cache_min_compile_time_secs",
-                              CACHE_MIN_COMPILE_S)
+            jax.config.update("jax_persistent_cache_min_compile_time_secs", CACHE_MIN_COMPILE_S)
         return str(path)

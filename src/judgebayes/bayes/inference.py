@@ -48,8 +48,14 @@ from judgebayes.bayes.spec import ModelSpec, resolve_spec
 from judgebayes.core.bootstrap import one_blas_thread
 from judgebayes.errors import JudgeBayesWarning
 
-__all__ = ["SamplerWarning", "fit", "map_estimate", "ppc",
-           "rank_rhat_and_bulk_ess", "use_cpu_cores"]
+__all__ = [
+    "SamplerWarning",
+    "fit",
+    "map_estimate",
+    "ppc",
+    "rank_rhat_and_bulk_ess",
+    "use_cpu_cores",
+]
 
 Method = Literal["nuts", "map", "advi"]
 
@@ -94,14 +100,21 @@ def _is_data_site(site: Mapping[str, Any]) -> bool:
 
 def _observed(model: Callable, data: Mapping[str, Any]) -> dict[str, np.ndarray]:
     """Values of the model's data sites (observed sample sites, ``numpyro.factor`` excluded)."""
-    return {k: np.asarray(s["value"]) for k, s in _trace(model, data).items()
-            if _is_data_site(s)}
+    return {k: np.asarray(s["value"]) for k, s in _trace(model, data).items() if _is_data_site(s)}
 
 
-def _to_idata(model: Callable, data: Mapping[str, Any], draws: dict[str, np.ndarray],
-              coords: Mapping | None, dims: Mapping | None, method: str, *,
-              compiled: CompiledModel | None = None, arrays: Mapping | None = None,
-              sample_stats: Mapping[str, np.ndarray] | None = None) -> az.InferenceData:
+def _to_idata(
+    model: Callable,
+    data: Mapping[str, Any],
+    draws: dict[str, np.ndarray],
+    coords: Mapping | None,
+    dims: Mapping | None,
+    method: str,
+    *,
+    compiled: CompiledModel | None = None,
+    arrays: Mapping | None = None,
+    sample_stats: Mapping[str, np.ndarray] | None = None,
+) -> az.InferenceData:
     """InferenceData from posterior draws shaped ``(chain, draw, ...)``."""
     if compiled is None:
         compiled, arrays = CompiledModel.of(model, data)
@@ -110,8 +123,14 @@ def _to_idata(model: Callable, data: Mapping[str, Any], draws: dict[str, np.ndar
         observed = compiled.observed(arrays, _is_data_site)
     except (jax.errors.JAXTypeError, jax.errors.JAXIndexError):
         observed = _observed(model, data)
-    idata = az.from_dict(posterior=draws, log_likelihood=loglik, sample_stats=sample_stats,
-                         observed_data=observed, coords=coords, dims=dims)
+    idata = az.from_dict(
+        posterior=draws,
+        log_likelihood=loglik,
+        sample_stats=sample_stats,
+        observed_data=observed,
+        coords=coords,
+        dims=dims,
+    )
     idata.posterior.attrs["inference"] = method
     return idata
 
@@ -134,7 +153,7 @@ def rank_rhat_and_bulk_ess(draws: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     for both.
     """
     half = draws.shape[1] // 2
-    split = np.concatenate([draws[:, :half], draws[:, draws.shape[1] - half:]], axis=0)
+    split = np.concatenate([draws[:, :half], draws[:, draws.shape[1] - half :]], axis=0)
     size = split.shape[0] * half
 
     def z_scale(x: np.ndarray) -> np.ndarray:
@@ -156,16 +175,22 @@ def rank_rhat_and_bulk_ess(draws: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _check_nuts(idata: az.InferenceData, sampled_sites: Collection[str]) -> None:
     n_div = int(idata.sample_stats["diverging"].sum()) if "diverging" in idata.sample_stats else 0
     if n_div:
-        warnings.warn(f"{n_div} divergent transitions: the posterior may be biased; raise "
-                      f"target_accept (e.g. 0.95) or reparametrise the model", SamplerWarning,
-                      stacklevel=3)
+        warnings.warn(
+            f"{n_div} divergent transitions: the posterior may be biased; raise "
+            f"target_accept (e.g. 0.95) or reparametrise the model",
+            SamplerWarning,
+            stacklevel=3,
+        )
     chains, draws = idata.posterior.sizes["chain"], idata.posterior.sizes["draw"]
     if chains < 2 or draws < 4:
         return
     # Sampled sites only: deterministic sites are functions of them (Elo of θ) and
     # would double the cost.
-    sampled = [idata.posterior[k].values.reshape(chains, draws, -1)
-               for k in idata.posterior.data_vars if k in sampled_sites]
+    sampled = [
+        idata.posterior[k].values.reshape(chains, draws, -1)
+        for k in idata.posterior.data_vars
+        if k in sampled_sites
+    ]
     if not sampled:
         return
     rhat, ess = rank_rhat_and_bulk_ess(np.concatenate(sampled, axis=2))
@@ -173,18 +198,35 @@ def _check_nuts(idata: az.InferenceData, sampled_sites: Collection[str]) -> None
         return
     worst_rhat, worst_ess = float(np.nanmax(rhat)), float(np.nanmin(ess))
     if worst_rhat > 1.01:
-        warnings.warn(f"max R-hat {worst_rhat:.3f} > 1.01: chains disagree; run longer "
-                      f"(more warm-up and draws)", SamplerWarning, stacklevel=3)
+        warnings.warn(
+            f"max R-hat {worst_rhat:.3f} > 1.01: chains disagree; run longer "
+            f"(more warm-up and draws)",
+            SamplerWarning,
+            stacklevel=3,
+        )
     if worst_ess < 100 * chains:
-        warnings.warn(f"min bulk ESS {worst_ess:.0f} < 100 per chain: intervals are noisy; "
-                      f"draw more samples", SamplerWarning, stacklevel=3)
+        warnings.warn(
+            f"min bulk ESS {worst_ess:.0f} < 100 per chain: intervals are noisy; draw more samples",
+            SamplerWarning,
+            stacklevel=3,
+        )
 
 
-def fit(model: Callable | ModelSpec, data: Mapping[str, Any] | None = None,
-        coords: Mapping[str, Any] | None = None, dims: Mapping[str, list[str]] | None = None,
-        *, method: Method = "nuts", chains: int = 4, draws: int = 1000, warmup: int = 1000,
-        seed: int = 0, progress: bool = True, target_accept: float | None = None,
-        advi_steps: int = 5000) -> az.InferenceData:
+def fit(
+    model: Callable | ModelSpec,
+    data: Mapping[str, Any] | None = None,
+    coords: Mapping[str, Any] | None = None,
+    dims: Mapping[str, list[str]] | None = None,
+    *,
+    method: Method = "nuts",
+    chains: int = 4,
+    draws: int = 1000,
+    warmup: int = 1000,
+    seed: int = 0,
+    progress: bool = True,
+    target_accept: float | None = None,
+    advi_steps: int = 5000,
+) -> az.InferenceData:
     """Fit a NumPyro model by NUTS, MAP (+ Laplace) or ADVI.
 
     ``fit(jb.models.bt(battles))`` and ``fit(*jb.models.bt(battles))`` are the same
@@ -240,13 +282,32 @@ def fit(model: Callable | ModelSpec, data: Mapping[str, Any] | None = None,
     if method == "nuts":
         target_accept = target_accept_for(model, target_accept)
         compiled, arrays = CompiledModel.of(model, data)
-        with tqdm(total=chains * (warmup + draws), desc=f"NUTS, {chains} chains",
-                  unit="it", disable=not progress) as bar:
-            samples, stats = compiled.nuts(key, arrays, chains=chains, draws=draws,
-                                           warmup=warmup, target_accept=target_accept,
-                                           progress=bar if progress else None)
-        idata = _to_idata(model, data, samples, coords, dims, "nuts", compiled=compiled,
-                          arrays=arrays, sample_stats=stats)
+        with tqdm(
+            total=chains * (warmup + draws),
+            desc=f"NUTS, {chains} chains",
+            unit="it",
+            disable=not progress,
+        ) as bar:
+            samples, stats = compiled.nuts(
+                key,
+                arrays,
+                chains=chains,
+                draws=draws,
+                warmup=warmup,
+                target_accept=target_accept,
+                progress=bar if progress else None,
+            )
+        idata = _to_idata(
+            model,
+            data,
+            samples,
+            coords,
+            dims,
+            "nuts",
+            compiled=compiled,
+            arrays=arrays,
+            sample_stats=stats,
+        )
         _check_nuts(idata, compiled.z_template)
         return idata
     if method == "map":
@@ -256,24 +317,33 @@ def fit(model: Callable | ModelSpec, data: Mapping[str, Any] | None = None,
         svi = SVI(model, guide, numpyro.optim.Adam(0.01), Trace_ELBO())
         result = svi.run(key, advi_steps, progress_bar=progress, **data)
         post = Predictive(guide, params=result.params, num_samples=draws)(
-            jax.random.fold_in(key, 1), **data)
+            jax.random.fold_in(key, 1), **data
+        )
         full = Predictive(model, posterior_samples=post, return_sites=None)(
-            jax.random.fold_in(key, 2), **data)
+            jax.random.fold_in(key, 2), **data
+        )
         latent = _latent_sites(model, data)
-        samples = {k: np.asarray(v)[None] for k, v in {**post, **full}.items()
-                   if k in latent}
+        samples = {k: np.asarray(v)[None] for k, v in {**post, **full}.items() if k in latent}
         return _to_idata(model, data, samples, coords, dims, "advi")
     raise ValueError(f"method must be 'nuts', 'map' or 'advi', got {method!r}")
 
 
 def _latent_sites(model: Callable, data: Mapping[str, Any]) -> set[str]:
-    return {k for k, s in _trace(model, data).items()
-            if (s["type"] == "sample" and not s.get("is_observed"))
-            or s["type"] == "deterministic"}
+    return {
+        k
+        for k, s in _trace(model, data).items()
+        if (s["type"] == "sample" and not s.get("is_observed")) or s["type"] == "deterministic"
+    }
 
 
-def _fit_map(model: Callable, data: Mapping[str, Any], draws: int, key: jax.Array,
-             coords: Mapping | None, dims: Mapping | None) -> az.InferenceData:
+def _fit_map(
+    model: Callable,
+    data: Mapping[str, Any],
+    draws: int,
+    key: jax.Array,
+    coords: Mapping | None,
+    dims: Mapping | None,
+) -> az.InferenceData:
     """Mode of the potential (negative log joint) by L-BFGS, plus Laplace draws."""
     # One BLAS thread: L-BFGS's small dense algebra beside JAX's own threads otherwise
     # oversubscribes the cores (28x slower measured on a busy 2-core machine).
@@ -285,20 +355,29 @@ def _fit_map(model: Callable, data: Mapping[str, Any], draws: int, key: jax.Arra
             v, g = value_and_grad(jnp.asarray(x), arrays)
             return float(v), np.asarray(g, dtype=float)
 
-        res = minimize(fun, flat0, jac=True, method="L-BFGS-B",
-                       options={"maxiter": 10_000, "gtol": 1e-9, "ftol": 1e-15})
+        res = minimize(
+            fun,
+            flat0,
+            jac=True,
+            method="L-BFGS-B",
+            options={"maxiter": 10_000, "gtol": 1e-9, "ftol": 1e-15},
+        )
         if not res.success and np.abs(res.jac).max() > 1e-3:
-            warnings.warn(f"MAP optimiser stopped early ({res.message}); the largest gradient "
-                          f"component is {np.abs(res.jac).max():.2g}", JudgeBayesWarning,
-                          stacklevel=3)
+            warnings.warn(
+                f"MAP optimiser stopped early ({res.message}); the largest gradient "
+                f"component is {np.abs(res.jac).max():.2g}",
+                JudgeBayesWarning,
+                stacklevel=3,
+            )
         hess = np.asarray(hessian(jnp.asarray(res.x), arrays))
         try:
             chol = np.linalg.cholesky(0.5 * (hess + hess.T))
         except np.linalg.LinAlgError:
-            raise ValueError("the log density has no proper mode here (its Hessian is not "
-                             "positive definite, as for a hierarchical scale that collapses to "
-                             "zero), so MAP and Laplace are undefined: use method='nuts'"
-                             ) from None
+            raise ValueError(
+                "the log density has no proper mode here (its Hessian is not "
+                "positive definite, as for a hierarchical scale that collapses to "
+                "zero), so MAP and Laplace are undefined: use method='nuts'"
+            ) from None
         # Laplace draws z = mode + L^-T e with H = L L^T, so Cov(z) = H^-1.
         rng = np.random.default_rng(np.asarray(jax.random.key_data(key)).ravel()[-1])
         e = rng.standard_normal((draws, res.x.size))
@@ -307,11 +386,12 @@ def _fit_map(model: Callable, data: Mapping[str, Any], draws: int, key: jax.Arra
         both = {k: np.asarray(v) for k, v in both.items()}  # slicing a JAX array compiles
         point = {k: v[0] for k, v in both.items()}
         samples = {k: v[1:][None] for k, v in both.items()}
-        idata = _to_idata(model, data, samples, coords, dims, "map+laplace",
-                          compiled=compiled, arrays=arrays)
-    map_group = az.from_dict(posterior={k: v[None, None] for k, v in point.items()},
-                             coords=coords, dims=dims).posterior.squeeze(("chain", "draw"),
-                                                                         drop=True)
+        idata = _to_idata(
+            model, data, samples, coords, dims, "map+laplace", compiled=compiled, arrays=arrays
+        )
+    map_group = az.from_dict(
+        posterior={k: v[None, None] for k, v in point.items()}, coords=coords, dims=dims
+    ).posterior.squeeze(("chain", "draw"), drop=True)
     idata.add_groups({"map": map_group})
     return idata
 
@@ -323,9 +403,16 @@ def map_estimate(idata: az.InferenceData) -> xr.Dataset:
     return idata["map"]
 
 
-def ppc(model: Callable, data: Mapping[str, Any], idata: az.InferenceData, *,
-        stat: Callable[[np.ndarray], np.ndarray] | None = None, site: str | None = None,
-        seed: int = 0, max_draws: int = 500) -> xr.Dataset:
+def ppc(
+    model: Callable,
+    data: Mapping[str, Any],
+    idata: az.InferenceData,
+    *,
+    stat: Callable[[np.ndarray], np.ndarray] | None = None,
+    site: str | None = None,
+    seed: int = 0,
+    max_draws: int = 500,
+) -> xr.Dataset:
     """Posterior predictive draws of the observed site(s), optionally through ``stat``.
 
     Parameters
@@ -356,21 +443,37 @@ def ppc(model: Callable, data: Mapping[str, Any], idata: az.InferenceData, *,
     site = site or (next(iter(obs)) if len(obs) == 1 else None)
     if site is None or site not in obs:
         raise ValueError(f"choose one observed site with site=..., one of {list(obs)}")
-    post = az.extract(idata, group="posterior", num_samples=min(max_draws, _n_draws(idata)),
-                      rng=seed)
+    post = az.extract(
+        idata, group="posterior", num_samples=min(max_draws, _n_draws(idata)), rng=seed
+    )
     wanted = {*latent, *deterministic}
-    samples = {k: jnp.asarray(post[k].transpose("sample", ...).values) for k in post.data_vars
-               if k in wanted}
+    samples = {
+        k: jnp.asarray(post[k].transpose("sample", ...).values)
+        for k in post.data_vars
+        if k in wanted
+    }
     free = {**{k: v for k, v in data.items() if k != site}, site: None}
     n = post.sizes["sample"]
-    rep = np.asarray(_predict(model, free, jax.random.PRNGKey(seed), [site],
-                              n * sites[site].size, samples=samples, parallel=False)[site])
+    rep = np.asarray(
+        _predict(
+            model,
+            free,
+            jax.random.PRNGKey(seed),
+            [site],
+            n * sites[site].size,
+            samples=samples,
+            parallel=False,
+        )[site]
+    )
     f = stat or (lambda x: x)
     replicated = np.stack([np.asarray(f(r)) for r in rep])
     observed = np.asarray(f(obs[site]))
-    return xr.Dataset({"replicated": (("draw", *[f"stat_{k}" for k in range(observed.ndim)]),
-                                      replicated),
-                       "observed": ([f"stat_{k}" for k in range(observed.ndim)], observed)})
+    return xr.Dataset(
+        {
+            "replicated": (("draw", *[f"stat_{k}" for k in range(observed.ndim)]), replicated),
+            "observed": ([f"stat_{k}" for k in range(observed.ndim)], observed),
+        }
+    )
 
 
 def _n_draws(idata: az.InferenceData) -> int:

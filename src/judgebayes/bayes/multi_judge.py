@@ -38,10 +38,20 @@ from judgebayes.core.pairs import PairStats
 __all__ = ["multi_judge_data", "multi_judge_model"]
 
 
-def multi_judge_model(judge: jnp.ndarray, i: jnp.ndarray, j: jnp.ndarray, n: jnp.ndarray,
-                      self_pref: jnp.ndarray, n_models: int, n_judges: int,
-                      theta_sd: float = 2.0, log_psi_sd: float = 0.5, tau_scale: float = 0.3,
-                      eta_sd: float = 1.0, y: jnp.ndarray | None = None) -> None:
+def multi_judge_model(
+    judge: jnp.ndarray,
+    i: jnp.ndarray,
+    j: jnp.ndarray,
+    n: jnp.ndarray,
+    self_pref: jnp.ndarray,
+    n_models: int,
+    n_judges: int,
+    theta_sd: float = 2.0,
+    log_psi_sd: float = 0.5,
+    tau_scale: float = 0.3,
+    eta_sd: float = 1.0,
+    y: jnp.ndarray | None = None,
+) -> None:
     """The hierarchical multi-judge BT model (see the module docstring).
 
     Parameters
@@ -68,8 +78,12 @@ def multi_judge_model(judge: jnp.ndarray, i: jnp.ndarray, j: jnp.ndarray, n: jnp
     psi = numpyro.deterministic("psi", jnp.exp(log_psi))
     delta = numpyro.deterministic("delta", tau * z)
     numpyro.deterministic("elo", ELO_BASE + ELO_SCALE * theta)
-    logits = (psi[judge] * (theta[i] - theta[j]) + delta[judge, i] - delta[judge, j]
-              + eta[judge] * self_pref)
+    logits = (
+        psi[judge] * (theta[i] - theta[j])
+        + delta[judge, i]
+        - delta[judge, j]
+        + eta[judge] * self_pref
+    )
     with numpyro.plate("cell", len(n)):
         numpyro.sample("y", SoftBinomial(n, logits), obs=y)
 
@@ -80,9 +94,12 @@ def multi_judge_model(judge: jnp.ndarray, i: jnp.ndarray, j: jnp.ndarray, n: jnp
 multi_judge_model.target_accept = 0.95  # type: ignore[attr-defined]
 
 
-def multi_judge_data(battles: Battles, *, target: str = "judge_label",
-                     own_model: Mapping[str, str | list[str]] | None = None,
-                     ) -> tuple[dict, dict, dict]:
+def multi_judge_data(
+    battles: Battles,
+    *,
+    target: str = "judge_label",
+    own_model: Mapping[str, str | list[str]] | None = None,
+) -> tuple[dict, dict, dict]:
     """Model data, ArviZ coords and dims from battles with a ``judge`` column.
 
     Parameters
@@ -112,13 +129,35 @@ def multi_judge_data(battles: Battles, *, target: str = "judge_label",
         own_set = {own} if isinstance(own, str) else set(own)
         is_own = np.array([m in own_set for m in models])
         i, j = index[stats.i], index[stats.j]
-        parts.append((np.full(stats.n_pairs, k), i, j, stats.n, stats.y,
-                      is_own[i].astype(float) - is_own[j].astype(float)))
+        parts.append(
+            (
+                np.full(stats.n_pairs, k),
+                i,
+                j,
+                stats.n,
+                stats.y,
+                is_own[i].astype(float) - is_own[j].astype(float),
+            )
+        )
     judge, i, j, n, y, self_pref = (np.concatenate(c) for c in zip(*parts, strict=True))
-    data = {"judge": jnp.asarray(judge), "i": jnp.asarray(i), "j": jnp.asarray(j),
-            "n": jnp.asarray(n), "self_pref": jnp.asarray(self_pref),
-            "n_models": len(models), "n_judges": len(judges), "y": jnp.asarray(y)}
+    data = {
+        "judge": jnp.asarray(judge),
+        "i": jnp.asarray(i),
+        "j": jnp.asarray(j),
+        "n": jnp.asarray(n),
+        "self_pref": jnp.asarray(self_pref),
+        "n_models": len(models),
+        "n_judges": len(judges),
+        "y": jnp.asarray(y),
+    }
     coords = {"model": list(models), "judge": list(judges)}
-    dims = {"theta": ["model"], "elo": ["model"], "log_psi": ["judge"], "psi": ["judge"],
-            "eta": ["judge"], "z": ["judge", "model"], "delta": ["judge", "model"]}
+    dims = {
+        "theta": ["model"],
+        "elo": ["model"],
+        "log_psi": ["judge"],
+        "psi": ["judge"],
+        "eta": ["judge"],
+        "z": ["judge", "model"],
+        "delta": ["judge", "model"],
+    }
     return data, coords, dims

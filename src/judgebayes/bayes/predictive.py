@@ -64,8 +64,13 @@ from judgebayes.bayes.spec import ModelSpec, resolve_spec
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-__all__ = ["bayesian_pvalues", "plot_statistic", "posterior_predictive",
-           "predictive_statistic", "prior_predictive"]
+__all__ = [
+    "bayesian_pvalues",
+    "plot_statistic",
+    "posterior_predictive",
+    "predictive_statistic",
+    "prior_predictive",
+]
 
 _PREDICTIVE = ("prior_predictive", "posterior_predictive")
 _CPU_OPTIONS = {"xla_backend_optimization_level": 0}  #: CPU programs of few entries drawn
@@ -77,16 +82,28 @@ _constant_programs: dict[tuple, int] = {}
 _traced = 0  #: programs traced (a layout or a data set once while it stays cached)
 
 
-def _layout(model: Callable, free: Mapping[str, Any], samples: Mapping[str, jax.Array] | None,
-            sites: Sequence[str], num_samples: int | None, parallel: bool,
-            ) -> tuple[tuple, dict[str, jax.Array], dict[str, Any]]:
+def _layout(
+    model: Callable,
+    free: Mapping[str, Any],
+    samples: Mapping[str, jax.Array] | None,
+    sites: Sequence[str],
+    num_samples: int | None,
+    parallel: bool,
+) -> tuple[tuple, dict[str, jax.Array], dict[str, Any]]:
     """A program's key, array arguments (keyed by shape and dtype) and static ones (every
     other value, keyed by itself; TypeError where one is not hashable)."""
     arrays = {k: jnp.asarray(v) for k, v in free.items() if isinstance(v, np.ndarray | jax.Array)}
     static = {k: v for k, v in free.items() if k not in arrays}
-    key = (model, tuple(sorted(static.items(), key=lambda kv: kv[0])), _signature(arrays),
-           None if samples is None else _signature(samples), tuple(sites), num_samples,
-           parallel, bool(jax.config.jax_enable_x64))
+    key = (
+        model,
+        tuple(sorted(static.items(), key=lambda kv: kv[0])),
+        _signature(arrays),
+        None if samples is None else _signature(samples),
+        tuple(sites),
+        num_samples,
+        parallel,
+        bool(jax.config.jax_enable_x64),
+    )
     hash(key)
     return key, arrays, static
 
@@ -105,9 +122,20 @@ def _ops(jaxpr: Any, keep: Callable[[str], bool]) -> list:
     return out
 
 
-def _compile(model: Callable, arrays: dict, raw: dict, static: dict, rng: jax.Array,
-             samples: dict | None, sites: Sequence[str], num_samples: int | None,
-             parallel: bool, elements: int, *, constants: bool = False) -> Callable | None:
+def _compile(
+    model: Callable,
+    arrays: dict,
+    raw: dict,
+    static: dict,
+    rng: jax.Array,
+    samples: dict | None,
+    sites: Sequence[str],
+    num_samples: int | None,
+    parallel: bool,
+    elements: int,
+    *,
+    constants: bool = False,
+) -> Callable | None:
     """``Predictive`` compiled for one layout, called as ``program(rng, samples, arrays)``;
     ``None`` where it cannot be.
 
@@ -118,8 +146,13 @@ def _compile(model: Callable, arrays: dict, raw: dict, static: dict, rng: jax.Ar
     _traced += 1
 
     def run(rng: jax.Array, samples: dict | None, arrays: dict) -> dict:
-        return Predictive(model, posterior_samples=samples, num_samples=num_samples,
-                          return_sites=list(sites), parallel=parallel)(rng, **static, **arrays)
+        return Predictive(
+            model,
+            posterior_samples=samples,
+            num_samples=num_samples,
+            return_sites=list(sites),
+            parallel=parallel,
+        )(rng, **static, **arrays)
 
     def bound(rng: jax.Array, samples: dict | None) -> dict:  # as op by op sees them:
         with jax.ensure_compile_time_eval() if parallel else contextlib.nullcontext():
@@ -139,6 +172,7 @@ def _compile(model: Callable, arrays: dict, raw: dict, static: dict, rng: jax.Ar
         concrete = jax.make_jaxpr(bound)(rng, samples)
     except Exception:  # e.g. a sampler that needs a concrete count
         return None
+
     def draws(jaxpr: Any) -> list:
         return _ops(jaxpr, lambda name: "random" in name or "threefry" in name)
 
@@ -157,17 +191,30 @@ def _cached(key: tuple, build: Callable[[], Callable | None]) -> Callable | None
     return program
 
 
-def _predict(model: Callable, free: Mapping[str, Any], rng_key: jax.Array,
-             sites: Sequence[str], elements: int, *,
-             samples: Mapping[str, jax.Array] | None = None, num_samples: int | None = None,
-             parallel: bool = True) -> dict[str, jax.Array]:
+def _predict(
+    model: Callable,
+    free: Mapping[str, Any],
+    rng_key: jax.Array,
+    sites: Sequence[str],
+    elements: int,
+    *,
+    samples: Mapping[str, jax.Array] | None = None,
+    num_samples: int | None = None,
+    parallel: bool = True,
+) -> dict[str, jax.Array]:
     """``Predictive(model, ...)(rng_key, **free)`` by the program of its layout, or of its
     data set (:func:`_compile`; the first ``_CONSTANT_PER_LAYOUT`` of a layout), else op
     by op. ``elements``: the data entries drawn (draws times entries).
     """
+
     def eager() -> dict[str, jax.Array]:
-        return Predictive(model, posterior_samples=samples, num_samples=num_samples,
-                          return_sites=list(sites), parallel=parallel)(rng_key, **free)
+        return Predictive(
+            model,
+            posterior_samples=samples,
+            num_samples=num_samples,
+            return_sites=list(sites),
+            parallel=parallel,
+        )(rng_key, **free)
 
     samples = None if samples is None else {k: jnp.asarray(v) for k, v in samples.items()}
     try:
@@ -175,8 +222,7 @@ def _predict(model: Callable, free: Mapping[str, Any], rng_key: jax.Array,
     except TypeError:  # an unhashable non-array argument (a list): nothing to key on
         return eager()
     raw = {k: free[k] for k in arrays}
-    args = (model, arrays, raw, static, rng_key, samples, sites, num_samples, parallel,
-            elements)
+    args = (model, arrays, raw, static, rng_key, samples, sites, num_samples, parallel, elements)
     with _programs_lock:  # one tracing at a time: NumPyro's handler stack is global
         program = _cached(key, lambda: _compile(*args))
         if program is None:  # the model reads its data: a program of this data set
@@ -190,9 +236,12 @@ def _predict(model: Callable, free: Mapping[str, Any], rng_key: jax.Array,
     return program(rng_key, samples, arrays)
 
 
-def _unpack(model: Callable | ModelSpec, data: Mapping[str, Any] | None,
-            coords: Mapping[str, Any] | None, dims: Mapping[str, list[str]] | None,
-            ) -> tuple[Callable, Mapping[str, Any], dict, dict]:
+def _unpack(
+    model: Callable | ModelSpec,
+    data: Mapping[str, Any] | None,
+    coords: Mapping[str, Any] | None,
+    dims: Mapping[str, list[str]] | None,
+) -> tuple[Callable, Mapping[str, Any], dict, dict]:
     model, data, coords, dims = resolve_spec(model, data, coords, dims, "a predictive check")
     return model, data, dict(coords or {}), dict(dims or {})
 
@@ -200,8 +249,13 @@ def _unpack(model: Callable | ModelSpec, data: Mapping[str, Any] | None,
 class _DataSite:
     """One data site of a model: its observed value, mask and the names of its dims."""
 
-    def __init__(self, name: str, site: Mapping[str, Any], coords: Mapping[str, Any],
-                 dims: Mapping[str, list[str]]) -> None:
+    def __init__(
+        self,
+        name: str,
+        site: Mapping[str, Any],
+        coords: Mapping[str, Any],
+        dims: Mapping[str, list[str]],
+    ) -> None:
         self.name = name
         value = np.asarray(site["value"])
         self.size = value.size  #: entries drawn per replicate (masked ones included)
@@ -249,8 +303,12 @@ class _DataSite:
         return draws[(slice(None), slice(None), self.mask)]
 
 
-def _discover(model: Callable, data: Mapping[str, Any], coords: Mapping[str, Any],
-              dims: Mapping[str, list[str]]) -> tuple[dict[str, _DataSite], list[str], list[str]]:
+def _discover(
+    model: Callable,
+    data: Mapping[str, Any],
+    coords: Mapping[str, Any],
+    dims: Mapping[str, list[str]],
+) -> tuple[dict[str, _DataSite], list[str], list[str]]:
     """Data sites, latent sample sites and deterministic sites of ``model(**data)``, from a
     trace with its draws abstract (only operations on the data alone run), or where that
     fails (a model that needs its draws concrete) one run with seed 0, op by op."""
@@ -259,8 +317,7 @@ def _discover(model: Callable, data: Mapping[str, Any], coords: Mapping[str, Any
 
     def record(tr: Mapping[str, Any]) -> None:
         types.update({k: (s["type"], bool(s.get("is_observed"))) for k, s in tr.items()})
-        sites.update({k: _DataSite(k, s, coords, dims) for k, s in tr.items()
-                      if _is_data_site(s)})
+        sites.update({k: _DataSite(k, s, coords, dims) for k, s in tr.items() if _is_data_site(s)})
 
     def structure(rng: jax.Array) -> int:
         with jax.ensure_compile_time_eval():
@@ -278,21 +335,28 @@ def _discover(model: Callable, data: Mapping[str, Any], coords: Mapping[str, Any
     return sites, latent, deterministic
 
 
-def _sites(model: Callable, data: Mapping[str, Any], coords: Mapping[str, Any],
-           dims: Mapping[str, list[str]]) -> tuple[dict[str, _DataSite], list[str], list[str]]:
+def _sites(
+    model: Callable,
+    data: Mapping[str, Any],
+    coords: Mapping[str, Any],
+    dims: Mapping[str, list[str]],
+) -> tuple[dict[str, _DataSite], list[str], list[str]]:
     """:func:`_discover`, checked: the model has data sites, each a keyword argument."""
     sites, latent, deterministic = _discover(model, data, coords, dims)
     if not sites:
         raise ValueError("the model has no observed site: nothing to predict")
     missing = [k for k in sites if k not in data]
     if missing:
-        raise ValueError(f"observed site(s) {missing} are not keyword arguments of the model: "
-                         f"predictive checks set each observed keyword to None to generate")
+        raise ValueError(
+            f"observed site(s) {missing} are not keyword arguments of the model: "
+            f"predictive checks set each observed keyword to None to generate"
+        )
     return sites, latent, deterministic
 
 
-def _site_dims(sites: Mapping[str, _DataSite], dims: Mapping[str, list[str]],
-               coords: Mapping[str, Any]) -> tuple[dict, dict]:
+def _site_dims(
+    sites: Mapping[str, _DataSite], dims: Mapping[str, list[str]], coords: Mapping[str, Any]
+) -> tuple[dict, dict]:
     out_dims = {**dims, **{k: s.dims for k, s in sites.items()}}
     out_coords = dict(coords)
     for s in sites.values():
@@ -300,16 +364,23 @@ def _site_dims(sites: Mapping[str, _DataSite], dims: Mapping[str, list[str]],
     return out_coords, out_dims
 
 
-def _observed_group(sites: Mapping[str, _DataSite], coords: Mapping[str, Any],
-                    dims: Mapping[str, list[str]]) -> xr.Dataset:
-    return az.from_dict(observed_data={k: s.value for k, s in sites.items()}, coords=coords,
-                        dims=dims).observed_data
+def _observed_group(
+    sites: Mapping[str, _DataSite], coords: Mapping[str, Any], dims: Mapping[str, list[str]]
+) -> xr.Dataset:
+    return az.from_dict(
+        observed_data={k: s.value for k, s in sites.items()}, coords=coords, dims=dims
+    ).observed_data
 
 
-def prior_predictive(model: Callable | ModelSpec, data: Mapping[str, Any] | None = None,
-                     coords: Mapping[str, Any] | None = None,
-                     dims: Mapping[str, list[str]] | None = None, *, draws: int = 500,
-                     seed: int = 0) -> az.InferenceData:
+def prior_predictive(
+    model: Callable | ModelSpec,
+    data: Mapping[str, Any] | None = None,
+    coords: Mapping[str, Any] | None = None,
+    dims: Mapping[str, list[str]] | None = None,
+    *,
+    draws: int = 500,
+    seed: int = 0,
+) -> az.InferenceData:
     """Parameters from the prior and data sets from the model, beside the observed data.
 
     ``prior_predictive(jb.models.bt(battles))`` and
@@ -351,24 +422,38 @@ def prior_predictive(model: Callable | ModelSpec, data: Mapping[str, Any] | None
         raise ValueError(f"draws must be >= 1, got {draws}")
     sites, latent, deterministic = _sites(model, data, coords, dims)
     free = {k: (None if k in sites else v) for k, v in data.items()}
-    out = _predict(model, free, jax.random.PRNGKey(seed), [*latent, *deterministic, *sites],
-                   draws * sum(s.size for s in sites.values()), num_samples=draws)
+    out = _predict(
+        model,
+        free,
+        jax.random.PRNGKey(seed),
+        [*latent, *deterministic, *sites],
+        draws * sum(s.size for s in sites.values()),
+        num_samples=draws,
+    )
     prior = {k: np.asarray(out[k])[None] for k in (*latent, *deterministic)}
     simulated = {k: s.restrict(np.asarray(out[k])[None]) for k, s in sites.items()}
     coords, dims = _site_dims(sites, dims, coords)
-    idata = az.from_dict(prior=prior, prior_predictive=simulated,
-                         observed_data={k: s.value for k, s in sites.items()},
-                         coords=coords, dims=dims)
+    idata = az.from_dict(
+        prior=prior,
+        prior_predictive=simulated,
+        observed_data={k: s.value for k, s in sites.items()},
+        coords=coords,
+        dims=dims,
+    )
     idata.prior.attrs["inference"] = "prior"
     return idata
 
 
-def posterior_predictive(model: Callable | ModelSpec, data: Mapping[str, Any] | az.InferenceData
-                         | None = None, idata: az.InferenceData | None = None, *,
-                         coords: Mapping[str, Any] | None = None,
-                         dims: Mapping[str, list[str]] | None = None,
-                         sites: Sequence[str] | None = None, seed: int = 0,
-                         ) -> az.InferenceData:
+def posterior_predictive(
+    model: Callable | ModelSpec,
+    data: Mapping[str, Any] | az.InferenceData | None = None,
+    idata: az.InferenceData | None = None,
+    *,
+    coords: Mapping[str, Any] | None = None,
+    dims: Mapping[str, list[str]] | None = None,
+    sites: Sequence[str] | None = None,
+    seed: int = 0,
+) -> az.InferenceData:
     """A copy of ``idata`` with a ``posterior_predictive`` group, for ``az.plot_ppc``.
 
     Every posterior draw generates one replicate of each observed site (the model's
@@ -423,17 +508,28 @@ def posterior_predictive(model: Callable | ModelSpec, data: Mapping[str, Any] | 
         raise ValueError(f"unknown observed site(s) {unknown}; the model's: {list(all_sites)}")
     post = idata.posterior
     n_chain, n_draw = post.sizes["chain"], post.sizes["draw"]
-    samples = {k: jnp.asarray(post[k].values.reshape(n_chain * n_draw, *post[k].shape[2:]))
-               for k in latent if k in post}
+    samples = {
+        k: jnp.asarray(post[k].values.reshape(n_chain * n_draw, *post[k].shape[2:]))
+        for k in latent
+        if k in post
+    }
     absent = [k for k in latent if k not in post]
     if absent:
         raise ValueError(f"the posterior lacks the latent site(s) {absent} of the model")
     free = {k: (None if k in chosen else v) for k, v in data.items()}
-    reps = _predict(model, free, jax.random.PRNGKey(seed), chosen,
-                    n_chain * n_draw * sum(all_sites[k].size for k in chosen), samples=samples)
+    reps = _predict(
+        model,
+        free,
+        jax.random.PRNGKey(seed),
+        chosen,
+        n_chain * n_draw * sum(all_sites[k].size for k in chosen),
+        samples=samples,
+    )
     chosen_sites = {k: all_sites[k] for k in chosen}
-    group = {k: s.restrict(np.asarray(reps[k]).reshape(n_chain, n_draw, *np.shape(reps[k])[1:]))
-             for k, s in chosen_sites.items()}
+    group = {
+        k: s.restrict(np.asarray(reps[k]).reshape(n_chain, n_draw, *np.shape(reps[k])[1:]))
+        for k, s in chosen_sites.items()
+    }
     coords, dims = _site_dims(chosen_sites, dims, coords)
     if observed is not None:
         coords = {**{c: observed[c].values for c in observed.coords}, **coords}
@@ -442,15 +538,24 @@ def posterior_predictive(model: Callable | ModelSpec, data: Mapping[str, Any] | 
     for name in ("posterior_predictive", "observed_data"):
         if name in out:
             del out[name]
-    out.add_groups({"posterior_predictive": predictive.posterior_predictive,
-                    "observed_data": _observed_group(chosen_sites, coords, dims)})
+    out.add_groups(
+        {
+            "posterior_predictive": predictive.posterior_predictive,
+            "observed_data": _observed_group(chosen_sites, coords, dims),
+        }
+    )
     return out
 
 
-def predictive_statistic(idata: az.InferenceData, stat: Callable[..., Any], *,
-                         var: str | Sequence[str] | None = None, name: str = "statistic",
-                         dims: Sequence[str] | None = None,
-                         coords: Mapping[str, Any] | None = None) -> az.InferenceData:
+def predictive_statistic(
+    idata: az.InferenceData,
+    stat: Callable[..., Any],
+    *,
+    var: str | Sequence[str] | None = None,
+    name: str = "statistic",
+    dims: Sequence[str] | None = None,
+    coords: Mapping[str, Any] | None = None,
+) -> az.InferenceData:
     """A statistic of the data, on every simulated data set and on the observed one.
 
     Parameters
@@ -482,8 +587,9 @@ def predictive_statistic(idata: az.InferenceData, stat: Callable[..., Any], *,
     """
     groups = [g for g in _PREDICTIVE if g in idata.groups()]
     if not groups or "observed_data" not in idata.groups():
-        raise ValueError("idata needs observed_data and a prior_predictive or "
-                         "posterior_predictive group")
+        raise ValueError(
+            "idata needs observed_data and a prior_predictive or posterior_predictive group"
+        )
     names = list(idata.observed_data.data_vars)
     if var is None:
         if len(names) != 1:
@@ -495,8 +601,9 @@ def predictive_statistic(idata: az.InferenceData, stat: Callable[..., Any], *,
         return np.atleast_1d(np.asarray(stat(*values), dtype=float))  # a scalar: one entry
 
     observed = apply([idata.observed_data[k].values for k in keys])
-    stat_dims = list(dims) if dims is not None else [f"{name}_dim_{k}"
-                                                     for k in range(observed.ndim)]
+    stat_dims = (
+        list(dims) if dims is not None else [f"{name}_dim_{k}" for k in range(observed.ndim)]
+    )
     if name in stat_dims:  # xarray would take the variable for its own coordinate
         raise ValueError(f"the statistic's name {name!r} cannot also name one of its dims")
     out: dict[str, Any] = {"observed_data": {name: observed}}
@@ -509,8 +616,11 @@ def predictive_statistic(idata: az.InferenceData, stat: Callable[..., Any], *,
     return az.from_dict(**out, coords=dict(coords or {}), dims={name: stat_dims})
 
 
-def _observed_and_replicated(idata: az.InferenceData, var: str | None, group: str,
-                             ) -> tuple[str, xr.DataArray, xr.DataArray]:
+def _observed_and_replicated(
+    idata: az.InferenceData,
+    var: str | None,
+    group: str,
+) -> tuple[str, xr.DataArray, xr.DataArray]:
     """The variable's name, its observed values and its replicates ``(sample, ...)``."""
     names = list(idata.observed_data.data_vars)
     var = var if var is not None else (names[0] if len(names) == 1 else None)
@@ -521,8 +631,9 @@ def _observed_and_replicated(idata: az.InferenceData, var: str | None, group: st
     return var, obs, rep
 
 
-def bayesian_pvalues(idata: az.InferenceData, var: str | None = None, *,
-                     group: str = "posterior_predictive") -> pd.DataFrame:
+def bayesian_pvalues(
+    idata: az.InferenceData, var: str | None = None, *, group: str = "posterior_predictive"
+) -> pd.DataFrame:
     """Predictive p-values of every entry of an observed variable: one row each.
 
     Parameters
@@ -545,18 +656,33 @@ def bayesian_pvalues(idata: az.InferenceData, var: str | None = None, *,
     var, obs, rep = _observed_and_replicated(idata, var, group)
     r, o = rep.values.reshape(rep.shape[0], -1), obs.values.reshape(-1)
     ge, le = (r >= o).mean(axis=0), (r <= o).mean(axis=0)
-    index = (pd.MultiIndex.from_product([obs[d].values for d in obs.dims], names=obs.dims)
-             if obs.dims else pd.RangeIndex(1))
-    return pd.DataFrame({"observed": o, "mean": r.mean(axis=0),
-                         "lo": np.quantile(r, 0.025, axis=0),
-                         "hi": np.quantile(r, 0.975, axis=0), "p_greater": ge,
-                         "p_value": np.minimum(1.0, 2 * np.minimum(ge, le))},
-                        index=index).reset_index()
+    index = (
+        pd.MultiIndex.from_product([obs[d].values for d in obs.dims], names=obs.dims)
+        if obs.dims
+        else pd.RangeIndex(1)
+    )
+    return pd.DataFrame(
+        {
+            "observed": o,
+            "mean": r.mean(axis=0),
+            "lo": np.quantile(r, 0.025, axis=0),
+            "hi": np.quantile(r, 0.975, axis=0),
+            "p_greater": ge,
+            "p_value": np.minimum(1.0, 2 * np.minimum(ge, le)),
+        },
+        index=index,
+    ).reset_index()
 
 
-def plot_statistic(idata: az.InferenceData, var: str | None = None, *,
-                   group: str = "posterior_predictive", labels: Sequence[str] | None = None,
-                   ax: Axes | None = None, title: str | None = None) -> Axes:
+def plot_statistic(
+    idata: az.InferenceData,
+    var: str | None = None,
+    *,
+    group: str = "posterior_predictive",
+    labels: Sequence[str] | None = None,
+    ax: Axes | None = None,
+    title: str | None = None,
+) -> Axes:
     """Each entry of an observed statistic against its predictive 50 % and 95 % intervals.
 
     Parameters
@@ -585,11 +711,19 @@ def plot_statistic(idata: az.InferenceData, var: str | None = None, *,
     var, obs, rep = _observed_and_replicated(idata, var, group)
     if labels is None and obs.ndim == 1:
         labels = [str(v) for v in obs[obs.dims[0]].values]
-    check = xr.Dataset({"replicated": (("draw", "entry"), rep.values.reshape(rep.shape[0], -1)),
-                        "observed": (("entry",), obs.values.reshape(-1))})
+    check = xr.Dataset(
+        {
+            "replicated": (("draw", "entry"), rep.values.reshape(rep.shape[0], -1)),
+            "observed": (("entry",), obs.values.reshape(-1)),
+        }
+    )
     kind = "prior" if group == "prior_predictive" else "posterior"
-    ax = ppc_plot(check, ax, labels=None if labels is None else list(labels),
-                  title=title or f"{var}, {kind} predictive check")
+    ax = ppc_plot(
+        check,
+        ax,
+        labels=None if labels is None else list(labels),
+        title=title or f"{var}, {kind} predictive check",
+    )
     if check.sizes["entry"] < 12:  # a narrow panel: the legend in two columns, out of the way
         ax.legend(fontsize=7, frameon=False, ncol=2, loc="best")
     return ax

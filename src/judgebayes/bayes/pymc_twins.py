@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 __all__ = ["bt_model_pymc", "davidson_model_pymc", "sample_pymc"]
 
 DAVIDSON_OUTCOMES = ("i wins", "tie", "j wins")
-PYMC_MISSING = ('the PyMC twins need PyMC, an optional extra: pip install "judgebayes[pymc]"')
+PYMC_MISSING = 'the PyMC twins need PyMC, an optional extra: pip install "judgebayes[pymc]"'
 
 
 def _pymc() -> tuple[Any, Any]:
@@ -65,15 +65,16 @@ def _pymc() -> tuple[Any, Any]:
     return pymc, pytensor.tensor
 
 
-def _coords(data: Mapping[str, Any], coords: Mapping[str, Sequence] | None,
-            ) -> dict[str, list]:
+def _coords(
+    data: Mapping[str, Any],
+    coords: Mapping[str, Sequence] | None,
+) -> dict[str, list]:
     """``model`` and ``pair`` coordinates: given ones, else 0..n−1 and "i-j" labels."""
     out = {k: list(v) for k, v in (coords or {}).items()}
     n_models = int(data["n_models"])
     out.setdefault("model", list(range(n_models)))
     if len(out["model"]) != n_models:
-        raise ValueError(f"coords['model'] has {len(out['model'])} names for "
-                         f"{n_models} models")
+        raise ValueError(f"coords['model'] has {len(out['model'])} names for {n_models} models")
     i, j = np.asarray(data["i"]), np.asarray(data["j"])
     names = out["model"]
     out.setdefault("pair", [f"{names[a]}-{names[b]}" for a, b in zip(i, j, strict=True)])
@@ -92,15 +93,21 @@ def _soft_binomial_logp(value: Any, n: Any, d: Any) -> Any:
     return value * d - n * pt.softplus(d)
 
 
-def _soft_binomial_random(n: np.ndarray, d: np.ndarray, rng: np.random.Generator | None = None,
-                          size: tuple[int, ...] | None = None) -> np.ndarray:
+def _soft_binomial_random(
+    n: np.ndarray,
+    d: np.ndarray,
+    rng: np.random.Generator | None = None,
+    size: tuple[int, ...] | None = None,
+) -> np.ndarray:
     """Binomial counts with the rounded total weight: what SoftBinomial.sample draws."""
     rng = np.random.default_rng() if rng is None else rng
     return rng.binomial(np.round(n).astype(np.int64), expit(d), size=size).astype(float)
 
 
-def bt_model_pymc(data: Mapping[str, Any], coords: Mapping[str, Sequence] | None = None,
-                  ) -> pm.Model:
+def bt_model_pymc(
+    data: Mapping[str, Any],
+    coords: Mapping[str, Sequence] | None = None,
+) -> pm.Model:
     """PyMC twin of :func:`~judgebayes.bayes.bt_models.bt_model` (generalised BT, Eq. 1).
 
     Parameters
@@ -137,13 +144,22 @@ def bt_model_pymc(data: Mapping[str, Any], coords: Mapping[str, Sequence] | None
         theta = pm.ZeroSumNormal("theta", sigma=float(data["prior_sd"]), dims="model")
         pm.Deterministic("elo", ELO_BASE + ELO_SCALE * theta, dims="model")
         d = theta[i] - theta[j]
-        pm.CustomDist("y", pt.as_tensor_variable(n), d, logp=_soft_binomial_logp,
-                      random=_soft_binomial_random, observed=y, dims="pair")
+        pm.CustomDist(
+            "y",
+            pt.as_tensor_variable(n),
+            d,
+            logp=_soft_binomial_logp,
+            random=_soft_binomial_random,
+            observed=y,
+            dims="pair",
+        )
     return model
 
 
-def davidson_model_pymc(data: Mapping[str, Any], coords: Mapping[str, Sequence] | None = None,
-                        ) -> pm.Model:
+def davidson_model_pymc(
+    data: Mapping[str, Any],
+    coords: Mapping[str, Sequence] | None = None,
+) -> pm.Model:
     """PyMC twin of :func:`~judgebayes.bayes.bt_models.davidson_model` (Davidson 1970 ties).
 
     Parameters
@@ -182,15 +198,28 @@ def davidson_model_pymc(data: Mapping[str, Any], coords: Mapping[str, Sequence] 
         pm.Deterministic("nu", pt.exp(log_nu))
         ti, tj = theta[i], theta[j]
         logits = pt.stack([ti, log_nu + 0.5 * (ti + tj), tj], axis=-1)
-        pm.Multinomial("counts", n=counts.sum(axis=1), p=pt.special.softmax(logits, axis=-1),
-                       observed=counts, dims=("pair", "outcome"))
+        pm.Multinomial(
+            "counts",
+            n=counts.sum(axis=1),
+            p=pt.special.softmax(logits, axis=-1),
+            observed=counts,
+            dims=("pair", "outcome"),
+        )
     return model
 
 
-def sample_pymc(model: pm.Model, *, chains: int = 4, draws: int = 1000, tune: int = 1000,
-                seed: int = 0, nuts_sampler: Literal["numpyro", "pymc"] = "numpyro",
-                target_accept: float = 0.8, progress: bool = True,
-                cores: int | None = None) -> az.InferenceData:
+def sample_pymc(
+    model: pm.Model,
+    *,
+    chains: int = 4,
+    draws: int = 1000,
+    tune: int = 1000,
+    seed: int = 0,
+    nuts_sampler: Literal["numpyro", "pymc"] = "numpyro",
+    target_accept: float = 0.8,
+    progress: bool = True,
+    cores: int | None = None,
+) -> az.InferenceData:
     """NUTS on a PyMC model, returning ``InferenceData`` with the pointwise log-likelihood.
 
     Parameters
@@ -230,8 +259,7 @@ def sample_pymc(model: pm.Model, *, chains: int = 4, draws: int = 1000, tune: in
     kwargs: dict[str, Any] = {}
     if nuts_sampler == "numpyro":
         parallel = jax.local_device_count() >= chains
-        kwargs["nuts_sampler_kwargs"] = {"chain_method": "parallel" if parallel
-                                         else "vectorized"}
+        kwargs["nuts_sampler_kwargs"] = {"chain_method": "parallel" if parallel else "vectorized"}
     elif nuts_sampler == "pymc":
         kwargs["cores"] = cores or min(chains, os.cpu_count() or 1)
     else:
@@ -241,10 +269,18 @@ def sample_pymc(model: pm.Model, *, chains: int = 4, draws: int = 1000, tune: in
     # put the caller's setting back so later NumPyro work is unaffected.
     x64 = bool(jax.config.jax_enable_x64)
     try:
-        idata = pm.sample(draws=draws, tune=tune, chains=chains, random_seed=seed,
-                          nuts_sampler=nuts_sampler, target_accept=target_accept,
-                          progressbar=progress, model=model,
-                          idata_kwargs={"log_likelihood": True}, **kwargs)
+        idata = pm.sample(
+            draws=draws,
+            tune=tune,
+            chains=chains,
+            random_seed=seed,
+            nuts_sampler=nuts_sampler,
+            target_accept=target_accept,
+            progressbar=progress,
+            model=model,
+            idata_kwargs={"log_likelihood": True},
+            **kwargs,
+        )
     finally:
         jax.config.update("jax_enable_x64", x64)
     idata.posterior.attrs["inference"] = f"nuts ({nuts_sampler} via PyMC)"

@@ -103,8 +103,10 @@ def rank_statistics(prior: np.ndarray, posterior: np.ndarray) -> np.ndarray:
     prior = np.asarray(prior)
     posterior = np.asarray(posterior)
     if posterior.ndim != 3 or prior.shape != (posterior.shape[0], posterior.shape[2]):
-        raise ValueError(f"expected prior (n_sims, n_params) and posterior (n_sims, n_post, "
-                         f"n_params), got {prior.shape} and {posterior.shape}")
+        raise ValueError(
+            f"expected prior (n_sims, n_params) and posterior (n_sims, n_post, "
+            f"n_params), got {prior.shape} and {posterior.shape}"
+        )
     return (posterior < prior[:, None, :]).sum(axis=1)
 
 
@@ -130,8 +132,12 @@ def _ecdf_counts(ranks: np.ndarray, eval_ranks: np.ndarray) -> np.ndarray:
     return (ranks[None, :, :] <= eval_ranks[:, None, None]).sum(axis=1)
 
 
-def _ecdf_band(n_sims: int, n_post: int, eval_ranks: np.ndarray, prob: float,
-               ) -> tuple[np.ndarray, np.ndarray]:
+def _ecdf_band(
+    n_sims: int,
+    n_post: int,
+    eval_ranks: np.ndarray,
+    prob: float,
+) -> tuple[np.ndarray, np.ndarray]:
     """Lowest and highest N·F̂(k) inside the simultaneous ``prob`` band (ArviZ, optimised)."""
     cdf = (eval_ranks + 1) / (n_post + 1)
     lower, upper = ecdf_confidence_band(n_sims, eval_ranks, cdf, prob=prob, method="optimized")
@@ -146,8 +152,9 @@ def _inside_probability(cdf: np.ndarray, n: int, inside: np.ndarray) -> float:
     prob, left, previous = np.ones(1), np.zeros(1, dtype=int), 0.0
     for f, allowed in zip(cdf, inside, strict=True):
         right = np.flatnonzero(allowed)
-        step = stats.binom.pmf(right[None, :] - left[:, None], n - left[:, None],
-                               (f - previous) / (1 - previous))
+        step = stats.binom.pmf(
+            right[None, :] - left[:, None], n - left[:, None], (f - previous) / (1 - previous)
+        )
         prob, left, previous = prob @ step, right, f
     return float(prob.sum())
 
@@ -155,8 +162,10 @@ def _inside_probability(cdf: np.ndarray, n: int, inside: np.ndarray) -> float:
 def _ecdf_pvalues(counts: np.ndarray, cdf: np.ndarray, n: int) -> np.ndarray:
     """Exact ECDF-test p-values: P(min over k of the Binomial tail ≤ the observed one)."""
     c = np.arange(n + 1)
-    tail = np.minimum(stats.binom.cdf(c[None, :], n, cdf[:, None]),
-                      stats.binom.sf(c[None, :] - 1, n, cdf[:, None]))
+    tail = np.minimum(
+        stats.binom.cdf(c[None, :], n, cdf[:, None]),
+        stats.binom.sf(c[None, :] - 1, n, cdf[:, None]),
+    )
     rows = np.arange(len(cdf))
     observed = [tail[rows, col].min() for col in counts.T]
     return np.array([1.0 - _inside_probability(cdf, n, tail > t) for t in observed]).clip(0, 1)
@@ -210,9 +219,17 @@ class SBCResult(ResultDisplay):
     n_divergent: np.ndarray
 
     @classmethod
-    def from_draws(cls, parameters: Sequence[str], prior: np.ndarray, posterior: np.ndarray,
-                   *, n_bins: int = 10, n_eval: int | None = None, alpha: float = 0.01,
-                   n_divergent: np.ndarray | None = None) -> SBCResult:
+    def from_draws(
+        cls,
+        parameters: Sequence[str],
+        prior: np.ndarray,
+        posterior: np.ndarray,
+        *,
+        n_bins: int = 10,
+        n_eval: int | None = None,
+        alpha: float = 0.01,
+        n_divergent: np.ndarray | None = None,
+    ) -> SBCResult:
         """Ranks and uniformity tests from generating values and posterior draws.
 
         Parameters
@@ -246,22 +263,33 @@ class SBCResult(ResultDisplay):
         eval_ranks = _eval_ranks(n_post, n_sims, n_eval)
         threshold = alpha / (2 * n_params)
 
-        observed = np.stack([np.bincount(bin_of[ranks[:, k]], minlength=n_bins)
-                             for k in range(n_params)])
+        observed = np.stack(
+            [np.bincount(bin_of[ranks[:, k]], minlength=n_bins) for k in range(n_params)]
+        )
         expected = n_sims * p_bin
         chi2 = ((observed - expected) ** 2 / expected).sum(axis=1)
 
         counts = _ecdf_counts(ranks, eval_ranks)
         lower, upper = _ecdf_band(n_sims, n_post, eval_ranks, 1 - threshold)
         outside = ((counts < lower[:, None]) | (counts > upper[:, None])).any(axis=0)
-        return cls(parameters=tuple(parameters), prior=np.asarray(prior),
-                   posterior=np.asarray(posterior), ranks=ranks, eval_ranks=eval_ranks,
-                   band_lower=lower, band_upper=upper, ecdf_outside=outside,
-                   ecdf_pvalues=_ecdf_pvalues(counts, (eval_ranks + 1) / (n_post + 1), n_sims),
-                   chi2=chi2, chi2_pvalues=stats.chi2.sf(chi2, df=n_bins - 1), n_bins=n_bins,
-                   alpha=alpha,
-                   n_divergent=(np.zeros(n_sims, dtype=int) if n_divergent is None
-                                else np.asarray(n_divergent)))
+        return cls(
+            parameters=tuple(parameters),
+            prior=np.asarray(prior),
+            posterior=np.asarray(posterior),
+            ranks=ranks,
+            eval_ranks=eval_ranks,
+            band_lower=lower,
+            band_upper=upper,
+            ecdf_outside=outside,
+            ecdf_pvalues=_ecdf_pvalues(counts, (eval_ranks + 1) / (n_post + 1), n_sims),
+            chi2=chi2,
+            chi2_pvalues=stats.chi2.sf(chi2, df=n_bins - 1),
+            n_bins=n_bins,
+            alpha=alpha,
+            n_divergent=(
+                np.zeros(n_sims, dtype=int) if n_divergent is None else np.asarray(n_divergent)
+            ),
+        )
 
     @property
     def n_sims(self) -> int:
@@ -302,29 +330,42 @@ class SBCResult(ResultDisplay):
             too wide posterior, a shifted mean a biased one).
         """
         u = self.ranks / self.n_post
-        return pd.DataFrame({"parameter": self.parameters, "ecdf_pvalue": self.ecdf_pvalues,
-                             "chi2": self.chi2, "chi2_pvalue": self.chi2_pvalues,
-                             "flagged": [p in self.flagged for p in self.parameters],
-                             "rank_mean": u.mean(axis=0), "rank_sd": u.std(axis=0, ddof=1)})
+        return pd.DataFrame(
+            {
+                "parameter": self.parameters,
+                "ecdf_pvalue": self.ecdf_pvalues,
+                "chi2": self.chi2,
+                "chi2_pvalue": self.chi2_pvalues,
+                "flagged": [p in self.flagged for p in self.parameters],
+                "rank_mean": u.mean(axis=0),
+                "rank_sd": u.std(axis=0, ddof=1),
+            }
+        )
 
     def _verdict(self) -> str:
-        return ("ranks look uniform" if self.passed
-                else f"non-uniform ranks: {', '.join(self.flagged)}")
+        return (
+            "ranks look uniform" if self.passed else f"non-uniform ranks: {', '.join(self.flagged)}"
+        )
 
     def _headline(self) -> str:
-        return (f"{self.n_sims} simulations × {self.n_post} draws, {len(self.parameters)} "
-                f"parameters; {self._verdict()}")
+        return (
+            f"{self.n_sims} simulations × {self.n_post} draws, {len(self.parameters)} "
+            f"parameters; {self._verdict()}"
+        )
 
     def __str__(self) -> str:
-        head = (f"SBC: {self.n_sims} simulations, {self.n_post} posterior draws each; "
-                f"rank ECDF at {len(self.eval_ranks)} points with a simultaneous band and "
-                f"chi-square on {self.n_bins} bins, family-wise alpha = {self.alpha:g} "
-                f"(each test p < {self.threshold:.2g}); {self._verdict()}; "
-                f"{int(np.sum(self.n_divergent))} divergent transitions")
+        head = (
+            f"SBC: {self.n_sims} simulations, {self.n_post} posterior draws each; "
+            f"rank ECDF at {len(self.eval_ranks)} points with a simultaneous band and "
+            f"chi-square on {self.n_bins} bins, family-wise alpha = {self.alpha:g} "
+            f"(each test p < {self.threshold:.2g}); {self._verdict()}; "
+            f"{int(np.sum(self.n_divergent))} divergent transitions"
+        )
         return head + "\n" + self.to_frame().to_string(index=False, float_format="%.3g")
 
-    def plot(self, *, parameters: Sequence[str] | None = None, band: float | None = None,
-             ncols: int = 4) -> np.ndarray:
+    def plot(
+        self, *, parameters: Sequence[str] | None = None, band: float | None = None, ncols: int = 4
+    ) -> np.ndarray:
         """ECDF-difference panels: F̂(k) − F(k) against the fractional rank, with the band.
 
         Parameters
@@ -347,26 +388,42 @@ class SBCResult(ResultDisplay):
 
         names = list(parameters or self.parameters)
         nrows = -(-len(names) // ncols)
-        fig, axes = plt.subplots(nrows, min(ncols, len(names)), squeeze=False,
-                                 figsize=(3 * min(ncols, len(names)), 2.4 * nrows),
-                                 sharey=True)
+        fig, axes = plt.subplots(
+            nrows,
+            min(ncols, len(names)),
+            squeeze=False,
+            figsize=(3 * min(ncols, len(names)), 2.4 * nrows),
+            sharey=True,
+        )
         prob = 1 - self.threshold if band is None else band
-        lower, upper = ((self.band_lower, self.band_upper) if band is None
-                        else _ecdf_band(self.n_sims, self.n_post, self.eval_ranks, band))
+        lower, upper = (
+            (self.band_lower, self.band_upper)
+            if band is None
+            else _ecdf_band(self.n_sims, self.n_post, self.eval_ranks, band)
+        )
         cdf = (self.eval_ranks + 1) / (self.n_post + 1)
         x = np.r_[0.0, cdf]
         counts = _ecdf_counts(self.ranks, self.eval_ranks)
         for ax, name in zip(axes.flat, names, strict=False):
             k = self.parameters.index(name)
-            ax.fill_between(x, np.r_[0.0, lower / self.n_sims - cdf],
-                            np.r_[0.0, upper / self.n_sims - cdf], step="post",
-                            color="0.85", label=f"{prob:.3g} simultaneous band")
-            ax.step(x, np.r_[0.0, counts[:, k] / self.n_sims - cdf], where="post",
-                    color="C3" if name in self.flagged else "C0")
+            ax.fill_between(
+                x,
+                np.r_[0.0, lower / self.n_sims - cdf],
+                np.r_[0.0, upper / self.n_sims - cdf],
+                step="post",
+                color="0.85",
+                label=f"{prob:.3g} simultaneous band",
+            )
+            ax.step(
+                x,
+                np.r_[0.0, counts[:, k] / self.n_sims - cdf],
+                where="post",
+                color="C3" if name in self.flagged else "C0",
+            )
             ax.axhline(0.0, color="0.5", lw=0.6)
             ax.set_title(f"{name}  (p = {self.ecdf_pvalues[k]:.2g})", fontsize=9)
             ax.set_xlabel("fractional rank")
-        for ax in list(axes.flat)[len(names):]:
+        for ax in list(axes.flat)[len(names) :]:
             ax.set_visible(False)
         axes[0, 0].set_ylabel("ECDF − uniform CDF")
         fig.tight_layout()
@@ -386,14 +443,25 @@ def _labels(name: str, shape: tuple[int, ...]) -> list[str]:
 _CONCRETE_ERRORS = (TypeError, ValueError, IndexError, NotImplementedError)
 
 
-def _template_sites(model: Callable, data: Mapping[str, Any], key: jax.Array,
-                    ) -> dict[str, tuple[str, bool, bool, tuple[int, ...]]]:
+def _template_sites(
+    model: Callable,
+    data: Mapping[str, Any],
+    key: jax.Array,
+) -> dict[str, tuple[str, bool, bool, tuple[int, ...]]]:
     """Each site's type, whether it holds data, whether it is observed, and its shape:
     from abstract evaluation of ``model(**data)`` (nothing compiles; cached by layout),
     with the arrays traced, else bound (a model that needs their values), else op by op."""
+
     def sites(tr: Mapping[str, Any]) -> dict:
-        return {k: (s["type"], _is_data_site(s), bool(s.get("is_observed")),
-                    tuple(np.shape(s["value"]))) for k, s in tr.items()}
+        return {
+            k: (
+                s["type"],
+                _is_data_site(s),
+                bool(s.get("is_observed")),
+                tuple(np.shape(s["value"])),
+            )
+            for k, s in tr.items()
+        }
 
     found: dict = {}
 
@@ -415,9 +483,14 @@ def _template_sites(model: Callable, data: Mapping[str, Any], key: jax.Array,
     return sites(_trace(model, data, key))
 
 
-def _simulate(model: Callable, gen_data: Mapping[str, Any], params: Sequence[str],
-              observed: Sequence[str], sim_key: jax.Array, n_sims: int,
-              ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+def _simulate(
+    model: Callable,
+    gen_data: Mapping[str, Any],
+    params: Sequence[str],
+    observed: Sequence[str],
+    sim_key: jax.Array,
+    n_sims: int,
+) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """Prior draws (``(n_sims, n_params)``, flattened as the labels) and simulated data.
 
     Simulation s runs ``model(**gen_data)`` op by op, seeded with ``fold_in(sim_key, s)``.
@@ -435,8 +508,11 @@ def _simulate(model: Callable, gen_data: Mapping[str, Any], params: Sequence[str
     return np.stack(rows), {k: np.stack([row[k] for row in obs_rows]) for k in observed}
 
 
-def _compile_for_sbc(model: Callable, data: Mapping[str, Any], observed: Sequence[str],
-                     ) -> tuple[CompiledModel, dict[str, jax.Array]]:
+def _compile_for_sbc(
+    model: Callable,
+    data: Mapping[str, Any],
+    observed: Sequence[str],
+) -> tuple[CompiledModel, dict[str, jax.Array]]:
     """The compiled model with (at least) the observed sites as traced array arguments.
 
     :meth:`CompiledModel.of` binds every argument when the model needs concrete values
@@ -453,18 +529,32 @@ def _compile_for_sbc(model: Callable, data: Mapping[str, Any], observed: Sequenc
     bound = cm._cached_program(key, lambda: cm._bind(model, design))
     compiled, arrays = CompiledModel.of(bound, obs)
     if not all(k in arrays for k in observed):
-        raise ValueError("SBC refits every simulated data set with one compiled NUTS, so the "
-                         "model must take its observed sites as traced arrays (it needs "
-                         f"concrete values of {list(observed)})")
+        raise ValueError(
+            "SBC refits every simulated data set with one compiled NUTS, so the "
+            "model must take its observed sites as traced arrays (it needs "
+            f"concrete values of {list(observed)})"
+        )
     return compiled, arrays
 
 
-def sbc(model: Callable | ModelSpec, data: Mapping[str, Any] | None = None, *,
-        n_sims: int = 100,
-        params: Sequence[str] | None = None, draws: int = 200, warmup: int = 200,
-        thin: int = 2, chains: int = 1, n_bins: int = 10, n_eval: int | None = None,
-        alpha: float = 0.01, target_accept: float | None = None, batch_size: int = 10,
-        seed: int = 0, progress: bool = True) -> SBCResult:
+def sbc(
+    model: Callable | ModelSpec,
+    data: Mapping[str, Any] | None = None,
+    *,
+    n_sims: int = 100,
+    params: Sequence[str] | None = None,
+    draws: int = 200,
+    warmup: int = 200,
+    thin: int = 2,
+    chains: int = 1,
+    n_bins: int = 10,
+    n_eval: int | None = None,
+    alpha: float = 0.01,
+    target_accept: float | None = None,
+    batch_size: int = 10,
+    seed: int = 0,
+    progress: bool = True,
+) -> SBCResult:
     """Simulation-based calibration of a NumPyro model and its NUTS fit.
 
     For s = 1..``n_sims``: draw θ̃_s and data ỹ_s from the model (observed sites set
@@ -525,19 +615,26 @@ def sbc(model: Callable | ModelSpec, data: Mapping[str, Any] | None = None, *,
     if data is None:
         raise TypeError("sbc needs the model's template data (or a ModelSpec)")
     if n_sims < 2 or draws < 1 or warmup < 1 or thin < 1 or chains < 1 or batch_size < 1:
-        raise ValueError("n_sims >= 2 and positive draws, warmup, thin, chains, batch_size "
-                         "are required")
+        raise ValueError(
+            "n_sims >= 2 and positive draws, warmup, thin, chains, batch_size are required"
+        )
     key = jax.random.PRNGKey(seed)
     template = _template_sites(model, data, key)
     observed = [k for k, (_, is_data, _, _) in template.items() if is_data]  # no factors
     missing = [k for k in observed if k not in data]
     if not observed or missing:
-        raise ValueError("SBC needs observed sites passed as keyword arguments of the same "
-                         f"name (observed: {observed}, not in data: {missing})")
-    latent = [k for k, (kind, _, is_observed, _) in template.items()
-              if (kind == "sample" and not is_observed) or kind == "deterministic"]
-    params = list(params) if params is not None else [
-        k for k in latent if template[k][0] == "sample"]
+        raise ValueError(
+            "SBC needs observed sites passed as keyword arguments of the same "
+            f"name (observed: {observed}, not in data: {missing})"
+        )
+    latent = [
+        k
+        for k, (kind, _, is_observed, _) in template.items()
+        if (kind == "sample" and not is_observed) or kind == "deterministic"
+    ]
+    params = (
+        list(params) if params is not None else [k for k in latent if template[k][0] == "sample"]
+    )
     unknown = [p for p in params if p not in latent]
     if unknown:
         raise ValueError(f"unknown parameter site(s) {unknown}; latent sites: {latent}")
@@ -546,15 +643,17 @@ def sbc(model: Callable | ModelSpec, data: Mapping[str, Any] | None = None, *,
 
     # 1. Prior draws and simulated data (op by op: bit-identical draws, see _simulate).
     sim_key, fit_key = jax.random.split(key)
-    prior, sim_obs = _simulate(model, {**data, **dict.fromkeys(observed)}, params, observed,
-                               sim_key, n_sims)
+    prior, sim_obs = _simulate(
+        model, {**data, **dict.fromkeys(observed)}, params, observed, sim_key, n_sims
+    )
     labels = [lab for p in params for lab in _labels(p, template[p][3])]
 
     # 2. One compiled NUTS refit, vmapped over (simulation, chain), reused by later calls.
     compiled, arrays = _compile_for_sbc(model, data, observed)
     arrays = {k: v for k, v in arrays.items() if k not in sim_obs}  # replaced per row
-    run_batch = compiled.batched_nuts(params, warmup=warmup, draws=draws, thin=thin,
-                                      target_accept=target_accept)
+    run_batch = compiled.batched_nuts(
+        params, warmup=warmup, draws=draws, thin=thin, target_accept=target_accept
+    )
     n_keep = -(-draws // thin)
     posterior = np.empty((n_sims, chains * n_keep, len(labels)))
     n_divergent = np.zeros(n_sims, dtype=int)
@@ -572,5 +671,6 @@ def sbc(model: Callable | ModelSpec, data: Mapping[str, Any] | None = None, *,
             posterior[real] = flat[: len(real)]
             n_divergent[real] = div[: len(real)]
             bar.update(len(real))
-    return SBCResult.from_draws(labels, prior, posterior, n_bins=n_bins, n_eval=n_eval,
-                                alpha=alpha, n_divergent=n_divergent)
+    return SBCResult.from_draws(
+        labels, prior, posterior, n_bins=n_bins, n_eval=n_eval, alpha=alpha, n_divergent=n_divergent
+    )

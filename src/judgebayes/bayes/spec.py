@@ -37,19 +37,25 @@ class ModelSpec(NamedTuple):
         return f"ModelSpec({getattr(self.model, '__name__', self.model)}; {sizes})"
 
 
-def resolve_spec(model: Callable | ModelSpec, data: Mapping[str, Any] | None,
-                 coords: Mapping[str, Any] | None, dims: Mapping[str, list[str]] | None,
-                 caller: str) -> tuple[Callable, Mapping[str, Any], Any, Any]:
+def resolve_spec(
+    model: Callable | ModelSpec,
+    data: Mapping[str, Any] | None,
+    coords: Mapping[str, Any] | None,
+    dims: Mapping[str, list[str]] | None,
+    caller: str,
+) -> tuple[Callable, Mapping[str, Any], Any, Any]:
     """``(model, data, coords, dims)`` from a spec or from the four given separately.
 
     With a :class:`ModelSpec`, arguments given explicitly take precedence over the
     spec's; ``caller`` names the function in the error raised when no data are given.
     """
     if isinstance(model, ModelSpec):
-        model, data, coords, dims = (model.model, model.data if data is None else data,
-                                     model.coords if coords is None else coords,
-                                     model.dims if dims is None else dims)
+        model, data, coords, dims = (
+            model.model,
+            model.data if data is None else data,
+            model.coords if coords is None else coords,
+            model.dims if dims is None else dims,
+        )
     if data is None:
-        raise TypeError(f"{caller} needs the model's data (or a ModelSpec from "
-                        "judgebayes.models)")
+        raise TypeError(f"{caller} needs the model's data (or a ModelSpec from judgebayes.models)")
     return model, data, coords, dims

@@ -78,30 +78,45 @@ class Comparison(ResultDisplay):
         return {r.method: r.ci for r in self.rows}
 
     def _headline(self) -> str:
-        best = ", ".join(f"{_LABELS[r.method]} {_fmt(r.estimate, *r.ci, signed=True)}"
-                         + ("" if r.verified else " (unverified)")
-                         for r in self.rows if r.method in ("rg", "ppi_2x"))
+        best = ", ".join(
+            f"{_LABELS[r.method]} {_fmt(r.estimate, *r.ci, signed=True)}"
+            + ("" if r.verified else " (unverified)")
+            for r in self.rows
+            if r.method in ("rg", "ppi_2x")
+        )
         dj = self.delta_j
-        dj_text = (_fmt(dj.estimate, *dj.ci, signed=True) if np.isfinite(dj.estimate)
-                   else "not estimable: shared calibration unverifiable")
-        return (f"Δθ = θ[{self.a}] − θ[{self.b}], {len(self.rows)} estimators, "
-                f"{dj.n_boot:,} paired replicates; {best}; ΔĴ {dj_text}")
+        dj_text = (
+            _fmt(dj.estimate, *dj.ci, signed=True)
+            if np.isfinite(dj.estimate)
+            else "not estimable: shared calibration unverifiable"
+        )
+        return (
+            f"Δθ = θ[{self.a}] − θ[{self.b}], {len(self.rows)} estimators, "
+            f"{dj.n_boot:,} paired replicates; {best}; ΔĴ {dj_text}"
+        )
 
     def to_frame(self) -> pd.DataFrame:
         return pd.DataFrame([r._row() for r in (*self.rows, *self.diagnostics)]).assign(
-            a=self.a, b=self.b)
+            a=self.a, b=self.b
+        )
 
     def __str__(self) -> str:
         level = f"{100 * (1 - self.alpha):g}%"
-        lines = [f"Δθ = θ[{self.a}] − θ[{self.b}] (bootstrap median, {level} percentile "
-                 f"interval; shared RG uses {self.baseline}'s calibration):"]
+        lines = [
+            f"Δθ = θ[{self.a}] − θ[{self.b}] (bootstrap median, {level} percentile "
+            f"interval; shared RG uses {self.baseline}'s calibration):"
+        ]
         for r in self.rows:
             se = f"  delta-method se {r.se_delta:.3f}" if np.isfinite(r.se_delta) else ""
-            lines.append(f"  {_LABELS[r.method]:<12} {_fmt(r.estimate, *r.ci, signed=True)}"
-                         f"{se}" + (f"  [{r.remark}]" if r.remark else ""))
+            lines.append(
+                f"  {_LABELS[r.method]:<12} {_fmt(r.estimate, *r.ci, signed=True)}"
+                f"{se}" + (f"  [{r.remark}]" if r.remark else "")
+            )
         for r in self.diagnostics:
-            lines.append(f"  {r.quantity:<12} {_fmt(r.estimate, *r.ci, signed=True)}"
-                         + (f"  [{r.remark}]" if r.remark else ""))
+            lines.append(
+                f"  {r.quantity:<12} {_fmt(r.estimate, *r.ci, signed=True)}"
+                + (f"  [{r.remark}]" if r.remark else "")
+            )
         return "\n".join(lines)
 
 
@@ -129,13 +144,22 @@ class Calibration(ResultDisplay):
 
     def _k(self, model: str) -> int:
         if model not in self.models:
-            raise DataError(f"unknown model {model!r}", column="model",
-                            expected=f"one of {list(self.models)}")
+            raise DataError(
+                f"unknown model {model!r}", column="model", expected=f"one of {list(self.models)}"
+            )
         return self.models.index(model)
 
     def _delta_key(self, name: str) -> str:
-        return {"naive": "naive", "rg": "rg", "rg_2x": "rg_2x", "ppi_1x": "ppi_1x",
-                "ppi_2x": "ppi", "q0": "q0", "q1": "q1", "J": "J"}[name]
+        return {
+            "naive": "naive",
+            "rg": "rg",
+            "rg_2x": "rg_2x",
+            "ppi_1x": "ppi_1x",
+            "ppi_2x": "ppi",
+            "q0": "q0",
+            "q1": "q1",
+            "J": "J",
+        }[name]
 
     def estimate(self, model: str, method: str) -> BootstrapEstimate:
         """Accuracy of ``model`` under ``method`` (or q0/q1/J diagnostics)."""
@@ -143,10 +167,19 @@ class Calibration(ResultDisplay):
         cov = self.delta_cov.get(self._delta_key(method))
         se = float(np.sqrt(cov[k, k])) if cov is not None and np.isfinite(cov[k, k]) else np.nan
         what = f"theta[{model}]" if method in ESTIMATORS else f"{method}[{model}]"
-        return self._caveat(BootstrapEstimate.from_replicates(
-            what, method if method in ESTIMATORS else "diagnostic",
-            self.replicates[method][:, k], self.plugin[method][k], se, self.alpha),
-            method, (model,), f"ΔĴ[{model} − {self.baseline}]")
+        return self._caveat(
+            BootstrapEstimate.from_replicates(
+                what,
+                method if method in ESTIMATORS else "diagnostic",
+                self.replicates[method][:, k],
+                self.plugin[method][k],
+                se,
+                self.alpha,
+            ),
+            method,
+            (model,),
+            f"ΔĴ[{model} − {self.baseline}]",
+        )
 
     @property
     def unlabelled(self) -> tuple[str, ...]:
@@ -154,8 +187,9 @@ class Calibration(ResultDisplay):
         n_cal = self.sizes.set_index("model")["n_cal"]
         return tuple(m for m in self.models if n_cal[m] == 0)
 
-    def _caveat(self, e: BootstrapEstimate, method: str, models: tuple[str, ...],
-                delta: str) -> BootstrapEstimate:
+    def _caveat(
+        self, e: BootstrapEstimate, method: str, models: tuple[str, ...], delta: str
+    ) -> BootstrapEstimate:
         """Mark ``e`` when a model in ``models`` has no calibration labels.
 
         RG (shared) then rests on an assumption the data cannot check (``delta``, the
@@ -165,27 +199,39 @@ class Calibration(ResultDisplay):
         missing = [m for m in models if m in self.unlabelled]
         if not missing:
             return e
-        who = (f"{' and '.join(missing)} {'has' if len(missing) == 1 else 'have'} no "
-               "calibration labels")
+        who = (
+            f"{' and '.join(missing)} {'has' if len(missing) == 1 else 'have'} no "
+            "calibration labels"
+        )
         if method == "rg":
-            return replace(e, verified=False, note=f"{who}, so {delta} cannot be estimated "
-                           f"and shared calibration cannot be checked")
+            return replace(
+                e,
+                verified=False,
+                note=f"{who}, so {delta} cannot be estimated "
+                f"and shared calibration cannot be checked",
+            )
         return e if np.isfinite(e.estimate) else replace(e, note=who)
 
     def _headline(self) -> str:
         s = self.sizes
         n_cal, n_items = int(s["n_cal"].sum()), int((s["n_cal"] + s["n_test"]).sum())
-        theta = ", ".join(f"{m} {e.estimate:.3f} ± {e.se:.3f}" for m in self.models[:4]
-                          for e in (self.estimate(m, "ppi_2x"),))
+        theta = ", ".join(
+            f"{m} {e.estimate:.3f} ± {e.se:.3f}"
+            for m in self.models[:4]
+            for e in (self.estimate(m, "ppi_2x"),)
+        )
         more = ", …" if len(self.models) > 4 else ""
         others = [m for m in self.models if m != self.baseline]
         dj = ""
         if others:
             d = self.compare(others[0], self.baseline).delta_j
             dj = f"; ΔĴ[{others[0]} − {self.baseline}] " + (
-                f"{d.estimate:+.3f}" if np.isfinite(d.estimate) else "not estimable")
-        return (f"{len(self.models)} models, {n_items:,} judged items ({n_cal:,} labelled), "
-                f"{self.n_boot:,} replicates; θ̂ {_LABELS['ppi_2x']}: {theta}{more}{dj}")
+                f"{d.estimate:+.3f}" if np.isfinite(d.estimate) else "not estimable"
+            )
+        return (
+            f"{len(self.models)} models, {n_items:,} judged items ({n_cal:,} labelled), "
+            f"{self.n_boot:,} replicates; θ̂ {_LABELS['ppi_2x']}: {theta}{more}{dj}"
+        )
 
     def to_frame(self) -> pd.DataFrame:
         """Long table: one row per model and estimator (+ q0, q1, J)."""
@@ -198,10 +244,27 @@ class Calibration(ResultDisplay):
         out = pd.DataFrame(rows)
         raw = dict(zip(self.models, self.plugin["rg_raw"], strict=True))
         raw2 = dict(zip(self.models, self.plugin["rg_2x_raw"], strict=True))
-        out["raw"] = np.where(out["method"] == "rg", out["model"].map(raw),
-                              np.where(out["method"] == "rg_2x", out["model"].map(raw2), np.nan))
-        cols = ["model", "method", "estimate", "lo", "hi", "se", "se_delta", "plugin", "raw",
-                "n_boot", "n_undefined", "conditional_on_J_positive", "verified", "note"]
+        out["raw"] = np.where(
+            out["method"] == "rg",
+            out["model"].map(raw),
+            np.where(out["method"] == "rg_2x", out["model"].map(raw2), np.nan),
+        )
+        cols = [
+            "model",
+            "method",
+            "estimate",
+            "lo",
+            "hi",
+            "se",
+            "se_delta",
+            "plugin",
+            "raw",
+            "n_boot",
+            "n_undefined",
+            "conditional_on_J_positive",
+            "verified",
+            "note",
+        ]
         return out[cols]
 
     def diagnostics(self) -> pd.DataFrame:
@@ -222,11 +285,19 @@ class Calibration(ResultDisplay):
         def diff(name: str, quantity: str, method: str) -> BootstrapEstimate:
             reps, cov = self.replicates[name], self.delta_cov.get(self._delta_key(name))
             var = np.nan if cov is None else cov[ka, ka] + cov[kb, kb] - 2 * cov[ka, kb]
-            return self._caveat(BootstrapEstimate.from_replicates(
-                quantity, method, reps[:, ka] - reps[:, kb],
-                self.plugin[name][ka] - self.plugin[name][kb],
-                float(np.sqrt(var)) if np.isfinite(var) and var >= 0 else np.nan, self.alpha),
-                name, (a, b), f"ΔĴ[{a} − {b}]")
+            return self._caveat(
+                BootstrapEstimate.from_replicates(
+                    quantity,
+                    method,
+                    reps[:, ka] - reps[:, kb],
+                    self.plugin[name][ka] - self.plugin[name][kb],
+                    float(np.sqrt(var)) if np.isfinite(var) and var >= 0 else np.nan,
+                    self.alpha,
+                ),
+                name,
+                (a, b),
+                f"ΔĴ[{a} − {b}]",
+            )
 
         rows = tuple(diff(n, f"theta[{a}] - theta[{b}]", n) for n in ESTIMATORS)
         diags = tuple(diff(n, f"{n}[{a}] - {n}[{b}]", "diagnostic") for n in ("J", "q0", "q1"))
@@ -236,8 +307,13 @@ class Calibration(ResultDisplay):
         """Every other model against the baseline."""
         return [self.compare(m, self.baseline) for m in self.models if m != self.baseline]
 
-    def report(self, a: str | None = None, b: str | None = None, *, low_j: float = 0.3,
-               ) -> CalibrationReport:
+    def report(
+        self,
+        a: str | None = None,
+        b: str | None = None,
+        *,
+        low_j: float = 0.3,
+    ) -> CalibrationReport:
         """The Section 7 checklist for this analysis, with warnings.
 
         Parameters
@@ -248,47 +324,68 @@ class Calibration(ResultDisplay):
             Ĵ below this flags unstable corrected estimates (Section 4.4; the
             paper's simulations call J_A = 0.3 low).
         """
-        comps = ([self.compare(a, b)] if a is not None and b is not None
-                 else self.comparisons())
+        comps = [self.compare(a, b)] if a is not None and b is not None else self.comparisons()
         return section7_report(self, comps, low_j=low_j)
 
     def __str__(self) -> str:
         level = f"{100 * (1 - self.alpha):g}%"
-        head = (f"Judge-corrected accuracy, bootstrap medians with {level} intervals "
-                f"({self.n_boot} replicates; RG (shared) uses {self.baseline}'s calibration)")
-        est = {(m, n): self.estimate(m, n) for m in self.models
-               for n in (*ESTIMATORS, "q0", "q1", "J")}
-        marks = {k: ("†" if e.conditional_on_j_positive else "") + ("" if e.verified else "‡")
-                 for k, e in est.items()}
+        head = (
+            f"Judge-corrected accuracy, bootstrap medians with {level} intervals "
+            f"({self.n_boot} replicates; RG (shared) uses {self.baseline}'s calibration)"
+        )
+        est = {
+            (m, n): self.estimate(m, n) for m in self.models for n in (*ESTIMATORS, "q0", "q1", "J")
+        }
+        marks = {
+            k: ("†" if e.conditional_on_j_positive else "") + ("" if e.verified else "‡")
+            for k, e in est.items()
+        }
 
         def cell(m: str, n: str) -> str:
             e = est[m, n]
             return _fmt(e.estimate, *e.ci) + marks[m, n]
 
-        frame = pd.DataFrame({m: {_LABELS[n]: cell(m, n) for n in ESTIMATORS}
-                              for m in self.models}).T
-        diag = pd.DataFrame({m: {n: cell(m, n) for n in ("q0", "q1", "J")}
-                             for m in self.models}).T
+        frame = pd.DataFrame(
+            {m: {_LABELS[n]: cell(m, n) for n in ESTIMATORS} for m in self.models}
+        ).T
+        diag = pd.DataFrame({m: {n: cell(m, n) for n in ("q0", "q1", "J")} for m in self.models}).T
         if self.truth is not None and self.truth.notna().any():
-            frame.insert(0, "true θ (test)", self.truth.reindex(self.models).map(
-                lambda v: f"{v:.3f}").to_numpy())
+            frame.insert(
+                0,
+                "true θ (test)",
+                self.truth.reindex(self.models).map(lambda v: f"{v:.3f}").to_numpy(),
+            )
         parts = [head, frame.rename_axis("model").to_string()]
-        cond = [f"{_LABELS[n]} for {m} in {est[m, n].n_undefined / self.n_boot:.1%}"
-                for (m, n), mk in marks.items() if "†" in mk]
+        cond = [
+            f"{_LABELS[n]} for {m} in {est[m, n].n_undefined / self.n_boot:.1%}"
+            for (m, n), mk in marks.items()
+            if "†" in mk
+        ]
         if cond:
-            parts.append("† interval conditional on Ĵ* > 0 (RG is undefined where a "
-                         f"replicate's Ĵ* ≤ 0: {', '.join(cond)} of replicates)")
+            parts.append(
+                "† interval conditional on Ĵ* > 0 (RG is undefined where a "
+                f"replicate's Ĵ* ≤ 0: {', '.join(cond)} of replicates)"
+            )
         if self.unlabelled:
-            parts.append(f"‡ unverified: {', '.join(self.unlabelled)} without calibration "
-                         f"labels, so ΔĴ cannot be estimated and RG (shared) rests on "
-                         f"{self.baseline}'s calibration unchecked")
-        parts += ["", "Judge diagnostics (each model's own calibration labels):",
-                  diag.rename_axis("model").to_string()]
+            parts.append(
+                f"‡ unverified: {', '.join(self.unlabelled)} without calibration "
+                f"labels, so ΔĴ cannot be estimated and RG (shared) rests on "
+                f"{self.baseline}'s calibration unchecked"
+            )
+        parts += [
+            "",
+            "Judge diagnostics (each model's own calibration labels):",
+            diag.rename_axis("model").to_string(),
+        ]
         parts += ["", *(str(c) for c in self.comparisons())]
         return "\n".join(parts)
 
-    def plot(self, ax: Axes | None = None, *, truth: Mapping[str, float] | None = None,
-             ) -> Axes:
+    def plot(
+        self,
+        ax: Axes | None = None,
+        *,
+        truth: Mapping[str, float] | None = None,
+    ) -> Axes:
         """Per-model θ̂ with intervals for each estimator (the paper's Figure 2).
 
         Parameters
@@ -310,30 +407,51 @@ class Calibration(ResultDisplay):
         frame = frame[frame["method"].isin(ESTIMATORS)]
         if ax is None:
             _, ax = plt.subplots(figsize=(6.5, 0.9 + 1.1 * len(self.models)))
-        truth = dict(truth) if truth is not None else (
-            self.truth.dropna().to_dict() if self.truth is not None else {})
+        truth = (
+            dict(truth)
+            if truth is not None
+            else (self.truth.dropna().to_dict() if self.truth is not None else {})
+        )
         colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
         for k, m in enumerate(self.models):
             for e, name in enumerate(ESTIMATORS):
                 row = frame[(frame["model"] == m) & (frame["method"] == name)].iloc[0]
                 y = k + 0.8 * (e - 2) / len(ESTIMATORS)
                 if np.isfinite(row["estimate"]):
-                    ax.errorbar(row["estimate"], y, xerr=[[row["estimate"] - row["lo"]],
-                                                          [row["hi"] - row["estimate"]]],
-                                fmt="o", ms=4, color=colors[e % len(colors)],
-                                label=_LABELS[name] if k == 0 else None)
+                    ax.errorbar(
+                        row["estimate"],
+                        y,
+                        xerr=[[row["estimate"] - row["lo"]], [row["hi"] - row["estimate"]]],
+                        fmt="o",
+                        ms=4,
+                        color=colors[e % len(colors)],
+                        label=_LABELS[name] if k == 0 else None,
+                    )
             if m in truth:
-                ax.plot([truth[m]] * 2, [k - 0.45, k + 0.45], ":", color="k",
-                        label="true θ" if k == 0 else None)
+                ax.plot(
+                    [truth[m]] * 2,
+                    [k - 0.45, k + 0.45],
+                    ":",
+                    color="k",
+                    label="true θ" if k == 0 else None,
+                )
         ax.set_yticks(range(len(self.models)), self.models)
         ax.set_xlabel("accuracy θ")
         ax.legend(fontsize=7, frameon=False, loc="best")
         return ax
 
 
-def calibrate(items: JudgedItems | pd.DataFrame, *, baseline: str | None = None,
-              n_boot: int = 2000, n_splits: int = 20, alpha: float = 0.05, seed: int = 0,
-              progress: bool = True, chunk_size: int = 500) -> Calibration:
+def calibrate(
+    items: JudgedItems | pd.DataFrame,
+    *,
+    baseline: str | None = None,
+    n_boot: int = 2000,
+    n_splits: int = 20,
+    alpha: float = 0.05,
+    seed: int = 0,
+    progress: bool = True,
+    chunk_size: int = 500,
+) -> Calibration:
     """Naive, RG (shared and model-specific) and PPI++ (1× and 2×) with paired bootstrap.
 
     Parameters
@@ -384,32 +502,59 @@ def calibrate(items: JudgedItems | pd.DataFrame, *, baseline: str | None = None,
     sizes = items.summary()
     s = sizes.set_index("model")
     if (s["n_cal"] == 0).all():
-        raise DataError("no item has a human label, so nothing can be calibrated",
-                        column="human_label", expected="human labels on a calibration subset")
+        raise DataError(
+            "no item has a human label, so nothing can be calibrated",
+            column="human_label",
+            expected="human labels on a calibration subset",
+        )
     for m in models:
         if s.loc[m, "n_cal"] and (s.loc[m, "n_pos"] == 0 or s.loc[m, "n_neg"] == 0):
-            raise DataError(f"model {m!r}: its {s.loc[m, 'n_cal']} calibration items are all "
-                            f"{'negative' if s.loc[m, 'n_pos'] == 0 else 'positive'}, so "
-                            f"q̂{1 if s.loc[m, 'n_pos'] == 0 else 0} and J are undefined",
-                            column="human_label",
-                            expected="calibration items with both human labels 0 and 1")
+            raise DataError(
+                f"model {m!r}: its {s.loc[m, 'n_cal']} calibration items are all "
+                f"{'negative' if s.loc[m, 'n_pos'] == 0 else 'positive'}, so "
+                f"q̂{1 if s.loc[m, 'n_pos'] == 0 else 0} and J are undefined",
+                column="human_label",
+                expected="calibration items with both human labels 0 and 1",
+            )
         if s.loc[m, "n_test"] == 0:
-            raise DataError(f"model {m!r} has no test items (every item has a human label)",
-                            column="split", expected="test items without human labels, or a "
-                            "'split' column marking the test set")
+            raise DataError(
+                f"model {m!r} has no test items (every item has a human label)",
+                column="split",
+                expected="test items without human labels, or a "
+                "'split' column marking the test set",
+            )
     if baseline is None:
         baseline = str(s["n_cal"].idxmax())
     elif baseline not in models:
-        raise DataError(f"unknown baseline {baseline!r}", column="model",
-                        expected=f"one of {list(models)}")
+        raise DataError(
+            f"unknown baseline {baseline!r}", column="model", expected=f"one of {list(models)}"
+        )
     if s.loc[baseline, "n_cal"] == 0:
-        raise DataError(f"baseline {baseline!r} has no calibration labels to share",
-                        column="human_label", expected="a baseline with human labels")
+        raise DataError(
+            f"baseline {baseline!r} has no calibration labels to share",
+            column="human_label",
+            expected="a baseline with human labels",
+        )
     replicates, plugin, delta = _paired_bootstrap(
-        items, models.index(baseline), n_boot=n_boot, n_splits=n_splits, seed=seed,
-        progress=progress, chunk_size=chunk_size)
+        items,
+        models.index(baseline),
+        n_boot=n_boot,
+        n_splits=n_splits,
+        seed=seed,
+        progress=progress,
+        chunk_size=chunk_size,
+    )
     truth = items.true_test_accuracy()
-    return Calibration(models=models, baseline=baseline, replicates=replicates,
-                       plugin=plugin, delta_cov=delta, sizes=sizes, alpha=alpha,
-                       n_boot=n_boot, n_splits=n_splits, seed=seed,
-                       truth=truth if truth.notna().any() else None)
+    return Calibration(
+        models=models,
+        baseline=baseline,
+        replicates=replicates,
+        plugin=plugin,
+        delta_cov=delta,
+        sizes=sizes,
+        alpha=alpha,
+        n_boot=n_boot,
+        n_splits=n_splits,
+        seed=seed,
+        truth=truth if truth.notna().any() else None,
+    )

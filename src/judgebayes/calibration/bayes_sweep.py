@@ -78,12 +78,17 @@ def _sweep_rows(cal: np.ndarray, test: np.ndarray) -> dict[str, Any]:
     # point of r replications reuses one compiled NUTS kernel per design.
     keep, keep2 = np.ones(w_cal.shape, bool), np.ones(w_test.shape, bool)
     model = np.concatenate([2 * rep[keep] + mod[keep], 2 * rep2[keep2] + mod2[keep2]])
-    return {"model_idx": model.astype(np.int32), "n_runs": np.ones(len(model), np.int32),
-            "n_cal": int(keep.sum()), "n_models": 2 * r,
-            "group": np.repeat(np.arange(r), 2).astype(np.int32), "n_groups": r,
-            "weight": np.concatenate([w_cal[keep], w_test[keep2]]).astype(float),
-            "human_label": z[keep].astype(np.int32),
-            "judge_label": np.concatenate([h[keep], h2[keep2]]).astype(np.int32)}
+    return {
+        "model_idx": model.astype(np.int32),
+        "n_runs": np.ones(len(model), np.int32),
+        "n_cal": int(keep.sum()),
+        "n_models": 2 * r,
+        "group": np.repeat(np.arange(r), 2).astype(np.int32),
+        "n_groups": r,
+        "weight": np.concatenate([w_cal[keep], w_test[keep2]]).astype(float),
+        "human_label": z[keep].astype(np.int32),
+        "judge_label": np.concatenate([h[keep], h2[keep2]]).astype(np.int32),
+    }
 
 
 def _sweep_items(cal: np.ndarray, test: np.ndarray) -> dict[str, Any]:
@@ -98,18 +103,29 @@ def _sweep_items(cal: np.ndarray, test: np.ndarray) -> dict[str, Any]:
     # NUTS kernel.
     rep_c, cell_c = np.nonzero(np.ones_like(cal))
     rep_t, cell_t = np.nonzero(np.ones_like(test))
-    human = np.concatenate([_CAL_CELLS[cell_c][:, [0, 2]],
-                            np.full((len(cell_t), 2), -1)]).astype(np.int32)
+    human = np.concatenate([_CAL_CELLS[cell_c][:, [0, 2]], np.full((len(cell_t), 2), -1)]).astype(
+        np.int32
+    )
     judge = np.concatenate([_CAL_CELLS[cell_c][:, [1, 3]], _TEST_CELLS[cell_t]])
-    return {"n_runs": np.ones_like(human), "labelled": human >= 0,
-            "item_group": np.concatenate([rep_c, rep_t]).astype(np.int32), "n_groups": r,
-            "weight": np.concatenate([cal[rep_c, cell_c], test[rep_t, cell_t]]).astype(float),
-            "human_label": human, "judge_label": judge.astype(np.int32)}
+    return {
+        "n_runs": np.ones_like(human),
+        "labelled": human >= 0,
+        "item_group": np.concatenate([rep_c, rep_t]).astype(np.int32),
+        "n_groups": r,
+        "weight": np.concatenate([cal[rep_c, cell_c], test[rep_t, cell_t]]).astype(float),
+        "human_label": human,
+        "judge_label": judge.astype(np.int32),
+    }
 
 
-def _bootstrap_intervals(rng: np.random.Generator, cal: np.ndarray, test: np.ndarray,
-                         names: Sequence[str], n_boot: int, alpha: float,
-                         ) -> dict[str, np.ndarray]:
+def _bootstrap_intervals(
+    rng: np.random.Generator,
+    cal: np.ndarray,
+    test: np.ndarray,
+    names: Sequence[str],
+    n_boot: int,
+    alpha: float,
+) -> dict[str, np.ndarray]:
     """Paired-bootstrap Δθ (median, lo, hi, failed) of the frequentist estimators.
 
     As :func:`judgebayes.calibration.sweep.simulate_sweep` computes them (resampling
@@ -124,22 +140,39 @@ def _bootstrap_intervals(rng: np.random.Generator, cal: np.ndarray, test: np.nda
         return rng.multinomial(size, p).astype(float)
 
     def est(c: np.ndarray, t: np.ndarray) -> dict[str, np.ndarray]:
-        return _estimates((c @ fcal).reshape(*c.shape[:-1], 2, _N_CAL),
-                          (t @ ftest).reshape(*t.shape[:-1], 2, _N_TEST), 0)
+        return _estimates(
+            (c @ fcal).reshape(*c.shape[:-1], 2, _N_CAL),
+            (t @ ftest).reshape(*t.shape[:-1], 2, _N_TEST),
+            0,
+        )
 
     reps = est(boot(cal, n_cal), boot(test, n_test))
     plug = est(cal.astype(float), test.astype(float))
     return {name: _difference_summary(reps[name], plug[name], alpha) for name in names}
 
 
-def sweep_bayes(*, delta_j_values: Sequence[float] = (0.0, 0.15, 0.3),
-                j_a_values: Sequence[float] = (), fixed_delta_j: float = 0.05,
-                fixed_j_a: float = 0.3, theta_a: float = 0.70, delta_theta: float = 0.05,
-                n_cal: int = 400, n_test: int = 800, corr: float = 0.5,
-                designs: Sequence[str] = ("shared", "model_specific", "hierarchical", "paired"),
-                n_reps: int = 50, chains: int = 2, draws: int = 500, warmup: int = 500,
-                alpha: float = 0.05, frequentist: Sequence[str] = (), n_boot: int = 1000,
-                seed: int = 0, progress: bool = True) -> Sweep:
+def sweep_bayes(
+    *,
+    delta_j_values: Sequence[float] = (0.0, 0.15, 0.3),
+    j_a_values: Sequence[float] = (),
+    fixed_delta_j: float = 0.05,
+    fixed_j_a: float = 0.3,
+    theta_a: float = 0.70,
+    delta_theta: float = 0.05,
+    n_cal: int = 400,
+    n_test: int = 800,
+    corr: float = 0.5,
+    designs: Sequence[str] = ("shared", "model_specific", "hierarchical", "paired"),
+    n_reps: int = 50,
+    chains: int = 2,
+    draws: int = 500,
+    warmup: int = 500,
+    alpha: float = 0.05,
+    frequentist: Sequence[str] = (),
+    n_boot: int = 1000,
+    seed: int = 0,
+    progress: bool = True,
+) -> Sweep:
     """Coverage and bias of the posterior of Δθ = θ_B − θ_A on the Section 5 simulations.
 
     Same simulation as :func:`judgebayes.calibration.sweep.simulate_sweep`. All
@@ -179,19 +212,24 @@ def sweep_bayes(*, delta_j_values: Sequence[float] = (0.0, 0.15, 0.3),
         frequentist rows the replications where the estimator is undefined.
     """
     unknown = [d for d in designs if d not in DESIGNS] + [
-        f for f in frequentist if f not in _FREQUENTIST]
+        f for f in frequentist if f not in _FREQUENTIST
+    ]
     if unknown:
-        raise ValueError(f"unknown design or estimator {unknown}; designs: {list(DESIGNS)}, "
-                         f"frequentist: {list(_FREQUENTIST)}")
-    points = ([("J_A", float(j), float(j), float(fixed_delta_j)) for j in j_a_values]
-              + [("delta_J", float(d), float(fixed_j_a), float(d)) for d in delta_j_values])
+        raise ValueError(
+            f"unknown design or estimator {unknown}; designs: {list(DESIGNS)}, "
+            f"frequentist: {list(_FREQUENTIST)}"
+        )
+    points = [("J_A", float(j), float(j), float(fixed_delta_j)) for j in j_a_values] + [
+        ("delta_J", float(d), float(fixed_j_a), float(d)) for d in delta_j_values
+    ]
     theta = (theta_a, theta_a + delta_theta)
     root = np.random.default_rng(seed)
     rngs = root.spawn(len(points))
     boot_rngs = root.spawn(len(points))  # after the data streams: those stay as they were
     rows = []
-    with tqdm(total=len(points) * len(designs), desc="bayes sweep", unit="fit",
-              disable=not progress) as bar:
+    with tqdm(
+        total=len(points) * len(designs), desc="bayes sweep", unit="fit", disable=not progress
+    ) as bar:
         for (sweep, x, ja, dj), rng, brng in zip(points, rngs, boot_rngs, strict=True):
             q = ((1 + ja) / 2, (1 + ja + dj) / 2)
             pcal, ptest = pair_cell_probs(theta, q, q, corr)
@@ -203,49 +241,98 @@ def sweep_bayes(*, delta_j_values: Sequence[float] = (0.0, 0.15, 0.3),
                 # fit's NUTS kernel and draws, without the InferenceData: the sweep reads
                 # θ and the divergences only (the pointwise log-likelihood, a kernel of
                 # its own to compile per design, went unused)
-                compiled, arrays = CompiledModel.of(DESIGNS[design],
-                                                    items if paired else data)
+                compiled, arrays = CompiledModel.of(DESIGNS[design], items if paired else data)
                 draws_, stats = compiled.nuts(
-                    jax.random.PRNGKey(int(rng.integers(2**31))), arrays, chains=chains,
-                    draws=draws, warmup=warmup, target_accept=0.9)
+                    jax.random.PRNGKey(int(rng.integers(2**31))),
+                    arrays,
+                    chains=chains,
+                    draws=draws,
+                    warmup=warmup,
+                    target_accept=0.9,
+                )
                 th = draws_["theta"].reshape(-1, 2 * n_reps)
                 d = th[:, 1::2] - th[:, 0::2]
                 lo, med, hi = np.quantile(d, [alpha / 2, 0.5, 1 - alpha / 2], axis=0)
                 summary = _summarise(med, lo, hi, np.zeros(n_reps, bool), delta_theta)
                 summary["n_failed"] = int(stats["diverging"].sum())
-                rows.append({"sweep": sweep, "x": x, "J_A": ja, "J_B": ja + dj,
-                             "estimator": f"bayes_{design}", **summary})
+                rows.append(
+                    {
+                        "sweep": sweep,
+                        "x": x,
+                        "J_A": ja,
+                        "J_B": ja + dj,
+                        "estimator": f"bayes_{design}",
+                        **summary,
+                    }
+                )
                 bar.update(1)
             if frequentist:
                 boot = _bootstrap_intervals(brng, cal, test, frequentist, n_boot, alpha)
                 for name, (med, lo, hi, failed) in boot.items():
-                    rows.append({"sweep": sweep, "x": x, "J_A": ja, "J_B": ja + dj,
-                                 "estimator": name, **_summarise(med, lo, hi,
-                                                                 failed.astype(bool),
-                                                                 delta_theta)})
-    settings = {"theta_a": theta_a, "delta_theta": delta_theta, "n_cal": n_cal,
-                "n_test": n_test, "corr": corr, "shared_from": "none", "n_reps": n_reps,
-                "n_boot": n_boot if frequentist else chains * draws, "alpha": alpha,
-                "seed": seed, "n_draws": chains * draws,
-                "fixed_delta_j": fixed_delta_j, "fixed_j_a": fixed_j_a}
+                    rows.append(
+                        {
+                            "sweep": sweep,
+                            "x": x,
+                            "J_A": ja,
+                            "J_B": ja + dj,
+                            "estimator": name,
+                            **_summarise(med, lo, hi, failed.astype(bool), delta_theta),
+                        }
+                    )
+    settings = {
+        "theta_a": theta_a,
+        "delta_theta": delta_theta,
+        "n_cal": n_cal,
+        "n_test": n_test,
+        "corr": corr,
+        "shared_from": "none",
+        "n_reps": n_reps,
+        "n_boot": n_boot if frequentist else chains * draws,
+        "alpha": alpha,
+        "seed": seed,
+        "n_draws": chains * draws,
+        "fixed_delta_j": fixed_delta_j,
+        "fixed_j_a": fixed_j_a,
+    }
     return Sweep(pd.DataFrame(rows), settings)
 
 
-def _width_table(*, designs: Sequence[str] = ("shared", "model_specific", "hierarchical",
-                                               "paired"),
-                 n_reps: int = 200, chains: int = 1, draws: int = 500, n_boot: int = 1000,
-                 seed: int = 0, progress: bool = True) -> pd.DataFrame:
+def _width_table(
+    *,
+    designs: Sequence[str] = ("shared", "model_specific", "hierarchical", "paired"),
+    n_reps: int = 200,
+    chains: int = 1,
+    draws: int = 500,
+    n_boot: int = 1000,
+    seed: int = 0,
+    progress: bool = True,
+) -> pd.DataFrame:
     """Width and coverage of the designs and PPI++ 2× at equal data (the docstring table).
 
     Latent correlation 0.5 and 0 (independent models), ΔJ = 0 and 0.3 at J_A = 0.3.
     """
-    frames = [sweep_bayes(delta_j_values=(0.0, 0.3), corr=corr, designs=designs,
-                          frequentist=("ppi_2x",), n_reps=n_reps, chains=chains, draws=draws,
-                          warmup=draws, n_boot=n_boot, seed=seed, progress=progress)
-              .to_frame().assign(corr=corr) for corr in (0.5, 0.0)]
+    frames = [
+        sweep_bayes(
+            delta_j_values=(0.0, 0.3),
+            corr=corr,
+            designs=designs,
+            frequentist=("ppi_2x",),
+            n_reps=n_reps,
+            chains=chains,
+            draws=draws,
+            warmup=draws,
+            n_boot=n_boot,
+            seed=seed,
+            progress=progress,
+        )
+        .to_frame()
+        .assign(corr=corr)
+        for corr in (0.5, 0.0)
+    ]
     frame = pd.concat(frames, ignore_index=True)
-    return frame.pivot_table(index="estimator", columns=["corr", "x"],
-                             values=["width", "coverage"], sort=False)
+    return frame.pivot_table(
+        index="estimator", columns=["corr", "x"], values=["width", "coverage"], sort=False
+    )
 
 
 if __name__ == "__main__":

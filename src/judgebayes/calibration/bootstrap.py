@@ -52,9 +52,16 @@ def _core(cal: Any, test: Any, base: int, xp: Any = np) -> dict[str, Any]:
     ok = var > 0
     lam = xp.where(ok, (syh / n - ybar * hbar) / ((1 + n / big_n) * xp.where(ok, var, 1.0)), 0.0)
     lam = xp.clip(lam, 0.0, 1.0)
-    return {"naive": p, "q0": q0, "q1": q1, "J": j, "rg_2x": (p + q0 - 1) / j,
-            "rg": (p + q0[..., sl] - 1) / j[..., sl], "ppi": ybar + lam * (p - hbar),
-            "lam": lam}
+    return {
+        "naive": p,
+        "q0": q0,
+        "q1": q1,
+        "J": j,
+        "rg_2x": (p + q0 - 1) / j,
+        "rg": (p + q0[..., sl] - 1) / j[..., sl],
+        "ppi": ybar + lam * (p - hbar),
+        "lam": lam,
+    }
 
 
 def _finish_rg(raw: np.ndarray, j: np.ndarray) -> np.ndarray:
@@ -65,9 +72,17 @@ def _finish_rg(raw: np.ndarray, j: np.ndarray) -> np.ndarray:
 def _estimates(cal: np.ndarray, test: np.ndarray, base: int) -> dict[str, np.ndarray]:
     with np.errstate(divide="ignore", invalid="ignore"):
         c = _core(cal, test, base)
-        return {"naive": c["naive"], "rg": _finish_rg(c["rg"], c["J"][..., base:base + 1]),
-                "rg_2x": _finish_rg(c["rg_2x"], c["J"]), "ppi_2x": c["ppi"], "q0": c["q0"],
-                "q1": c["q1"], "J": c["J"], "rg_raw": c["rg"], "rg_2x_raw": c["rg_2x"]}
+        return {
+            "naive": c["naive"],
+            "rg": _finish_rg(c["rg"], c["J"][..., base : base + 1]),
+            "rg_2x": _finish_rg(c["rg_2x"], c["J"]),
+            "ppi_2x": c["ppi"],
+            "q0": c["q0"],
+            "q1": c["q1"],
+            "J": c["J"],
+            "rg_raw": c["rg"],
+            "rg_2x_raw": c["rg_2x"],
+        }
 
 
 def _unit_features(items: JudgedItems, models: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -100,8 +115,9 @@ def _compress(feats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return cells, counts
 
 
-def _delta_cov(cal_units: np.ndarray, test_units: np.ndarray, base: int,
-               keys: Sequence[str]) -> dict[str, np.ndarray]:
+def _delta_cov(
+    cal_units: np.ndarray, test_units: np.ndarray, base: int, keys: Sequence[str]
+) -> dict[str, np.ndarray]:
     """Delta-method covariance (M × M) of each estimator in ``keys`` (unclipped).
 
     The estimators are smooth functions of the per-item feature means; their
@@ -119,8 +135,11 @@ def _delta_cov(cal_units: np.ndarray, test_units: np.ndarray, base: int,
     def g(x: np.ndarray) -> np.ndarray:
         x = np.moveaxis(x, 0, -1)
         batch = x.shape[:-1]
-        out = _core(x[..., :split].reshape(*batch, m, _N_CAL) * nc,
-                    x[..., split:].reshape(*batch, m, _N_TEST) * nt, base)
+        out = _core(
+            x[..., :split].reshape(*batch, m, _N_CAL) * nc,
+            x[..., split:].reshape(*batch, m, _N_TEST) * nt,
+            base,
+        )
         flat = np.stack([out[k] for k in keys], axis=-2).reshape(*batch, -1)
         return np.moveaxis(flat, -1, 0)
 
@@ -191,49 +210,92 @@ class BootstrapEstimate(ResultDisplay):
         RG divides by Ĵ*, so it is undefined where a replicate's Ĵ* ≤ 0; its median
         and percentile interval are then over the replicates with Ĵ* > 0 only.
         """
-        return (self.method in _J_DIVIDED and self.n_undefined > 0
-                and bool(np.isfinite(self.estimate)))
+        return (
+            self.method in _J_DIVIDED and self.n_undefined > 0 and bool(np.isfinite(self.estimate))
+        )
 
     @property
     def remark(self) -> str:
         """The caveats of this estimate in words (unverified, conditional), or ``""``."""
         parts = [self.note if self.verified else f"UNVERIFIED: {self.note}"] if self.note else []
         if self.conditional_on_j_positive:
-            parts.append(f"interval conditional on Ĵ* > 0 ({self.n_undefined / self.n_boot:.1%}"
-                         f" of replicates had Ĵ* ≤ 0)")
+            parts.append(
+                f"interval conditional on Ĵ* > 0 ({self.n_undefined / self.n_boot:.1%}"
+                f" of replicates had Ĵ* ≤ 0)"
+            )
         return "; ".join(parts)
 
     @classmethod
-    def from_replicates(cls, quantity: str, method: str, reps: np.ndarray, plugin: float,
-                        se_delta: float, alpha: float) -> BootstrapEstimate:
+    def from_replicates(
+        cls,
+        quantity: str,
+        method: str,
+        reps: np.ndarray,
+        plugin: float,
+        se_delta: float,
+        alpha: float,
+    ) -> BootstrapEstimate:
         ok = np.isfinite(reps)
         if not np.isfinite(plugin) or ok.sum() < 2:
-            return cls(quantity, method, np.nan, (np.nan, np.nan), np.nan, float(plugin),
-                       float(se_delta), len(reps), int((~ok).sum()), alpha)
+            return cls(
+                quantity,
+                method,
+                np.nan,
+                (np.nan, np.nan),
+                np.nan,
+                float(plugin),
+                float(se_delta),
+                len(reps),
+                int((~ok).sum()),
+                alpha,
+            )
         r = reps[ok]
         lo, med, hi = np.quantile(r, [alpha / 2, 0.5, 1 - alpha / 2])
-        return cls(quantity, method, float(med), (float(lo), float(hi)), float(r.std(ddof=1)),
-                   float(plugin), float(se_delta), len(reps), int((~ok).sum()), alpha)
+        return cls(
+            quantity,
+            method,
+            float(med),
+            (float(lo), float(hi)),
+            float(r.std(ddof=1)),
+            float(plugin),
+            float(se_delta),
+            len(reps),
+            int((~ok).sum()),
+            alpha,
+        )
 
     def to_frame(self) -> pd.DataFrame:
         return pd.DataFrame([self._row()])
 
     def _row(self) -> dict[str, Any]:
-        return {"quantity": self.quantity, "method": self.method, "estimate": self.estimate,
-                "lo": self.ci[0], "hi": self.ci[1], "se": self.se, "se_delta": self.se_delta,
-                "plugin": self.plugin, "n_boot": self.n_boot, "n_undefined": self.n_undefined,
-                "conditional_on_J_positive": self.conditional_on_j_positive,
-                "verified": self.verified, "note": self.remark}
+        return {
+            "quantity": self.quantity,
+            "method": self.method,
+            "estimate": self.estimate,
+            "lo": self.ci[0],
+            "hi": self.ci[1],
+            "se": self.se,
+            "se_delta": self.se_delta,
+            "plugin": self.plugin,
+            "n_boot": self.n_boot,
+            "n_undefined": self.n_undefined,
+            "conditional_on_J_positive": self.conditional_on_j_positive,
+            "verified": self.verified,
+            "note": self.remark,
+        }
 
     def _headline(self) -> str:
-        return (f"{self.quantity} ({self.method}), {self.n_boot:,} replicates; "
-                f"{_fmt(self.estimate, *self.ci)}"
-                + (f", se {self.se:.3f}" if np.isfinite(self.se) else "")
-                + (f" ({self.remark})" if self.remark else ""))
+        return (
+            f"{self.quantity} ({self.method}), {self.n_boot:,} replicates; "
+            f"{_fmt(self.estimate, *self.ci)}"
+            + (f", se {self.se:.3f}" if np.isfinite(self.se) else "")
+            + (f" ({self.remark})" if self.remark else "")
+        )
 
     def __str__(self) -> str:
-        return (f"{self.quantity} ({self.method}): {_fmt(self.estimate, *self.ci)}"
-                + (f"  [{self.remark}]" if self.remark else ""))
+        return f"{self.quantity} ({self.method}): {_fmt(self.estimate, *self.ci)}" + (
+            f"  [{self.remark}]" if self.remark else ""
+        )
 
 
 def _fmt(est: float, lo: float, hi: float, signed: bool = False) -> str:
@@ -244,10 +306,16 @@ def _fmt(est: float, lo: float, hi: float, signed: bool = False) -> str:
     return f"{f.format(est)} [{f.format(lo)}, {f.format(hi)}]"
 
 
-def _paired_bootstrap(items: JudgedItems, base: int, *, n_boot: int, n_splits: int,
-                      seed: int, progress: bool, chunk_size: int,
-                      ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray],
-                                 dict[str, np.ndarray]]:
+def _paired_bootstrap(
+    items: JudgedItems,
+    base: int,
+    *,
+    n_boot: int,
+    n_splits: int,
+    seed: int,
+    progress: bool,
+    chunk_size: int,
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], dict[str, np.ndarray]]:
     """Replicates ``(n_boot [× n_splits], M)``, full-data values and delta-method covariances.
 
     Calibration items are resampled from all of them (and, for PPI++ 1×, from each of
@@ -264,30 +332,34 @@ def _paired_bootstrap(items: JudgedItems, base: int, *, n_boot: int, n_splits: i
     def sums(w: np.ndarray, cells: np.ndarray, width: int) -> np.ndarray:
         return (w @ cells).reshape(*w.shape[:-1], mm, width)
 
-    plugin = _estimates(sums(cal_counts[None].astype(float), cal_cells, _N_CAL),
-                        sums(test_counts[None].astype(float), test_cells, _N_TEST), base)
+    plugin = _estimates(
+        sums(cal_counts[None].astype(float), cal_cells, _N_CAL),
+        sums(test_counts[None].astype(float), test_cells, _N_TEST),
+        base,
+    )
     plugin = {k: v[0] for k, v in plugin.items()}
 
     rng = np.random.default_rng(seed)
     half = n_cal // 2
     selections = [rng.multivariate_hypergeometric(cal_counts, half) for _ in range(n_splits)]
-    first = _estimates(sums(selections[0][None].astype(float), cal_cells, _N_CAL),
-                       sums(test_counts[None].astype(float), test_cells, _N_TEST), base)
+    first = _estimates(
+        sums(selections[0][None].astype(float), cal_cells, _N_CAL),
+        sums(test_counts[None].astype(float), test_cells, _N_TEST),
+        base,
+    )
     plugin["ppi_1x"] = first["ppi_2x"][0]
     rngs = rng.spawn(1 + n_splits)
     keys = ("naive", "rg", "rg_2x", "ppi_2x", "q0", "q1", "J")
     reps: dict[str, list[np.ndarray]] = {k: [] for k in (*keys, "ppi_1x")}
     jobs = [(0, cal_counts, n_cal)] + [(1 + k, sel, half) for k, sel in enumerate(selections)]
-    with tqdm(total=n_boot * len(jobs), desc="bootstrap", unit="rep",
-              disable=not progress) as bar:
+    with tqdm(total=n_boot * len(jobs), desc="bootstrap", unit="rep", disable=not progress) as bar:
         for job, counts, size in jobs:
             r = rngs[job]
             for start in range(0, n_boot, chunk_size):
                 b = min(chunk_size, n_boot - start)
                 wc = r.multinomial(size, counts / counts.sum(), size=b).astype(float)
                 wt = r.multinomial(n_test, test_counts / n_test, size=b).astype(float)
-                est = _estimates(sums(wc, cal_cells, _N_CAL), sums(wt, test_cells, _N_TEST),
-                                 base)
+                est = _estimates(sums(wc, cal_cells, _N_CAL), sums(wt, test_cells, _N_TEST), base)
                 if job == 0:
                     for k in keys:
                         reps[k].append(est[k])
@@ -295,8 +367,9 @@ def _paired_bootstrap(items: JudgedItems, base: int, *, n_boot: int, n_splits: i
                     reps["ppi_1x"].append(est["ppi_2x"])
                 bar.update(b)
     replicates = {k: np.concatenate(v) for k, v in reps.items()}
-    delta = _delta_cov(cal_units, test_units, base, ("naive", "rg", "rg_2x", "ppi", "q0",
-                                                      "q1", "J"))
+    delta = _delta_cov(
+        cal_units, test_units, base, ("naive", "rg", "rg_2x", "ppi", "q0", "q1", "J")
+    )
     sel_units = _select_units(cal_units, cal_cells, selections[0])
     delta["ppi_1x"] = _delta_cov(sel_units, test_units, base, ("ppi",))["ppi"]
     return replicates, plugin, delta

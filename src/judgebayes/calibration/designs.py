@@ -77,9 +77,15 @@ from judgebayes.calibration.paired import (
 )
 from judgebayes.errors import DataError
 
-__all__ = ["DESIGNS", "CalibrationData", "JudgeMixture", "calibration_data",
-           "hierarchical_calibration_model", "shared_calibration_model",
-           "specific_calibration_model"]
+__all__ = [
+    "DESIGNS",
+    "CalibrationData",
+    "JudgeMixture",
+    "calibration_data",
+    "hierarchical_calibration_model",
+    "shared_calibration_model",
+    "specific_calibration_model",
+]
 
 A_SD, LOG_DOR_MEAN, LOG_DOR_SD, TAU_SD = 1.5, 1.0, 1.0, 1.0
 _NEVER = -1e30  # log-weight of the mixture component ruled out by an observed Z
@@ -93,13 +99,21 @@ def _scaled(weight: Any, sl: slice) -> Any:
         yield
         return
     w = jnp.asarray(weight)[sl]
-    with numpyro.handlers.mask(mask=w > 0), numpyro.handlers.scale(
-            scale=jnp.where(w > 0, w, 1.0)):
+    with numpyro.handlers.mask(mask=w > 0), numpyro.handlers.scale(scale=jnp.where(w > 0, w, 1.0)):
         yield
 
 
-def _observe(theta: Any, a: Any, log_dor: Any, model_idx: Any, n_runs: Any, n_cal: int,
-             human_label: Any, judge_label: Any, weight: Any) -> None:
+def _observe(
+    theta: Any,
+    a: Any,
+    log_dor: Any,
+    model_idx: Any,
+    n_runs: Any,
+    n_cal: int,
+    human_label: Any,
+    judge_label: Any,
+    weight: Any,
+) -> None:
     """Calibration quantities per model and the likelihood of every item (Z summed out)."""
     d = jnp.exp(log_dor)
     q1 = numpyro.deterministic("q1", jax.nn.sigmoid(a + d / 2))
@@ -115,8 +129,11 @@ def _observe(theta: Any, a: Any, log_dor: Any, model_idx: Any, n_runs: Any, n_ca
     log_w0 = jnp.concatenate([jnp.where(z == 0, 0.0, _NEVER), jnp.log1p(-th[n_cal:])])
     am, dm = a[model], d[model]
     with _scaled(weight, slice(None)), numpyro.plate("row", n_rows):
-        numpyro.sample("judge_label", JudgeMixture(log_w1, log_w0, am + dm / 2, am - dm / 2,
-                                                   jnp.asarray(n_runs)), obs=judge_label)
+        numpyro.sample(
+            "judge_label",
+            JudgeMixture(log_w1, log_w0, am + dm / 2, am - dm / 2, jnp.asarray(n_runs)),
+            obs=judge_label,
+        )
 
 
 class JudgeMixture(dist.Distribution):
@@ -130,16 +147,29 @@ class JudgeMixture(dist.Distribution):
     """
 
     arg_constraints: ClassVar[dict[str, Any]] = {
-        "log_w1": constraints.real, "log_w0": constraints.real, "logit1": constraints.real,
-        "logit0": constraints.real}
+        "log_w1": constraints.real,
+        "log_w0": constraints.real,
+        "logit1": constraints.real,
+        "logit0": constraints.real,
+    }
     support = constraints.nonnegative_integer
 
-    def __init__(self, log_w1: Any, log_w0: Any, logit1: Any, logit0: Any, total_count: Any,
-                 *, validate_args: bool | None = None) -> None:
-        (self.log_w1, self.log_w0, self.logit1, self.logit0,
-         self.total_count) = promote_shapes(log_w1, log_w0, logit1, logit0, total_count)
-        shape = jax.lax.broadcast_shapes(*(jnp.shape(x) for x in (
-            log_w1, log_w0, logit1, logit0, total_count)))
+    def __init__(
+        self,
+        log_w1: Any,
+        log_w0: Any,
+        logit1: Any,
+        logit0: Any,
+        total_count: Any,
+        *,
+        validate_args: bool | None = None,
+    ) -> None:
+        (self.log_w1, self.log_w0, self.logit1, self.logit0, self.total_count) = promote_shapes(
+            log_w1, log_w0, logit1, logit0, total_count
+        )
+        shape = jax.lax.broadcast_shapes(
+            *(jnp.shape(x) for x in (log_w1, log_w0, logit1, logit0, total_count))
+        )
         super().__init__(batch_shape=shape, validate_args=validate_args)
 
     def sample(self, key: jax.Array, sample_shape: tuple[int, ...] = ()) -> jax.Array:
@@ -149,8 +179,11 @@ class JudgeMixture(dist.Distribution):
         z = jax.random.uniform(k1, shape) < p1
         logits = jnp.where(z, self.logit1, self.logit0)
         count = self.total_count
-        count = (np.broadcast_to(np.asarray(count), shape) if not_jax_tracer(count)
-                 else jnp.broadcast_to(count, shape))
+        count = (
+            np.broadcast_to(np.asarray(count), shape)
+            if not_jax_tracer(count)
+            else jnp.broadcast_to(count, shape)
+        )
         return binomial_sample(k2, count, logits)
 
     def log_prob(self, value: Any) -> jax.Array:
@@ -166,9 +199,18 @@ def _groups(group: Any, n_models: int) -> Any:
     return jnp.zeros(n_models, dtype=jnp.int32) if group is None else jnp.asarray(group)
 
 
-def shared_calibration_model(model_idx: Any, n_runs: Any, *, n_cal: int, n_models: int,
-                             group: Any = None, n_groups: int = 1, weight: Any = None,
-                             human_label: Any = None, judge_label: Any = None) -> None:
+def shared_calibration_model(
+    model_idx: Any,
+    n_runs: Any,
+    *,
+    n_cal: int,
+    n_models: int,
+    group: Any = None,
+    n_groups: int = 1,
+    weight: Any = None,
+    human_label: Any = None,
+    judge_label: Any = None,
+) -> None:
     """Shared calibration: one (q0, q1) for every model of a group (RG's assumption).
 
     Parameters
@@ -198,9 +240,18 @@ def shared_calibration_model(model_idx: Any, n_runs: Any, *, n_cal: int, n_model
     _observe(theta, a[g], log_dor[g], model_idx, n_runs, n_cal, human_label, judge_label, weight)
 
 
-def specific_calibration_model(model_idx: Any, n_runs: Any, *, n_cal: int, n_models: int,
-                               group: Any = None, n_groups: int = 1, weight: Any = None,
-                               human_label: Any = None, judge_label: Any = None) -> None:
+def specific_calibration_model(
+    model_idx: Any,
+    n_runs: Any,
+    *,
+    n_cal: int,
+    n_models: int,
+    group: Any = None,
+    n_groups: int = 1,
+    weight: Any = None,
+    human_label: Any = None,
+    judge_label: Any = None,
+) -> None:
     """Model-specific calibration: independent (q0_m, q1_m) per model (RG 2×, PPI++).
 
     Same arguments as :func:`shared_calibration_model` (``group`` is unused).
@@ -212,9 +263,18 @@ def specific_calibration_model(model_idx: Any, n_runs: Any, *, n_cal: int, n_mod
     _observe(theta, a, log_dor, model_idx, n_runs, n_cal, human_label, judge_label, weight)
 
 
-def hierarchical_calibration_model(model_idx: Any, n_runs: Any, *, n_cal: int, n_models: int,
-                                   group: Any = None, n_groups: int = 1, weight: Any = None,
-                                   human_label: Any = None, judge_label: Any = None) -> None:
+def hierarchical_calibration_model(
+    model_idx: Any,
+    n_runs: Any,
+    *,
+    n_cal: int,
+    n_models: int,
+    group: Any = None,
+    n_groups: int = 1,
+    weight: Any = None,
+    human_label: Any = None,
+    judge_label: Any = None,
+) -> None:
     """Partially pooled calibration: a_m ~ N(μ_a, τ_a), ℓ_m ~ N(μ_ℓ, τ_ℓ) within a group.
 
     Same arguments as :func:`shared_calibration_model`. Non-centred; the data
@@ -265,8 +325,12 @@ class CalibrationData:
     @property
     def coords(self) -> dict[str, Any]:
         n_rows = len(self.data["model_idx"])
-        return {"model": list(self.models), "group": ["all"], "row": np.arange(n_rows),
-                "cal_row": np.arange(self.n_cal)}
+        return {
+            "model": list(self.models),
+            "group": ["all"],
+            "row": np.arange(n_rows),
+            "cal_row": np.arange(self.n_cal),
+        }
 
     def dims(self, design: str) -> dict[str, list[str]]:
         """ArviZ dims of every site of ``design``."""
@@ -297,15 +361,21 @@ def calibration_data(items: JudgedItems | pd.DataFrame) -> CalibrationData:
     f = items.frame
     cal = f[f["split"] == "calibration"]
     if cal.empty:
-        raise DataError("no item has a human label, so the judge cannot be calibrated",
-                        column="human_label", expected="human labels on a calibration subset")
+        raise DataError(
+            "no item has a human label, so the judge cannot be calibrated",
+            column="human_label",
+            expected="human labels on a calibration subset",
+        )
     rows = pd.concat([cal, f[f["split"] == "test"]], ignore_index=True)
     models = items.models
-    data = {"model_idx": pd.Categorical(rows["model"], categories=models).codes.astype(np.int32),
-            "n_runs": rows["n_runs"].to_numpy(np.int32), "n_cal": len(cal),
-            "n_models": len(models),
-            "human_label": cal["human_label"].to_numpy().astype(np.int32),
-            "judge_label": rows["judge_pos"].to_numpy(np.int32)}
+    data = {
+        "model_idx": pd.Categorical(rows["model"], categories=models).codes.astype(np.int32),
+        "n_runs": rows["n_runs"].to_numpy(np.int32),
+        "n_cal": len(cal),
+        "n_models": len(models),
+        "human_label": cal["human_label"].to_numpy().astype(np.int32),
+        "judge_label": rows["judge_pos"].to_numpy(np.int32),
+    }
     return CalibrationData(data, models, len(cal), rows["item_id"].to_numpy())
 
 
@@ -319,16 +389,26 @@ def _cells(data: Mapping[str, Any]) -> tuple[dict[str, Any], np.ndarray]:
     n_rows, n_cal = len(data["model_idx"]), data["n_cal"]
     human = np.full(n_rows, -1)
     human[:n_cal] = data["human_label"]
-    key = pd.DataFrame({"test": np.arange(n_rows) >= n_cal, "model_idx": data["model_idx"],
-                        "human": human, "n_runs": data["n_runs"], "y": data["judge_label"]})
+    key = pd.DataFrame(
+        {
+            "test": np.arange(n_rows) >= n_cal,
+            "model_idx": data["model_idx"],
+            "human": human,
+            "n_runs": data["n_runs"],
+            "y": data["judge_label"],
+        }
+    )
     cols = list(key.columns)
     cell = key.groupby(cols, sort=True).ngroup().to_numpy()
     uniq = key.drop_duplicates().sort_values(cols, ignore_index=True)
     n_cal_cells = int((~uniq["test"]).sum())
     cells = {k: v for k, v in data.items() if k not in ("human_label", "judge_label")}
-    cells.update(model_idx=uniq["model_idx"].to_numpy(np.int32),
-                 n_runs=uniq["n_runs"].to_numpy(np.int32), n_cal=n_cal_cells,
-                 human_label=uniq["human"].to_numpy(np.int32)[:n_cal_cells],
-                 judge_label=uniq["y"].to_numpy(np.int32),
-                 weight=np.bincount(cell, minlength=len(uniq)).astype(float))
+    cells.update(
+        model_idx=uniq["model_idx"].to_numpy(np.int32),
+        n_runs=uniq["n_runs"].to_numpy(np.int32),
+        n_cal=n_cal_cells,
+        human_label=uniq["human"].to_numpy(np.int32)[:n_cal_cells],
+        judge_label=uniq["y"].to_numpy(np.int32),
+        weight=np.bincount(cell, minlength=len(uniq)).astype(float),
+    )
     return cells, cell

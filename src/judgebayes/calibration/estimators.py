@@ -51,8 +51,13 @@ __all__ = [
 
 ESTIMATORS: tuple[str, ...] = ("naive", "rg", "rg_2x", "ppi_1x", "ppi_2x")
 """The estimator names of :func:`~judgebayes.calibration.analysis.calibrate`, in table order."""
-_LABELS = {"naive": "naive", "rg": "RG (shared)", "rg_2x": "RG 2×", "ppi_1x": "PPI++ 1×",
-           "ppi_2x": "PPI++ 2×"}
+_LABELS = {
+    "naive": "naive",
+    "rg": "RG (shared)",
+    "rg_2x": "RG 2×",
+    "ppi_1x": "PPI++ 1×",
+    "ppi_2x": "PPI++ 2×",
+}
 
 
 def _z(alpha: float) -> float:
@@ -61,8 +66,13 @@ def _z(alpha: float) -> float:
     return float(norm_ppf(1 - alpha / 2))
 
 
-def _ci(est: float, se: float, alpha: float, lo: float = -np.inf, hi: float = np.inf,
-        ) -> tuple[float, float]:
+def _ci(
+    est: float,
+    se: float,
+    alpha: float,
+    lo: float = -np.inf,
+    hi: float = np.inf,
+) -> tuple[float, float]:
     z = _z(alpha)
     return float(np.clip(est - z * se, lo, hi)), float(np.clip(est + z * se, lo, hi))
 
@@ -103,22 +113,38 @@ class AccuracyEstimate(ResultDisplay):
 
     def _headline(self) -> str:
         cal = f", {self.n_cal:,} calibration" if self.n_cal else ""
-        return (f"{self.method}, {self.n_test:,} test items{cal}; {self.estimate:.3f} ± "
-                f"{self.se:.3f} [{self.ci[0]:.3f}, {self.ci[1]:.3f}]"
-                + (" (clipped)" if self.clipped else ""))
+        return (
+            f"{self.method}, {self.n_test:,} test items{cal}; {self.estimate:.3f} ± "
+            f"{self.se:.3f} [{self.ci[0]:.3f}, {self.ci[1]:.3f}]"
+            + (" (clipped)" if self.clipped else "")
+        )
 
     def to_frame(self) -> pd.DataFrame:
-        return pd.DataFrame([{"method": self.method, "estimate": self.estimate, "se": self.se,
-                              "lo": self.ci[0], "hi": self.ci[1], "n_test": self.n_test,
-                              "n_cal": self.n_cal, "lam": self.lam, "raw": self.raw,
-                              "clipped": self.clipped}])
+        return pd.DataFrame(
+            [
+                {
+                    "method": self.method,
+                    "estimate": self.estimate,
+                    "se": self.se,
+                    "lo": self.ci[0],
+                    "hi": self.ci[1],
+                    "n_test": self.n_test,
+                    "n_cal": self.n_cal,
+                    "lam": self.lam,
+                    "raw": self.raw,
+                    "clipped": self.clipped,
+                }
+            ]
+        )
 
     def __str__(self) -> str:
         extra = f", λ = {self.lam:.3f}" if self.lam is not None else ""
         if self.clipped:
             extra += f", clipped from {self.raw:.3f}"
-        return (f"{self.method}: {self.estimate:.3f} (se {self.se:.3f}) "
-                f"{100 * (1 - self.alpha):g}% CI [{self.ci[0]:.3f}, {self.ci[1]:.3f}]{extra}")
+        return (
+            f"{self.method}: {self.estimate:.3f} (se {self.se:.3f}) "
+            f"{100 * (1 - self.alpha):g}% CI [{self.ci[0]:.3f}, {self.ci[1]:.3f}]{extra}"
+        )
 
 
 @dataclass(frozen=True, repr=False)
@@ -143,23 +169,37 @@ class JudgeRates(ResultDisplay):
 
     def ci(self, which: str) -> tuple[float, float]:
         """Interval of ``"q0"``, ``"q1"`` or ``"j"``."""
-        est, se = {"q0": (self.q0, self.se_q0), "q1": (self.q1, self.se_q1),
-                   "j": (self.j, self.se_j)}[which]
+        est, se = {
+            "q0": (self.q0, self.se_q0),
+            "q1": (self.q1, self.se_q1),
+            "j": (self.j, self.se_j),
+        }[which]
         return _ci(est, se, self.alpha, -1.0 if which == "j" else 0.0, 1.0)
 
     def _headline(self) -> str:
-        return (f"{self.m0:,} negatives, {self.m1:,} positives; q̂0 {self.q0:.3f}, "
-                f"q̂1 {self.q1:.3f}, Ĵ {self.j:.3f} ± {self.se_j:.3f}")
+        return (
+            f"{self.m0:,} negatives, {self.m1:,} positives; q̂0 {self.q0:.3f}, "
+            f"q̂1 {self.q1:.3f}, Ĵ {self.j:.3f} ± {self.se_j:.3f}"
+        )
 
     def to_frame(self) -> pd.DataFrame:
-        rows = [{"quantity": k, "estimate": getattr(self, k), "se": getattr(self, f"se_{k}"),
-                 "lo": self.ci(k)[0], "hi": self.ci(k)[1]} for k in ("q0", "q1", "j")]
+        rows = [
+            {
+                "quantity": k,
+                "estimate": getattr(self, k),
+                "se": getattr(self, f"se_{k}"),
+                "lo": self.ci(k)[0],
+                "hi": self.ci(k)[1],
+            }
+            for k in ("q0", "q1", "j")
+        ]
         return pd.DataFrame(rows).assign(m0=self.m0, m1=self.m1)
 
     def __str__(self) -> str:
-        return "; ".join(f"{k} = {getattr(self, k):.3f} [{self.ci(k)[0]:.3f}, "
-                         f"{self.ci(k)[1]:.3f}]" for k in ("q0", "q1", "j")) + (
-            f" (m0 = {self.m0} negatives, m1 = {self.m1} positives)")
+        return "; ".join(
+            f"{k} = {getattr(self, k):.3f} [{self.ci(k)[0]:.3f}, {self.ci(k)[1]:.3f}]"
+            for k in ("q0", "q1", "j")
+        ) + (f" (m0 = {self.m0} negatives, m1 = {self.m1} positives)")
 
 
 def _as_labels(x: Any, name: str, binary: bool) -> np.ndarray:
@@ -169,9 +209,15 @@ def _as_labels(x: Any, name: str, binary: bool) -> np.ndarray:
     bad = ~np.isfinite(a) | (a < 0) | (a > 1) | (binary & ~np.isin(a, (0.0, 1.0)))
     if bad.any():
         k = int(np.flatnonzero(bad)[0])
-        raise DataError("label outside {0, 1}" if binary else "label outside [0, 1]",
-                        row=k, column=name, expected="0 or 1" if binary else
-                        "a judge label in {0, 1} or a mean over runs in [0, 1]", got=a[k])
+        raise DataError(
+            "label outside {0, 1}" if binary else "label outside [0, 1]",
+            row=k,
+            column=name,
+            expected="0 or 1"
+            if binary
+            else "a judge label in {0, 1} or a mean over runs in [0, 1]",
+            got=a[k],
+        )
     return a
 
 
@@ -179,13 +225,19 @@ def _calibration(cal_human: Any, cal_judge: Any) -> tuple[np.ndarray, np.ndarray
     y = _as_labels(cal_human, "cal_human", True)
     h = _as_labels(cal_judge, "cal_judge", False)
     if y.shape != h.shape:
-        raise DataError(f"cal_human has {y.size} labels but cal_judge has {h.size}",
-                        column="cal_judge", expected="one judge label per human label")
+        raise DataError(
+            f"cal_human has {y.size} labels but cal_judge has {h.size}",
+            column="cal_judge",
+            expected="one judge label per human label",
+        )
     m1, m0 = int(y.sum()), int((1 - y).sum())
     if m1 == 0 or m0 == 0:
-        raise DataError(f"the calibration set has {m1} positives and {m0} negatives: "
-                        f"q̂{1 if m1 == 0 else 0} (and J) is undefined", column="human_label",
-                        expected="at least one human label of each value (label more items)")
+        raise DataError(
+            f"the calibration set has {m1} positives and {m0} negatives: "
+            f"q̂{1 if m1 == 0 else 0} (and J) is undefined",
+            column="human_label",
+            expected="at least one human label of each value (label more items)",
+        )
     return y, h
 
 
@@ -205,9 +257,17 @@ def judge_rates(cal_human: Any, cal_judge: Any, *, alpha: float = 0.05) -> Judge
     pos, neg = h[y == 1], 1 - h[y == 0]
     q1, q0 = pos.mean(), neg.mean()
     se1, se0 = np.sqrt(pos.var() / pos.size), np.sqrt(neg.var() / neg.size)
-    return JudgeRates(q0=float(q0), q1=float(q1), j=float(q0 + q1 - 1), se_q0=float(se0),
-                      se_q1=float(se1), se_j=float(np.hypot(se0, se1)), m0=neg.size,
-                      m1=pos.size, alpha=alpha)
+    return JudgeRates(
+        q0=float(q0),
+        q1=float(q1),
+        j=float(q0 + q1 - 1),
+        se_q0=float(se0),
+        se_q1=float(se1),
+        se_j=float(np.hypot(se0, se1)),
+        m0=neg.size,
+        m1=pos.size,
+        alpha=alpha,
+    )
 
 
 def naive_estimate(judge: Any, *, alpha: float = 0.05) -> AccuracyEstimate:
@@ -217,8 +277,13 @@ def naive_estimate(judge: Any, *, alpha: float = 0.05) -> AccuracyEstimate:
     return AccuracyEstimate("naive", p, se, _ci(p, se, alpha, 0.0, 1.0), alpha, h.size)
 
 
-def rogan_gladen(judge: Any, cal_human: Any, cal_judge: Any, *, alpha: float = 0.05,
-                 ) -> AccuracyEstimate:
+def rogan_gladen(
+    judge: Any,
+    cal_human: Any,
+    cal_judge: Any,
+    *,
+    alpha: float = 0.05,
+) -> AccuracyEstimate:
     """Rogan–Gladen θ̂_RG = (p̂ + q̂0 − 1)/(q̂0 + q̂1 − 1) (Section 3.3), clipped to [0, 1].
 
     Pass another model's calibration labels for *shared* calibration (Appendix A).
@@ -248,21 +313,33 @@ def rogan_gladen(judge: Any, cal_human: Any, cal_judge: Any, *, alpha: float = 0
     h = _as_labels(judge, "judge", False)
     rates = judge_rates(cal_human, cal_judge, alpha=alpha)
     if rates.j <= 0:
-        raise DataError(f"Ĵ = q̂0 + q̂1 − 1 = {rates.j:.3f} ≤ 0: the judge does no better than "
-                        f"chance on the calibration items, so the Rogan–Gladen correction is "
-                        f"undefined", column="judge_label",
-                        expected="a judge with Ĵ > 0 (use naive or PPI++ instead)")
+        raise DataError(
+            f"Ĵ = q̂0 + q̂1 − 1 = {rates.j:.3f} ≤ 0: the judge does no better than "
+            f"chance on the calibration items, so the Rogan–Gladen correction is "
+            f"undefined",
+            column="judge_label",
+            expected="a judge with Ĵ > 0 (use naive or PPI++ instead)",
+        )
     p = float(h.mean())
     raw = (p + rates.q0 - 1) / rates.j
-    var = (h.var() / h.size + (1 - raw) ** 2 * rates.se_q0 ** 2 + raw ** 2 * rates.se_q1 ** 2)
+    var = h.var() / h.size + (1 - raw) ** 2 * rates.se_q0**2 + raw**2 * rates.se_q1**2
     se = float(np.sqrt(var) / rates.j)
     est = float(np.clip(raw, 0, 1))
-    return AccuracyEstimate("rogan_gladen", est, se, _ci(est, se, alpha, 0.0, 1.0), alpha,
-                            h.size, rates.m0 + rates.m1, raw=float(raw))
+    return AccuracyEstimate(
+        "rogan_gladen",
+        est,
+        se,
+        _ci(est, se, alpha, 0.0, 1.0),
+        alpha,
+        h.size,
+        rates.m0 + rates.m1,
+        raw=float(raw),
+    )
 
 
-def ppi_mean(judge: Any, cal_human: Any, cal_judge: Any, *, lam: float | None = None,
-             alpha: float = 0.05) -> AccuracyEstimate:
+def ppi_mean(
+    judge: Any, cal_human: Any, cal_judge: Any, *, lam: float | None = None, alpha: float = 0.05
+) -> AccuracyEstimate:
     """PPI++ mean θ̂ = Ȳ_cal + λ(p̂_test − p̂_cal) (Section 3.3; Angelopoulos et al. 2024).
 
     Parameters
@@ -289,21 +366,24 @@ def ppi_mean(judge: Any, cal_human: Any, cal_judge: Any, *, lam: float | None = 
     y = _as_labels(cal_human, "cal_human", True)
     hc = _as_labels(cal_judge, "cal_judge", False)
     if y.shape != hc.shape:
-        raise DataError(f"cal_human has {y.size} labels but cal_judge has {hc.size}",
-                        column="cal_judge", expected="one judge label per human label")
+        raise DataError(
+            f"cal_human has {y.size} labels but cal_judge has {hc.size}",
+            column="cal_judge",
+            expected="one judge label per human label",
+        )
     n, big_n = y.size, h.size
     if lam is None:
         cov = np.mean((y - y.mean()) * (hc - hc.mean()))
         var = np.var(np.concatenate([hc, h]), ddof=1) if n + big_n > 1 else 0.0
         lam = float(np.clip(cov / ((1 + n / big_n) * var), 0, 1)) if var > 0 else 0.0
     est = float(y.mean() + lam * (h.mean() - hc.mean()))
-    se = float(np.sqrt(lam ** 2 * h.var() / big_n + (y - lam * hc).var() / n))
-    return AccuracyEstimate("ppi++", est, se, _ci(est, se, alpha), alpha, big_n, n,
-                            lam=float(lam))
+    se = float(np.sqrt(lam**2 * h.var() / big_n + (y - lam * hc).var() / n))
+    return AccuracyEstimate("ppi++", est, se, _ci(est, se, alpha), alpha, big_n, n, lam=float(lam))
 
 
-def rg_shared_difference(judge_a: Any, judge_b: Any, cal_human: Any, cal_judge: Any, *,
-                         alpha: float = 0.05) -> AccuracyEstimate:
+def rg_shared_difference(
+    judge_a: Any, judge_b: Any, cal_human: Any, cal_judge: Any, *, alpha: float = 0.05
+) -> AccuracyEstimate:
     """Shared-calibration RG difference Δθ̂ = (p̂_a − p̂_b)/Ĵ with the SE of Appendix B.
 
     ``judge_a`` and ``judge_b`` are the two models' judge labels on the *same*
@@ -316,22 +396,35 @@ def rg_shared_difference(judge_a: Any, judge_b: Any, cal_human: Any, cal_judge: 
     a = _as_labels(judge_a, "judge_a", False)
     b = _as_labels(judge_b, "judge_b", False)
     if a.shape != b.shape:
-        raise DataError(f"judge_a has {a.size} labels and judge_b {b.size}", column="judge_b",
-                        expected="paired labels: one per test item for each model")
+        raise DataError(
+            f"judge_a has {a.size} labels and judge_b {b.size}",
+            column="judge_b",
+            expected="paired labels: one per test item for each model",
+        )
     rates = judge_rates(cal_human, cal_judge, alpha=alpha)
     if rates.j <= 0:
-        raise DataError(f"Ĵ = {rates.j:.3f} ≤ 0: the Rogan–Gladen correction is undefined",
-                        column="judge_label", expected="a judge with Ĵ > 0")
+        raise DataError(
+            f"Ĵ = {rates.j:.3f} ≤ 0: the Rogan–Gladen correction is undefined",
+            column="judge_label",
+            expected="a judge with Ĵ > 0",
+        )
     dp = float(a.mean() - b.mean())
-    var = (np.var(a - b) / (a.size * rates.j ** 2)
-           + dp ** 2 * (rates.se_q0 ** 2 + rates.se_q1 ** 2) / rates.j ** 4)
+    var = (
+        np.var(a - b) / (a.size * rates.j**2)
+        + dp**2 * (rates.se_q0**2 + rates.se_q1**2) / rates.j**4
+    )
     est, se = dp / rates.j, float(np.sqrt(var))
-    return AccuracyEstimate("rg_shared_difference", est, se, _ci(est, se, alpha), alpha,
-                            a.size, rates.m0 + rates.m1)
+    return AccuracyEstimate(
+        "rg_shared_difference", est, se, _ci(est, se, alpha), alpha, a.size, rates.m0 + rates.m1
+    )
 
 
-def shared_calibration_bias(theta: float, delta_j: float, delta_q0: float, j_ref: float,
-                            ) -> float:
+def shared_calibration_bias(
+    theta: float,
+    delta_j: float,
+    delta_q0: float,
+    j_ref: float,
+) -> float:
     """Asymptotic bias of RG for model A when it borrows model B's calibration (Appendix C).
 
     bias = (θ_A·ΔJ − Δq0)/J_B with ΔJ = J_A − J_B and Δq0 = q0,A − q0,B; equivalently
@@ -347,6 +440,7 @@ def shared_calibration_bias(theta: float, delta_j: float, delta_q0: float, j_ref
         J_B of the model whose calibration is borrowed.
     """
     if j_ref <= 0:
-        raise DataError(f"J of the borrowed calibration is {j_ref} ≤ 0: RG is undefined",
-                        expected="j_ref > 0")
+        raise DataError(
+            f"J of the borrowed calibration is {j_ref} ≤ 0: RG is undefined", expected="j_ref > 0"
+        )
     return (theta * delta_j - delta_q0) / j_ref

@@ -24,15 +24,18 @@ __all__ = ["JudgedItems", "read_judged_items"]
 _REQUIRED = ("model", "item_id", "judge_label")
 
 
-def _labels01(values: pd.Series, column: str, labels: Mapping[Any, float] | None,
-              allow_missing: bool) -> np.ndarray:
+def _labels01(
+    values: pd.Series, column: str, labels: Mapping[Any, float] | None, allow_missing: bool
+) -> np.ndarray:
     """Labels as floats in {0, 1} (NaN = missing); the first bad row raises."""
     raw = values
     if labels:
-        norm_map = {(k.strip().lower() if isinstance(k, str) else k): float(v)
-                    for k, v in labels.items()}
-        values = values.map(lambda v: norm_map.get(v.strip().lower() if isinstance(v, str)
-                                                   else v, v))
+        norm_map = {
+            (k.strip().lower() if isinstance(k, str) else k): float(v) for k, v in labels.items()
+        }
+        values = values.map(
+            lambda v: norm_map.get(v.strip().lower() if isinstance(v, str) else v, v)
+        )
     if values.dtype == bool:
         values = values.astype(float)
     num = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
@@ -42,8 +45,13 @@ def _labels01(values: pd.Series, column: str, labels: Mapping[Any, float] | None
         row = int(np.flatnonzero(bad)[0])
         what = "missing label" if missing[row] else "label outside {0, 1}"
         hint = "" if labels else " (map other values with labels={'Yes': 1, 'No': 0})"
-        raise DataError(what, row=row, column=column, expected="0 or 1" + hint,
-                        got=None if missing[row] else raw.iloc[row])
+        raise DataError(
+            what,
+            row=row,
+            column=column,
+            expected="0 or 1" + hint,
+            got=None if missing[row] else raw.iloc[row],
+        )
     return np.where(missing, np.nan, num)
 
 
@@ -70,8 +78,9 @@ class JudgedItems:
     PPI++'s λ upwards).
     """
 
-    def __init__(self, frame: pd.DataFrame | Mapping, *,
-                 labels: Mapping[Any, float] | None = None) -> None:
+    def __init__(
+        self, frame: pd.DataFrame | Mapping, *, labels: Mapping[Any, float] | None = None
+    ) -> None:
         if not isinstance(frame, pd.DataFrame):
             frame = pd.DataFrame(frame)
         self._frame, self.n_input = _validate_items(frame.reset_index(drop=True), labels)
@@ -90,13 +99,16 @@ class JudgedItems:
 
     def __repr__(self) -> str:
         s = self.summary()
-        return (f"JudgedItems({len(self)} judged items from {self.n_input} rows, "
-                f"{len(s)} models, {int(s['n_cal'].sum())} with human labels)")
+        return (
+            f"JudgedItems({len(self)} judged items from {self.n_input} rows, "
+            f"{len(s)} models, {int(s['n_cal'].sum())} with human labels)"
+        )
 
     def _rows(self, model: str, split: str) -> pd.DataFrame:
         if model not in self.models:
-            raise DataError(f"unknown model {model!r}", column="model",
-                            expected=f"one of {list(self.models)}")
+            raise DataError(
+                f"unknown model {model!r}", column="model", expected=f"one of {list(self.models)}"
+            )
         f = self._frame
         return f[(f["model"] == model) & (f["split"] == split)]
 
@@ -119,33 +131,57 @@ class JudgedItems:
         """Per model: calibration size, positives, negatives, test size, max runs."""
         f = self._frame
         cal = f["split"] == "calibration"
-        g = pd.DataFrame({"model": f["model"], "cal": cal, "pos": cal & (f["human_label"] == 1),
-                          "neg": cal & (f["human_label"] == 0), "test": ~cal,
-                          "runs": f["n_runs"]}).groupby("model")
-        out = pd.DataFrame({"n_cal": g["cal"].sum(), "n_pos": g["pos"].sum(),
-                            "n_neg": g["neg"].sum(), "n_test": g["test"].sum(),
-                            "max_runs": g["runs"].max()}).astype(int)
+        g = pd.DataFrame(
+            {
+                "model": f["model"],
+                "cal": cal,
+                "pos": cal & (f["human_label"] == 1),
+                "neg": cal & (f["human_label"] == 0),
+                "test": ~cal,
+                "runs": f["n_runs"],
+            }
+        ).groupby("model")
+        out = pd.DataFrame(
+            {
+                "n_cal": g["cal"].sum(),
+                "n_pos": g["pos"].sum(),
+                "n_neg": g["neg"].sum(),
+                "n_test": g["test"].sum(),
+                "max_runs": g["runs"].max(),
+            }
+        ).astype(int)
         return out.reindex(self.models).rename_axis("model").reset_index()
 
 
-def _validate_items(frame: pd.DataFrame, labels: Mapping[Any, float] | None,
-                    ) -> tuple[pd.DataFrame, int]:
+def _validate_items(
+    frame: pd.DataFrame,
+    labels: Mapping[Any, float] | None,
+) -> tuple[pd.DataFrame, int]:
     missing = [c for c in _REQUIRED if c not in frame.columns]
     if missing:
-        raise DataError(f"missing column(s) {missing}; columns present: {list(frame.columns)}",
-                        column=missing[0], expected="columns model, item_id, judge_label "
-                        "(+ optional human_label, split, run)")
+        raise DataError(
+            f"missing column(s) {missing}; columns present: {list(frame.columns)}",
+            column=missing[0],
+            expected="columns model, item_id, judge_label (+ optional human_label, split, run)",
+        )
     if len(frame) == 0:
         raise DataError("no judged items: the table is empty", expected="at least one row")
     for col in ("model", "item_id"):
         bad = frame[col].isna().to_numpy()
         if bad.any():
-            raise DataError(f"missing {col}", row=int(np.flatnonzero(bad)[0]), column=col,
-                            expected="a model name" if col == "model" else "an item id")
+            raise DataError(
+                f"missing {col}",
+                row=int(np.flatnonzero(bad)[0]),
+                column=col,
+                expected="a model name" if col == "model" else "an item id",
+            )
     out = pd.DataFrame({"model": frame["model"].astype(str), "item_id": frame["item_id"]})
     out["judge_label"] = _labels01(frame["judge_label"], "judge_label", labels, False)
-    out["human_label"] = (_labels01(frame["human_label"], "human_label", labels, True)
-                          if "human_label" in frame else np.nan)
+    out["human_label"] = (
+        _labels01(frame["human_label"], "human_label", labels, True)
+        if "human_label" in frame
+        else np.nan
+    )
     has_human = ~np.isnan(out["human_label"].to_numpy())
     if "split" in frame:
         split = frame["split"].astype("string").str.strip().str.lower()
@@ -153,14 +189,22 @@ def _validate_items(frame: pd.DataFrame, labels: Mapping[Any, float] | None,
         bad = ~split.isin(["calibration", "test"]).to_numpy(dtype=bool)
         if bad.any():
             row = int(np.flatnonzero(bad)[0])
-            raise DataError("unknown split", row=row, column="split",
-                            expected="'calibration' or 'test'", got=frame["split"].iloc[row])
+            raise DataError(
+                "unknown split",
+                row=row,
+                column="split",
+                expected="'calibration' or 'test'",
+                got=frame["split"].iloc[row],
+            )
         out["split"] = split.astype(object).to_numpy()
         unlabelled = (out["split"] == "calibration").to_numpy() & ~has_human
         if unlabelled.any():
-            raise DataError("calibration row without a human label",
-                            row=int(np.flatnonzero(unlabelled)[0]), column="human_label",
-                            expected="0 or 1 on every calibration row")
+            raise DataError(
+                "calibration row without a human label",
+                row=int(np.flatnonzero(unlabelled)[0]),
+                column="human_label",
+                expected="0 or 1 on every calibration row",
+            )
     else:
         out["split"] = np.where(has_human, "calibration", "test")
     keys = ["model", "item_id"] + (["run"] if "run" in frame else [])
@@ -169,29 +213,46 @@ def _validate_items(frame: pd.DataFrame, labels: Mapping[Any, float] | None,
     dup = out.duplicated(keys).to_numpy()
     if dup.any():
         row = int(np.flatnonzero(dup)[0])
-        raise DataError(f"duplicate {tuple(keys)}", row=row, column=keys[-1],
-                        expected="one row per (model, item_id)" + (
-                            " and run" if "run" in frame else "; add a 'run' column for "
-                            "repeated judge runs"), got=out[keys].iloc[row].tolist())
+        raise DataError(
+            f"duplicate {tuple(keys)}",
+            row=row,
+            column=keys[-1],
+            expected="one row per (model, item_id)"
+            + (" and run" if "run" in frame else "; add a 'run' column for repeated judge runs"),
+            got=out[keys].iloc[row].tolist(),
+        )
     g = out.assign(h=out["human_label"].fillna(-1.0)).groupby(["model", "item_id"], sort=False)
     for col, what in (("h", "human_label"), ("split", "split")):
         varies = (g[col].transform("nunique") > 1).to_numpy()
         if varies.any():
-            raise DataError(f"{what} differs between runs of one item",
-                            row=int(np.flatnonzero(varies)[0]), column=what,
-                            expected="the same value on every run of an item")
-    items = g.agg(split=("split", "first"), judge_label=("judge_label", "mean"),
-                  judge_pos=("judge_label", "sum"), n_runs=("judge_label", "size"),
-                  human_label=("human_label", "first")).reset_index()
+            raise DataError(
+                f"{what} differs between runs of one item",
+                row=int(np.flatnonzero(varies)[0]),
+                column=what,
+                expected="the same value on every run of an item",
+            )
+    items = g.agg(
+        split=("split", "first"),
+        judge_label=("judge_label", "mean"),
+        judge_pos=("judge_label", "sum"),
+        n_runs=("judge_label", "size"),
+        human_label=("human_label", "first"),
+    ).reset_index()
     items["judge_pos"] = items["judge_pos"].round().astype(int)
-    items = items.sort_values(["model", "split", "item_id"], key=lambda s: s.astype(str),
-                              ignore_index=True)
-    return items[["model", "item_id", "split", "judge_label", "judge_pos", "n_runs",
-                  "human_label"]], len(frame)
+    items = items.sort_values(
+        ["model", "split", "item_id"], key=lambda s: s.astype(str), ignore_index=True
+    )
+    return items[
+        ["model", "item_id", "split", "judge_label", "judge_pos", "n_runs", "human_label"]
+    ], len(frame)
 
 
-def read_judged_items(path: str | Path, *, columns: Mapping[str, str] | None = None,
-                      labels: Mapping[Any, float] | None = None) -> JudgedItems:
+def read_judged_items(
+    path: str | Path,
+    *,
+    columns: Mapping[str, str] | None = None,
+    labels: Mapping[Any, float] | None = None,
+) -> JudgedItems:
     """Read a CSV/TSV/Parquet/JSON(L) table of judged items.
 
     Parameters
@@ -209,8 +270,11 @@ def read_judged_items(path: str | Path, *, columns: Mapping[str, str] | None = N
     if columns:
         absent = [c for c in columns if c not in frame]
         if absent:
-            raise DataError(f"column mapping names absent column(s) {absent}",
-                            column=absent[0], expected=f"one of {list(frame.columns)}")
+            raise DataError(
+                f"column mapping names absent column(s) {absent}",
+                column=absent[0],
+                expected=f"one of {list(frame.columns)}",
+            )
         frame = frame.rename(columns=dict(columns))
     with reading(path):
         return JudgedItems(frame, labels=labels)

@@ -88,9 +88,18 @@ from judgebayes.errors import DataError
 if TYPE_CHECKING:
     from judgebayes.calibration.designs import CalibrationData
 
-__all__ = ["MAX_MODELS", "PAIRED_DESIGNS", "CorrectnessPattern", "PairedData", "PairedJudge",
-           "item_index", "paired_calibration_model", "paired_data",
-           "paired_hierarchical_calibration_model", "pattern_labels"]
+__all__ = [
+    "MAX_MODELS",
+    "PAIRED_DESIGNS",
+    "CorrectnessPattern",
+    "PairedData",
+    "PairedJudge",
+    "item_index",
+    "paired_calibration_model",
+    "paired_data",
+    "paired_hierarchical_calibration_model",
+    "pattern_labels",
+]
 
 MAX_MODELS = 6
 """Most models the paired design joins (2^6 = 64 correctness patterns)."""
@@ -114,7 +123,7 @@ def _priors() -> tuple[float, float, float, float]:
 
 def _bits(n_slots: int) -> np.ndarray:
     """Pattern c's correctness of slot s, ``(2^S, S)``: bit s of c (slot 0 is the low bit)."""
-    return (np.arange(2 ** n_slots)[:, None] >> np.arange(n_slots)[None, :]) & 1
+    return (np.arange(2**n_slots)[:, None] >> np.arange(n_slots)[None, :]) & 1
 
 
 def pattern_labels(n_slots: int) -> list[str]:
@@ -149,8 +158,7 @@ class CorrectnessPattern(dist.Distribution):
         self.log_pi, self.labelled = jnp.asarray(log_pi), jnp.asarray(labelled, dtype=bool)
         n_slots = self.labelled.shape[-1]
         batch = jax.lax.broadcast_shapes(self.log_pi.shape[:-1], self.labelled.shape[:-1])
-        super().__init__(batch_shape=batch, event_shape=(n_slots,),
-                         validate_args=validate_args)
+        super().__init__(batch_shape=batch, event_shape=(n_slots,), validate_args=validate_args)
 
     def sample(self, key: jax.Array, sample_shape: tuple[int, ...] = ()) -> jax.Array:
         logits = jnp.broadcast_to(self.log_pi, self.batch_shape + self.log_pi.shape[-1:])
@@ -173,19 +181,31 @@ class PairedJudge(dist.Distribution):
     """
 
     arg_constraints: ClassVar[dict[str, Any]] = {
-        "log_pi": constraints.real_vector, "logit1": constraints.real_vector,
-        "logit0": constraints.real_vector}
+        "log_pi": constraints.real_vector,
+        "logit1": constraints.real_vector,
+        "logit0": constraints.real_vector,
+    }
     support = constraints.nonnegative_integer
 
-    def __init__(self, log_pi: Any, human: Any, logit1: Any, logit0: Any, total_count: Any,
-                 *, validate_args: bool | None = None) -> None:
+    def __init__(
+        self,
+        log_pi: Any,
+        human: Any,
+        logit1: Any,
+        logit0: Any,
+        total_count: Any,
+        *,
+        validate_args: bool | None = None,
+    ) -> None:
         self.log_pi, self.human = jnp.asarray(log_pi), jnp.asarray(human)
         self.logit1, self.logit0 = jnp.asarray(logit1), jnp.asarray(logit0)
         self.total_count = jnp.asarray(total_count)
-        shape = jax.lax.broadcast_shapes(*(jnp.shape(x) for x in (
-            self.human, self.logit1, self.logit0, self.total_count)))
-        super().__init__(batch_shape=shape[:-1], event_shape=shape[-1:],
-                         validate_args=validate_args)
+        shape = jax.lax.broadcast_shapes(
+            *(jnp.shape(x) for x in (self.human, self.logit1, self.logit0, self.total_count))
+        )
+        super().__init__(
+            batch_shape=shape[:-1], event_shape=shape[-1:], validate_args=validate_args
+        )
 
     def sample(self, key: jax.Array, sample_shape: tuple[int, ...] = ()) -> jax.Array:
         k1, k2 = jax.random.split(key)
@@ -232,13 +252,14 @@ def binomial_sample(key: jax.Array, total_count: Any, logits: Any) -> jax.Array:
 def _patterns(n_groups: int, n_slots: int) -> jax.Array:
     """π per group (Dirichlet with Beta(1, 1) marginals), θ and (S = 2) the log odds ratio."""
     with numpyro.plate("group", n_groups):
-        pi = numpyro.sample("pi", dist.Dirichlet(jnp.full(2 ** n_slots, 2.0 ** (1 - n_slots))))
+        pi = numpyro.sample("pi", dist.Dirichlet(jnp.full(2**n_slots, 2.0 ** (1 - n_slots))))
     bits = jnp.asarray(_bits(n_slots), dtype=pi.dtype)
     numpyro.deterministic("theta", (pi @ bits).reshape(-1))
     log_pi = jnp.log(jnp.clip(pi, jnp.finfo(pi.dtype).tiny))
     if n_slots == 2:
-        numpyro.deterministic("log_odds_ratio", log_pi[:, 0] + log_pi[:, 3] - log_pi[:, 1]
-                              - log_pi[:, 2])
+        numpyro.deterministic(
+            "log_odds_ratio", log_pi[:, 0] + log_pi[:, 3] - log_pi[:, 1] - log_pi[:, 2]
+        )
     return log_pi
 
 
@@ -250,13 +271,21 @@ def _weighted(weight: Any) -> Any:
         yield
         return
     w = jnp.asarray(weight)
-    with numpyro.handlers.mask(mask=w > 0), numpyro.handlers.scale(
-            scale=jnp.where(w > 0, w, 1.0)):
+    with numpyro.handlers.mask(mask=w > 0), numpyro.handlers.scale(scale=jnp.where(w > 0, w, 1.0)):
         yield
 
 
-def _observe_items(log_pi: Any, a: Any, log_dor: Any, n_runs: Any, item_group: Any,
-                   weight: Any, labelled: Any, human_label: Any, judge_label: Any) -> None:
+def _observe_items(
+    log_pi: Any,
+    a: Any,
+    log_dor: Any,
+    n_runs: Any,
+    item_group: Any,
+    weight: Any,
+    labelled: Any,
+    human_label: Any,
+    judge_label: Any,
+) -> None:
     d = jnp.exp(log_dor)
     q1 = numpyro.deterministic("q1", jax.nn.sigmoid(a + d / 2))
     q0 = numpyro.deterministic("q0", jax.nn.sigmoid(d / 2 - a))
@@ -269,13 +298,21 @@ def _observe_items(log_pi: Any, a: Any, log_dor: Any, n_runs: Any, item_group: A
     lp = log_pi[grp]
     with _weighted(weight), numpyro.plate("item", n_items):
         z = numpyro.sample("human_label", CorrectnessPattern(lp, labelled), obs=human_label)
-        numpyro.sample("judge_label", PairedJudge(lp, z, am + dm / 2, am - dm / 2, runs),
-                       obs=judge_label)
+        numpyro.sample(
+            "judge_label", PairedJudge(lp, z, am + dm / 2, am - dm / 2, runs), obs=judge_label
+        )
 
 
-def paired_calibration_model(n_runs: Any, labelled: Any, *, item_group: Any = None,
-                             n_groups: int = 1, weight: Any = None, human_label: Any = None,
-                             judge_label: Any = None) -> None:
+def paired_calibration_model(
+    n_runs: Any,
+    labelled: Any,
+    *,
+    item_group: Any = None,
+    n_groups: int = 1,
+    weight: Any = None,
+    human_label: Any = None,
+    judge_label: Any = None,
+) -> None:
     """Joint latent class over the models' correctness on each item, (a_m, ℓ_m) per model.
 
     Parameters
@@ -301,14 +338,21 @@ def paired_calibration_model(n_runs: Any, labelled: Any, *, item_group: Any = No
     with numpyro.plate("model", n_groups * n_slots):
         a = numpyro.sample("a", dist.Normal(0.0, a_sd))
         log_dor = numpyro.sample("log_dor", dist.Normal(l_mean, l_sd))
-    _observe_items(log_pi, a, log_dor, n_runs, item_group, weight, labelled, human_label,
-                   judge_label)
+    _observe_items(
+        log_pi, a, log_dor, n_runs, item_group, weight, labelled, human_label, judge_label
+    )
 
 
-def paired_hierarchical_calibration_model(n_runs: Any, labelled: Any, *, item_group: Any = None,
-                                          n_groups: int = 1, weight: Any = None,
-                                          human_label: Any = None,
-                                          judge_label: Any = None) -> None:
+def paired_hierarchical_calibration_model(
+    n_runs: Any,
+    labelled: Any,
+    *,
+    item_group: Any = None,
+    n_groups: int = 1,
+    weight: Any = None,
+    human_label: Any = None,
+    judge_label: Any = None,
+) -> None:
     """The paired latent class with a_m ~ N(μ_a, τ_a), ℓ_m ~ N(μ_ℓ, τ_ℓ) within a group.
 
     Same arguments as :func:`paired_calibration_model`; non-centred as
@@ -328,8 +372,9 @@ def paired_hierarchical_calibration_model(n_runs: Any, labelled: Any, *, item_gr
     g = jnp.repeat(jnp.arange(n_groups), n_slots)
     a = numpyro.deterministic("a", mu_a[g] + tau_a[g] * a_raw)
     log_dor = numpyro.deterministic("log_dor", mu_l[g] + tau_l[g] * l_raw)
-    _observe_items(log_pi, a, log_dor, n_runs, item_group, weight, labelled, human_label,
-                   judge_label)
+    _observe_items(
+        log_pi, a, log_dor, n_runs, item_group, weight, labelled, human_label, judge_label
+    )
 
 
 def paired_dims(design: str, n_slots: int = 2) -> dict[str, list[str]]:
@@ -373,14 +418,20 @@ class PairedData:
 
     @property
     def coords(self) -> dict[str, Any]:
-        return {"model": list(self.models), "group": ["all"],
-                "pattern": pattern_labels(len(self.models)),
-                "item": np.arange(len(self.item_ids))}
+        return {
+            "model": list(self.models),
+            "group": ["all"],
+            "pattern": pattern_labels(len(self.models)),
+            "item": np.arange(len(self.item_ids)),
+        }
 
     def dims(self, design: str) -> dict[str, list[str]]:
         """ArviZ dims of every site of ``design``."""
-        return {**paired_dims(design, len(self.models)), "human_label": ["item", "model"],
-                "judge_label": ["item", "model"]}
+        return {
+            **paired_dims(design, len(self.models)),
+            "human_label": ["item", "model"],
+            "judge_label": ["item", "model"],
+        }
 
 
 def paired_data(items: JudgedItems | pd.DataFrame | CalibrationData) -> PairedData:
@@ -396,10 +447,12 @@ def paired_data(items: JudgedItems | pd.DataFrame | CalibrationData) -> PairedDa
     cd = items if isinstance(items, designs.CalibrationData) else designs.calibration_data(items)
     n_models = len(cd.models)
     if n_models > MAX_MODELS:
-        raise DataError(f"the paired design joins at most {MAX_MODELS} models "
-                        f"(2^{MAX_MODELS} correctness patterns), got {n_models}",
-                        column="model", expected="fewer models, or the row designs "
-                        "(shared, model_specific, hierarchical)")
+        raise DataError(
+            f"the paired design joins at most {MAX_MODELS} models "
+            f"(2^{MAX_MODELS} correctness patterns), got {n_models}",
+            column="model",
+            expected="fewer models, or the row designs (shared, model_specific, hierarchical)",
+        )
     d = cd.data
     index = item_index(cd)
     item, slot = index.item_of_row, np.asarray(d["model_idx"])
@@ -409,9 +462,8 @@ def paired_data(items: JudgedItems | pd.DataFrame | CalibrationData) -> PairedDa
     judge = np.zeros(shape, np.int32)
     judge[item, slot] = d["judge_label"]
     human = np.full(shape, -1, np.int32)
-    human[item[:cd.n_cal], slot[:cd.n_cal]] = d["human_label"]
-    data = {"n_runs": runs, "labelled": human >= 0, "human_label": human,
-            "judge_label": judge}
+    human[item[: cd.n_cal], slot[: cd.n_cal]] = d["human_label"]
+    data = {"n_runs": runs, "labelled": human >= 0, "human_label": human, "judge_label": judge}
     return PairedData(data, cd.models, index.item_ids, index.row_of)
 
 
@@ -450,21 +502,28 @@ def _cell_layout(n_groups: int, runs: np.ndarray, labelled: np.ndarray) -> np.nd
     """
     types = np.unique(np.column_stack([runs, labelled]).astype(np.int64), axis=0)
     n_slots = runs.shape[1]
-    sizes = [np.prod([(k + 1) * (1 + lab) for k, lab in zip(t[:n_slots], t[n_slots:],
-                                                             strict=True)], dtype=float)
-             for t in types]
+    sizes = [
+        np.prod(
+            [(k + 1) * (1 + lab) for k, lab in zip(t[:n_slots], t[n_slots:], strict=True)],
+            dtype=float,
+        )
+        for t in types
+    ]
     if n_groups * sum(sizes) > _MAX_LAYOUT_CELLS:
         return None
     rows = []
     for t in types:
         k, lab = t[:n_slots], t[n_slots:]
-        slots = [[(h, y) for h in ((0, 1) if lab[m] else (-1,)) for y in range(k[m] + 1)]
-                 for m in range(n_slots)]
+        slots = [
+            [(h, y) for h in ((0, 1) if lab[m] else (-1,)) for y in range(k[m] + 1)]
+            for m in range(n_slots)
+        ]
         for combo in itertools.product(*slots):
             rows.append([*k, *(h for h, _ in combo), *(y for _, y in combo)])
     keys = np.asarray(rows, dtype=np.int64).reshape(-1, 3 * n_slots)
-    keys = np.column_stack([np.repeat(np.arange(n_groups), len(keys)),
-                            np.tile(keys, (n_groups, 1))])
+    keys = np.column_stack(
+        [np.repeat(np.arange(n_groups), len(keys)), np.tile(keys, (n_groups, 1))]
+    )
     return keys[np.lexsort(keys.T[::-1])]
 
 
@@ -477,8 +536,9 @@ def _layout_cells(key: np.ndarray, layout: np.ndarray) -> np.ndarray | None:
     0 or 1, a group beyond ``n_groups``) leaves the caller to the data's own cells.
     """
     n_slots = (key.shape[1] - 1) // 3
-    shift = np.r_[0, np.zeros(n_slots, np.int64), np.ones(n_slots, np.int64),
-                  np.zeros(n_slots, np.int64)]
+    shift = np.r_[
+        0, np.zeros(n_slots, np.int64), np.ones(n_slots, np.int64), np.zeros(n_slots, np.int64)
+    ]
     digits, layout_digits = key + shift, layout + shift
     top = layout_digits.max(axis=0)
     if ((digits < 0) | (digits > top)).any():
@@ -518,14 +578,22 @@ def _paired_cells(data: Mapping[str, Any]) -> tuple[dict[str, Any], np.ndarray]:
         layout, cell = np.unique(key, axis=0, return_inverse=True)
         cell = cell.ravel()
     w = data.get("weight")
-    counts = np.bincount(cell, weights=None if w is None else np.asarray(w, float),
-                         minlength=len(layout))
-    cells = {k: v for k, v in data.items() if k not in ("human_label", "judge_label",
-                                                        "n_runs", "labelled", "item_group")}
-    human_c = layout[:, 1 + s:1 + 2 * s].astype(np.int32)
-    cells.update(n_runs=layout[:, 1:1 + s].astype(np.int32), labelled=human_c >= 0,
-                 human_label=human_c, judge_label=layout[:, 1 + 2 * s:].astype(np.int32),
-                 weight=counts.astype(float))
+    counts = np.bincount(
+        cell, weights=None if w is None else np.asarray(w, float), minlength=len(layout)
+    )
+    cells = {
+        k: v
+        for k, v in data.items()
+        if k not in ("human_label", "judge_label", "n_runs", "labelled", "item_group")
+    }
+    human_c = layout[:, 1 + s : 1 + 2 * s].astype(np.int32)
+    cells.update(
+        n_runs=layout[:, 1 : 1 + s].astype(np.int32),
+        labelled=human_c >= 0,
+        human_label=human_c,
+        judge_label=layout[:, 1 + 2 * s :].astype(np.int32),
+        weight=counts.astype(float),
+    )
     if grouped:
         cells["item_group"] = layout[:, 0].astype(np.int32)
     return cells, cell

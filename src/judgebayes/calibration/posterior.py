@@ -73,8 +73,11 @@ def _cell_loglik(idata: az.InferenceData) -> tuple[dict[str, np.ndarray], tuple[
     return {k: ll[k].values.reshape(*shape, -1) for k in ("judge_label", "human_label")}, shape
 
 
-def _site_loglik(design: str, idata: az.InferenceData, cells: Mapping[str, Any],
-                 ) -> tuple[dict[str, np.ndarray], tuple[int, int]]:
+def _site_loglik(
+    design: str,
+    idata: az.InferenceData,
+    cells: Mapping[str, Any],
+) -> tuple[dict[str, np.ndarray], tuple[int, int]]:
     """Log-likelihood of every cell at every posterior draw, per observed site, by
     NumPyro's ``log_likelihood`` on the posterior draws (the previous route, kept for
     :func:`_item_loglik_reference` and :func:`_paired_loglik_reference`)."""
@@ -82,23 +85,30 @@ def _site_loglik(design: str, idata: az.InferenceData, cells: Mapping[str, Any],
 
     post = idata.posterior
     shape = (post.sizes["chain"], post.sizes["draw"])
-    samples = {k: jnp.asarray(post[k].values.reshape(-1, *post[k].shape[2:]))
-               for k in post.data_vars}
+    samples = {
+        k: jnp.asarray(post[k].values.reshape(-1, *post[k].shape[2:])) for k in post.data_vars
+    }
     free = {k: v for k, v in cells.items() if k != "weight"}
-    return ({k: np.asarray(v) for k, v in log_likelihood(DESIGNS[design], samples,
-                                                         **free).items()}, shape)
+    return (
+        {k: np.asarray(v) for k, v in log_likelihood(DESIGNS[design], samples, **free).items()},
+        shape,
+    )
 
 
-def _replace_loglik(idata: az.InferenceData, loglik: xr.Dataset, observed: xr.Dataset,
-                    ) -> az.InferenceData:
+def _replace_loglik(
+    idata: az.InferenceData,
+    loglik: xr.Dataset,
+    observed: xr.Dataset,
+) -> az.InferenceData:
     del idata.log_likelihood
     del idata.observed_data
     idata.add_groups(log_likelihood=loglik, observed_data=observed)
     return idata
 
 
-def _question_of_cells(cell: np.ndarray, item_of_row: np.ndarray, n_items: int,
-                       n_cells: int) -> tuple[scipy.sparse.csr_matrix, np.ndarray]:
+def _question_of_cells(
+    cell: np.ndarray, item_of_row: np.ndarray, n_items: int, n_cells: int
+) -> tuple[scipy.sparse.csr_matrix, np.ndarray]:
     """The distinct sets of cells the items' rows fall in, and each item's set.
 
     Returns ``sets`` (cells × sets: how many of a set's rows fall in each cell) and
@@ -107,17 +117,23 @@ def _question_of_cells(cell: np.ndarray, item_of_row: np.ndarray, n_items: int,
     over every row (with more than :data:`_DENSE_SETS` items × cells, each item is its
     own set).
     """
-    counts = scipy.sparse.csr_matrix((np.ones(len(cell)), (item_of_row, cell)),
-                                     shape=(n_items, n_cells))
+    counts = scipy.sparse.csr_matrix(
+        (np.ones(len(cell)), (item_of_row, cell)), shape=(n_items, n_cells)
+    )
     if n_items * n_cells > _DENSE_SETS:  # many cells: one set per item
         return counts.T.tocsr(), np.arange(n_items)
     sets, of_item = np.unique(counts.toarray(), axis=0, return_inverse=True)
     return scipy.sparse.csr_matrix(sets.T), of_item.ravel()
 
 
-def _item_loglik(idata: az.InferenceData, design: str, cells: Mapping[str, Any],
-                 cell: np.ndarray, data: CalibrationData, pdata: PairedData,
-                 ) -> az.InferenceData:
+def _item_loglik(
+    idata: az.InferenceData,
+    design: str,
+    cells: Mapping[str, Any],
+    cell: np.ndarray,
+    data: CalibrationData,
+    pdata: PairedData,
+) -> az.InferenceData:
     """Per-row log-likelihoods (``item``: one value per judged row) and their sums per
     question (``question``), in place of the cell log-likelihoods.
 
@@ -128,85 +144,135 @@ def _item_loglik(idata: az.InferenceData, design: str, cells: Mapping[str, Any],
     ll, shape = _cell_loglik(idata)
     judge_c, human_c = ll["judge_label"], ll["human_label"]
     item_c = judge_c.copy()  # calibration cells first: they hold the calibration rows
-    item_c[..., :human_c.shape[-1]] += human_c
+    item_c[..., : human_c.shape[-1]] += human_c
     # np.take, not [..., cell]: fancy indexing of the last axis returns a transposed
     # (non-contiguous) array, whose float32 sums over rows numpy then accumulates
     # naively instead of pairwise.
     judge = np.take(judge_c, cell, axis=-1)
-    human = np.take(human_c, cell[:data.n_cal], axis=-1)
+    human = np.take(human_c, cell[: data.n_cal], axis=-1)
     item = np.take(item_c, cell, axis=-1)
-    combos, of_item = _question_of_cells(cell, pdata.item_of_row, len(pdata.item_ids),
-                                         item_c.shape[-1])
+    combos, of_item = _question_of_cells(
+        cell, pdata.item_of_row, len(pdata.item_ids), item_c.shape[-1]
+    )
     per_set = np.asarray(item_c.reshape(-1, item_c.shape[-1]) @ combos)
     question = np.take(per_set, of_item, axis=-1).reshape(*shape, -1)
     return _row_dataset(idata, judge, human, item, question, data, pdata)
 
 
-def _row_dataset(idata: az.InferenceData, judge: np.ndarray, human: np.ndarray,
-                 item: np.ndarray, question: np.ndarray, data: CalibrationData,
-                 pdata: PairedData) -> az.InferenceData:
+def _row_dataset(
+    idata: az.InferenceData,
+    judge: np.ndarray,
+    human: np.ndarray,
+    item: np.ndarray,
+    question: np.ndarray,
+    data: CalibrationData,
+    pdata: PairedData,
+) -> az.InferenceData:
     """``idata`` with a row design's per-row and per-question log-likelihoods."""
     post = idata.posterior
-    coords = {"chain": post["chain"].values, "draw": post["draw"].values,
-              "row": np.arange(judge.shape[-1]), "cal_row": np.arange(data.n_cal),
-              "item_id": pdata.item_ids}
+    coords = {
+        "chain": post["chain"].values,
+        "draw": post["draw"].values,
+        "row": np.arange(judge.shape[-1]),
+        "cal_row": np.arange(data.n_cal),
+        "item_id": pdata.item_ids,
+    }
     dims = ("chain", "draw")
-    loglik = xr.Dataset({"judge_label": ((*dims, "row"), judge),
-                         "human_label": ((*dims, "cal_row"), human),
-                         "item": ((*dims, "row"), item),
-                         "question": ((*dims, "item_id"), question)}, coords=coords)
-    observed = xr.Dataset({"judge_label": ("row", np.asarray(data.data["judge_label"])),
-                           "human_label": ("cal_row", np.asarray(data.data["human_label"]))},
-                          coords={"row": coords["row"], "cal_row": coords["cal_row"]})
+    loglik = xr.Dataset(
+        {
+            "judge_label": ((*dims, "row"), judge),
+            "human_label": ((*dims, "cal_row"), human),
+            "item": ((*dims, "row"), item),
+            "question": ((*dims, "item_id"), question),
+        },
+        coords=coords,
+    )
+    observed = xr.Dataset(
+        {
+            "judge_label": ("row", np.asarray(data.data["judge_label"])),
+            "human_label": ("cal_row", np.asarray(data.data["human_label"])),
+        },
+        coords={"row": coords["row"], "cal_row": coords["cal_row"]},
+    )
     return _replace_loglik(idata, loglik, observed)
 
 
-def _paired_loglik(idata: az.InferenceData, design: str, cells: Mapping[str, Any],
-                   cell: np.ndarray, pdata: PairedData) -> az.InferenceData:
+def _paired_loglik(
+    idata: az.InferenceData,
+    design: str,
+    cells: Mapping[str, Any],
+    cell: np.ndarray,
+    pdata: PairedData,
+) -> az.InferenceData:
     """Per-question log-likelihoods of a paired design (``question`` = both sites), from
     the cell log-likelihoods of the fit (as :func:`_paired_loglik_reference`)."""
     ll, _ = _cell_loglik(idata)
     judge_c, human_c = ll["judge_label"], ll["human_label"]
-    return _paired_dataset(idata, np.take(judge_c, cell, axis=-1),
-                           np.take(human_c, cell, axis=-1),
-                           np.take(judge_c + human_c, cell, axis=-1), pdata)
+    return _paired_dataset(
+        idata,
+        np.take(judge_c, cell, axis=-1),
+        np.take(human_c, cell, axis=-1),
+        np.take(judge_c + human_c, cell, axis=-1),
+        pdata,
+    )
 
 
-def _paired_dataset(idata: az.InferenceData, judge: np.ndarray, human: np.ndarray,
-                    question: np.ndarray, pdata: PairedData) -> az.InferenceData:
+def _paired_dataset(
+    idata: az.InferenceData,
+    judge: np.ndarray,
+    human: np.ndarray,
+    question: np.ndarray,
+    pdata: PairedData,
+) -> az.InferenceData:
     post = idata.posterior
     dims = ("chain", "draw", "item_id")
-    coords = {"chain": post["chain"].values, "draw": post["draw"].values,
-              "item_id": pdata.item_ids}
-    loglik = xr.Dataset({"judge_label": (dims, judge), "human_label": (dims, human),
-                         "question": (dims, question)}, coords=coords)
-    observed = xr.Dataset({k: (("item_id", "model"), np.asarray(pdata.data[k]))
-                           for k in ("judge_label", "human_label")},
-                          coords={"item_id": pdata.item_ids, "model": list(pdata.models)})
+    coords = {"chain": post["chain"].values, "draw": post["draw"].values, "item_id": pdata.item_ids}
+    loglik = xr.Dataset(
+        {"judge_label": (dims, judge), "human_label": (dims, human), "question": (dims, question)},
+        coords=coords,
+    )
+    observed = xr.Dataset(
+        {
+            k: (("item_id", "model"), np.asarray(pdata.data[k]))
+            for k in ("judge_label", "human_label")
+        },
+        coords={"item_id": pdata.item_ids, "model": list(pdata.models)},
+    )
     return _replace_loglik(idata, loglik, observed)
 
 
 # ------------------------------------------------ the previous route (reference)
-def _item_loglik_reference(idata: az.InferenceData, design: str, cells: Mapping[str, Any],
-                           cell: np.ndarray, data: CalibrationData, pdata: PairedData,
-                           ) -> az.InferenceData:
+def _item_loglik_reference(
+    idata: az.InferenceData,
+    design: str,
+    cells: Mapping[str, Any],
+    cell: np.ndarray,
+    data: CalibrationData,
+    pdata: PairedData,
+) -> az.InferenceData:
     """:func:`_item_loglik` as it was: the cell log-likelihoods recomputed from the
     draws by NumPyro (:func:`_site_loglik`), indexed to rows, summed per question by a
     sparse rows × items product. Kept for tests and ``bench/calibration_fit_speed.py``."""
     ll, shape = _site_loglik(design, idata, cells)
     judge = ll["judge_label"][:, cell].reshape(*shape, -1)
-    human = ll["human_label"][:, cell[:data.n_cal]].reshape(*shape, -1)
+    human = ll["human_label"][:, cell[: data.n_cal]].reshape(*shape, -1)
     item = judge.copy()
-    item[..., :data.n_cal] += human
+    item[..., : data.n_cal] += human
     q = pdata.item_of_row
-    to_question = scipy.sparse.csr_matrix((np.ones(len(q)), (np.arange(len(q)), q)),
-                                          shape=(len(q), len(pdata.item_ids)))
+    to_question = scipy.sparse.csr_matrix(
+        (np.ones(len(q)), (np.arange(len(q)), q)), shape=(len(q), len(pdata.item_ids))
+    )
     question = np.asarray(item.reshape(-1, item.shape[-1]) @ to_question).reshape(*shape, -1)
     return _row_dataset(idata, judge, human, item, question, data, pdata)
 
 
-def _paired_loglik_reference(idata: az.InferenceData, design: str, cells: Mapping[str, Any],
-                             cell: np.ndarray, pdata: PairedData) -> az.InferenceData:
+def _paired_loglik_reference(
+    idata: az.InferenceData,
+    design: str,
+    cells: Mapping[str, Any],
+    cell: np.ndarray,
+    pdata: PairedData,
+) -> az.InferenceData:
     """:func:`_paired_loglik` as it was (cell log-likelihoods recomputed by NumPyro)."""
     ll, shape = _site_loglik(design, idata, cells)
     judge = ll["judge_label"][:, cell].reshape(*shape, -1)
@@ -232,18 +298,32 @@ class PosteriorDifference(ResultDisplay):
     alpha: float
 
     def _headline(self) -> str:
-        return (f"{self.quantity} under the {self.design} design; posterior median "
-                f"{self.estimate:+.3f} ± {self.se:.3f} [{self.ci[0]:+.3f}, {self.ci[1]:+.3f}], "
-                f"P(> 0) = {self.prob_positive:.3f}")
+        return (
+            f"{self.quantity} under the {self.design} design; posterior median "
+            f"{self.estimate:+.3f} ± {self.se:.3f} [{self.ci[0]:+.3f}, {self.ci[1]:+.3f}], "
+            f"P(> 0) = {self.prob_positive:.3f}"
+        )
 
     def to_frame(self) -> pd.DataFrame:
-        return pd.DataFrame([{"quantity": self.quantity, "design": self.design,
-                              "estimate": self.estimate, "se": self.se, "lo": self.ci[0],
-                              "hi": self.ci[1], "prob_positive": self.prob_positive}])
+        return pd.DataFrame(
+            [
+                {
+                    "quantity": self.quantity,
+                    "design": self.design,
+                    "estimate": self.estimate,
+                    "se": self.se,
+                    "lo": self.ci[0],
+                    "hi": self.ci[1],
+                    "prob_positive": self.prob_positive,
+                }
+            ]
+        )
 
     def __str__(self) -> str:
-        return (f"{self.quantity} ({self.design}): {self.estimate:+.3f} "
-                f"[{self.ci[0]:+.3f}, {self.ci[1]:+.3f}], P(> 0) = {self.prob_positive:.3f}")
+        return (
+            f"{self.quantity} ({self.design}): {self.estimate:+.3f} "
+            f"[{self.ci[0]:+.3f}, {self.ci[1]:+.3f}], P(> 0) = {self.prob_positive:.3f}"
+        )
 
 
 def _interval(x: np.ndarray, alpha: float) -> tuple[float, float, float]:
@@ -273,15 +353,19 @@ class BayesCalibration(ResultDisplay):
     def _headline(self) -> str:
         n_cal, n_rows = self.data.n_cal, len(self.data.item_ids)
         design = "hierarchical" if "hierarchical" in self.fits else next(iter(self.fits), None)
-        head = (f"{len(self.models)} models, {n_rows:,} judged items ({n_cal:,} labelled), "
-                f"{len(self.fits)} designs ({', '.join(self.fits)})")
+        head = (
+            f"{len(self.models)} models, {n_rows:,} judged items ({n_cal:,} labelled), "
+            f"{len(self.fits)} designs ({', '.join(self.fits)})"
+        )
         if design is None:
             return head
         post = self.fits[design].posterior
         theta = post["theta"].median(("chain", "draw")).values
         shown = ", ".join(f"{m} {t:.3f}" for m, t in zip(self.models[:4], theta, strict=False))
-        return (f"{head}, {post.sizes['chain']} × {post.sizes['draw']:,} draws; θ ({design}) "
-                f"{shown}" + (", …" if len(self.models) > 4 else ""))
+        return (
+            f"{head}, {post.sizes['chain']} × {post.sizes['draw']:,} draws; θ ({design}) "
+            f"{shown}" + (", …" if len(self.models) > 4 else "")
+        )
 
     def to_frame(self) -> pd.DataFrame:
         """:meth:`summary`: posterior medians and intervals per design and quantity."""
@@ -300,19 +384,27 @@ class BayesCalibration(ResultDisplay):
             raise DataError(f"design {design!r} was not fitted", expected=str(list(self.fits)))
         return self.fits[design].posterior[quantity]
 
-    def difference(self, a: str, b: str, *, design: str = "hierarchical",
-                   quantity: str = "theta") -> PosteriorDifference:
+    def difference(
+        self, a: str, b: str, *, design: str = "hierarchical", quantity: str = "theta"
+    ) -> PosteriorDifference:
         """Posterior of ``quantity[a] − quantity[b]`` (``"theta"`` or ``"J"``)."""
         for m in (a, b):
             if m not in self.models:
-                raise DataError(f"unknown model {m!r}", column="model",
-                                expected=f"one of {list(self.models)}")
+                raise DataError(
+                    f"unknown model {m!r}", column="model", expected=f"one of {list(self.models)}"
+                )
         x = self._draws(design, quantity)
         d = (x.sel(model=a) - x.sel(model=b)).values.ravel()
         med, lo, hi = _interval(d, self.alpha)
-        return PosteriorDifference(f"{quantity}[{a}] - {quantity}[{b}]", design, med,
-                                   float(d.std(ddof=1)), (lo, hi), float((d > 0).mean()),
-                                   self.alpha)
+        return PosteriorDifference(
+            f"{quantity}[{a}] - {quantity}[{b}]",
+            design,
+            med,
+            float(d.std(ddof=1)),
+            (lo, hi),
+            float((d > 0).mean()),
+            self.alpha,
+        )
 
     def summary(self, a: str | None = None, b: str | None = None) -> pd.DataFrame:
         """Posterior medians, sds and intervals of θ, q0, q1, J per model, Δθ and ΔJ."""
@@ -325,16 +417,30 @@ class BayesCalibration(ResultDisplay):
                 for m in self.models:
                     v = x.sel(model=m).values.ravel()
                     med, lo, hi = _interval(v, self.alpha)
-                    rows.append({"design": design, "quantity": f"{q}[{m}]", "estimate": med,
-                                 "se": float(v.std(ddof=1)), "lo": lo, "hi": hi})
+                    rows.append(
+                        {
+                            "design": design,
+                            "quantity": f"{q}[{m}]",
+                            "estimate": med,
+                            "se": float(v.std(ddof=1)),
+                            "lo": lo,
+                            "hi": hi,
+                        }
+                    )
             if a != b:
                 for q in ("theta", "J"):
-                    rows.append(self.difference(a, b, design=design, quantity=q).to_frame()
-                                .drop(columns="prob_positive").iloc[0].to_dict())
+                    rows.append(
+                        self.difference(a, b, design=design, quantity=q)
+                        .to_frame()
+                        .drop(columns="prob_positive")
+                        .iloc[0]
+                        .to_dict()
+                    )
         return pd.DataFrame(rows)
 
-    def ppc(self, design: str = "hierarchical", *, seed: int = 0,
-            max_draws: int = 500) -> pd.DataFrame:
+    def ppc(
+        self, design: str = "hierarchical", *, seed: int = 0, max_draws: int = 500
+    ) -> pd.DataFrame:
         """Posterior predictive check of judge-positive rates per model.
 
         Statistics: the judge-positive rate on test items (p of Eq. 1), and on
@@ -346,16 +452,22 @@ class BayesCalibration(ResultDisplay):
         n_cal, m = self.data.n_cal, len(self.models)
         model, runs = np.asarray(d["model_idx"]), np.asarray(d["n_runs"], float)
         z = np.asarray(d["human_label"])
-        masks = [np.arange(len(model)) >= n_cal,
-                 np.concatenate([z == 1, np.zeros(len(model) - n_cal, bool)]),
-                 np.concatenate([z == 0, np.zeros(len(model) - n_cal, bool)])]
-        names = ("test positive rate", "calibration rate | Z=1 (q1)",
-                 "calibration rate | Z=0 (1-q0)")
+        masks = [
+            np.arange(len(model)) >= n_cal,
+            np.concatenate([z == 1, np.zeros(len(model) - n_cal, bool)]),
+            np.concatenate([z == 0, np.zeros(len(model) - n_cal, bool)]),
+        ]
+        names = (
+            "test positive rate",
+            "calibration rate | Z=1 (q1)",
+            "calibration rate | Z=0 (1-q0)",
+        )
 
         def stat(y: np.ndarray) -> np.ndarray:
             y = np.asarray(y, float)
-            return np.concatenate([np.bincount(model[k], y[k], m) / np.bincount(
-                model[k], runs[k], m) for k in masks])
+            return np.concatenate(
+                [np.bincount(model[k], y[k], m) / np.bincount(model[k], runs[k], m) for k in masks]
+            )
 
         model_data: Mapping[str, Any] = d
         statistic: Callable[[np.ndarray], np.ndarray] = stat
@@ -372,8 +484,15 @@ class BayesCalibration(ResultDisplay):
             model_data = pdata.data
         if design not in self.fits:
             raise DataError(f"design {design!r} was not fitted", expected=str(list(self.fits)))
-        out = ppc(DESIGNS[design], dict(model_data), self.fits[design], stat=statistic,
-                  site="judge_label", seed=seed, max_draws=max_draws)
+        out = ppc(
+            DESIGNS[design],
+            dict(model_data),
+            self.fits[design],
+            stat=statistic,
+            site="judge_label",
+            seed=seed,
+            max_draws=max_draws,
+        )
         rep, obs = out["replicated"].values, out["observed"].values
         rows = []
         for s, name in enumerate(names):
@@ -383,33 +502,55 @@ class BayesCalibration(ResultDisplay):
                 if not np.isfinite(obs[j]):
                     continue
                 p = min(1.0, 2 * min((r >= obs[j]).mean(), (r <= obs[j]).mean()))
-                rows.append({"design": design, "model": mod, "statistic": name,
-                             "observed": obs[j], "replicated": r.mean(),
-                             "lo": np.quantile(r, self.alpha / 2),
-                             "hi": np.quantile(r, 1 - self.alpha / 2), "p_value": p})
+                rows.append(
+                    {
+                        "design": design,
+                        "model": mod,
+                        "statistic": name,
+                        "observed": obs[j],
+                        "replicated": r.mean(),
+                        "lo": np.quantile(r, self.alpha / 2),
+                        "hi": np.quantile(r, 1 - self.alpha / 2),
+                        "p_value": p,
+                    }
+                )
         return pd.DataFrame(rows)
 
     def __str__(self) -> str:
         s = self.summary()
-        lines = ["Posterior medians and "
-                 f"{100 * (1 - self.alpha):g}% intervals by calibration design:"]
-        wide = s.assign(text=[f"{e:+.3f} [{lo:+.3f}, {hi:+.3f}]" if "-" in q else
-                              f"{e:.3f} [{lo:.3f}, {hi:.3f}]"
-                              for q, e, lo, hi in zip(s["quantity"], s["estimate"], s["lo"],
-                                                      s["hi"], strict=True)])
-        lines.append(wide.pivot(index="quantity", columns="design", values="text")
-                     .reindex(columns=list(self.fits)).to_string())
+        lines = [
+            f"Posterior medians and {100 * (1 - self.alpha):g}% intervals by calibration design:"
+        ]
+        wide = s.assign(
+            text=[
+                f"{e:+.3f} [{lo:+.3f}, {hi:+.3f}]" if "-" in q else f"{e:.3f} [{lo:.3f}, {hi:.3f}]"
+                for q, e, lo, hi in zip(s["quantity"], s["estimate"], s["lo"], s["hi"], strict=True)
+            ]
+        )
+        lines.append(
+            wide.pivot(index="quantity", columns="design", values="text")
+            .reindex(columns=list(self.fits))
+            .to_string()
+        )
         if len(self.fits) > 1:
             loo = self.loo()[["rank", "elpd_loo", "p_loo", "elpd_diff", "dse", "weight"]]
             lines += ["", "PSIS-LOO (per judged item):", loo.to_string(float_format="%.2f")]
         return "\n".join(lines)
 
 
-def fit_calibration(items: JudgedItems | pd.DataFrame | CalibrationData, *,
-                    designs: Sequence[str] | None = None, method: str = "nuts",
-                    chains: int = 4, draws: int = 1000, warmup: int = 1000, seed: int = 0,
-                    target_accept: float = 0.9, alpha: float = 0.05,
-                    progress: bool = True) -> BayesCalibration:
+def fit_calibration(
+    items: JudgedItems | pd.DataFrame | CalibrationData,
+    *,
+    designs: Sequence[str] | None = None,
+    method: str = "nuts",
+    chains: int = 4,
+    draws: int = 1000,
+    warmup: int = 1000,
+    seed: int = 0,
+    target_accept: float = 0.9,
+    alpha: float = 0.05,
+    progress: bool = True,
+) -> BayesCalibration:
     """Fit calibration designs to the same items (one NUTS or MAP fit per design).
 
     Parameters
@@ -433,8 +574,9 @@ def fit_calibration(items: JudgedItems | pd.DataFrame | CalibrationData, *,
     """
     data = items if isinstance(items, CalibrationData) else calibration_data(items)
     if designs is None:
-        designs = tuple(d for d in DEFAULT_DESIGNS
-                        if d not in PAIRED_DESIGNS or len(data.models) <= MAX_MODELS)
+        designs = tuple(
+            d for d in DEFAULT_DESIGNS if d not in PAIRED_DESIGNS or len(data.models) <= MAX_MODELS
+        )
     for design in designs:
         if design not in DESIGNS:
             raise ValueError(f"unknown design {design!r}; expected one of {list(DESIGNS)}")
@@ -443,29 +585,44 @@ def fit_calibration(items: JudgedItems | pd.DataFrame | CalibrationData, *,
     else:  # the items only (no limit on the number of models)
         pdata = item_index(data)
     cells, cell = _cells(data.data)
-    pcells, pcell = (_paired_cells(pdata.data) if any(d in PAIRED_DESIGNS for d in designs)
-                     else (None, None))  # fast: a few unique() calls
+    pcells, pcell = (
+        _paired_cells(pdata.data) if any(d in PAIRED_DESIGNS for d in designs) else (None, None)
+    )  # fast: a few unique() calls
     if method == "nuts" and inspect.unwrap(fit) is inference.fit:  # not a stand-in (tests)
-        _compile_ahead([(DESIGNS[d], pcells if d in PAIRED_DESIGNS else cells)
-                        for d in designs])
+        _compile_ahead([(DESIGNS[d], pcells if d in PAIRED_DESIGNS else cells) for d in designs])
     fits = {}
-    options = {"method": method, "chains": chains, "draws": draws, "warmup": warmup,
-               "seed": seed, "progress": progress, "target_accept": target_accept}
+    options = {
+        "method": method,
+        "chains": chains,
+        "draws": draws,
+        "warmup": warmup,
+        "seed": seed,
+        "progress": progress,
+        "target_accept": target_accept,
+    }
     for design in designs:
         if design in PAIRED_DESIGNS:
             coords = {k: v for k, v in pdata.coords.items() if k != "item"}
-            dims = {k: v for k, v in pdata.dims(design).items()
-                    if k not in ("judge_label", "human_label")}
+            dims = {
+                k: v
+                for k, v in pdata.dims(design).items()
+                if k not in ("judge_label", "human_label")
+            }
             with _naming_design(design):
                 idata = fit(DESIGNS[design], pcells, coords=coords, dims=dims, **options)
             fits[design] = _paired_loglik(idata, design, pcells, pcell, pdata)
             continue
-        dims = {k: v for k, v in data.dims(design).items()
-                if k not in ("judge_label", "human_label")}
+        dims = {
+            k: v for k, v in data.dims(design).items() if k not in ("judge_label", "human_label")
+        }
         with _naming_design(design):
-            idata = fit(DESIGNS[design], cells, coords={k: data.coords[k] for k in
-                                                         ("model", "group")},
-                        dims=dims, **options)
+            idata = fit(
+                DESIGNS[design],
+                cells,
+                coords={k: data.coords[k] for k in ("model", "group")},
+                dims=dims,
+                **options,
+            )
         fits[design] = _item_loglik(idata, design, cells, cell, data, pdata)
     return BayesCalibration(data, fits, alpha)
 
@@ -501,4 +658,3 @@ def _naming_design(design: str) -> Iterator[None]:
             warnings.warn(f"{design} design: {w.message}", SamplerWarning, stacklevel=4)
         else:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-

@@ -47,9 +47,12 @@ class CalibrationReport(ResultDisplay):
         return not self.flags
 
     def to_dict(self) -> dict[str, Any]:
-        return {"checklist": [{"item": k + 1, "title": t, "text": x}
-                              for k, (t, x) in enumerate(self.checklist)],
-                "flags": list(self.flags)}
+        return {
+            "checklist": [
+                {"item": k + 1, "title": t, "text": x} for k, (t, x) in enumerate(self.checklist)
+            ],
+            "flags": list(self.flags),
+        }
 
     def _headline(self) -> str:
         head = f"Section 7 checklist, {len(self.checklist)} items; "
@@ -67,8 +70,12 @@ class CalibrationReport(ResultDisplay):
         return "\n".join(lines)
 
 
-def section7_report(cal: Calibration, comps: Sequence[Comparison], *, low_j: float = 0.3,
-                    ) -> CalibrationReport:
+def section7_report(
+    cal: Calibration,
+    comps: Sequence[Comparison],
+    *,
+    low_j: float = 0.3,
+) -> CalibrationReport:
     """The Section 7 checklist of ``cal`` for the comparisons ``comps``, with warnings.
 
     ``low_j``: Ĵ below this flags unstable corrected estimates (Section 4.4).
@@ -79,25 +86,40 @@ def section7_report(cal: Calibration, comps: Sequence[Comparison], *, low_j: flo
     for m in cal.models:
         j = cal.estimate(m, "J")  # NaN without calibration labels: no J flag
         if np.isfinite(j.plugin) and j.plugin <= 0:
-            flags.append(f"{m}: Ĵ = {j.plugin:.3f} ≤ 0, the judge is no better than chance; "
-                         f"RG is undefined and every corrected estimate is unreliable")
+            flags.append(
+                f"{m}: Ĵ = {j.plugin:.3f} ≤ 0, the judge is no better than chance; "
+                f"RG is undefined and every corrected estimate is unreliable"
+            )
         elif j.plugin < low_j:
-            flags.append(f"{m}: low judge quality Ĵ = {j.plugin:.3f} [{j.ci[0]:.3f}, "
-                         f"{j.ci[1]:.3f}] < {low_j}: corrected estimates are unstable "
-                         f"(RG scales as 1/J); weaken claims")
+            flags.append(
+                f"{m}: low judge quality Ĵ = {j.plugin:.3f} [{j.ci[0]:.3f}, "
+                f"{j.ci[1]:.3f}] < {low_j}: corrected estimates are unstable "
+                f"(RG scales as 1/J); weaken claims"
+            )
         for name in ("rg", "rg_2x"):
             raw = cal.plugin[f"{name}_raw"][cal._k(m)]
             if np.isfinite(raw) and not 0 <= raw <= 1:
                 flags.append(f"{m}: {_LABELS[name]} = {raw:.3f} outside [0, 1], clipped")
     # Intervals over the replicates with Ĵ* > 0 only (RG divides by Ĵ*).
-    conditional = [(f"{_LABELS['rg_2x']} for {m}", cal.estimate(m, "rg_2x"))
-                   for m in cal.models if m not in cal.unlabelled]
-    conditional.insert(0, (f"{_LABELS['rg']} (every model, {cal.baseline}'s calibration)",
-                           cal.estimate(cal.baseline, "rg")))
+    conditional = [
+        (f"{_LABELS['rg_2x']} for {m}", cal.estimate(m, "rg_2x"))
+        for m in cal.models
+        if m not in cal.unlabelled
+    ]
+    conditional.insert(
+        0,
+        (
+            f"{_LABELS['rg']} (every model, {cal.baseline}'s calibration)",
+            cal.estimate(cal.baseline, "rg"),
+        ),
+    )
     conditional = [(who, e) for who, e in conditional if e.conditional_on_j_positive]
-    flags += [f"{who}: undefined (Ĵ* ≤ 0) in {e.n_undefined / e.n_boot:.1%} of bootstrap "
-              f"replicates; its interval is conditional on Ĵ* > 0 (the other replicates), "
-              f"so it understates the uncertainty" for who, e in conditional]
+    flags += [
+        f"{who}: undefined (Ĵ* ≤ 0) in {e.n_undefined / e.n_boot:.1%} of bootstrap "
+        f"replicates; its interval is conditional on Ĵ* > 0 (the other replicates), "
+        f"so it understates the uncertainty"
+        for who, e in conditional
+    ]
     compared = set()
     for c in comps:
         missing = [m for m in (c.a, c.b) if m in cal.unlabelled]
@@ -105,67 +127,112 @@ def section7_report(cal: Calibration, comps: Sequence[Comparison], *, low_j: flo
         if not c.verified:
             who = " and ".join(missing)
             rg = c["rg"]
-            flags.append(f"{c.a} vs {c.b}: shared calibration is unverifiable: {who} "
-                         f"{'has' if len(missing) == 1 else 'have'} no calibration labels, "
-                         f"so ΔĴ cannot be estimated and RG (shared) Δθ = "
-                         f"{_fmt(rg.estimate, *rg.ci, True)} rests on {cal.baseline}'s "
-                         f"calibration unchecked. Shared calibration cannot be a default "
-                         f"(Section 7): label a calibration sample of {who}'s items, or "
-                         f"state the assumption and weaken the claim")
+            flags.append(
+                f"{c.a} vs {c.b}: shared calibration is unverifiable: {who} "
+                f"{'has' if len(missing) == 1 else 'have'} no calibration labels, "
+                f"so ΔĴ cannot be estimated and RG (shared) Δθ = "
+                f"{_fmt(rg.estimate, *rg.ci, True)} rests on {cal.baseline}'s "
+                f"calibration unchecked. Shared calibration cannot be a default "
+                f"(Section 7): label a calibration sample of {who}'s items, or "
+                f"state the assumption and weaken the claim"
+            )
         dj = c.delta_j
         if np.isfinite(dj.estimate) and (dj.ci[0] > 0 or dj.ci[1] < 0):
-            flags.append(f"ΔĴ = J[{c.a}] − J[{c.b}] = {dj.estimate:+.3f} "
-                         f"[{dj.ci[0]:+.3f}, {dj.ci[1]:+.3f}] excludes 0: shared "
-                         f"calibration is not defensible for {c.a} vs {c.b}")
+            flags.append(
+                f"ΔĴ = J[{c.a}] − J[{c.b}] = {dj.estimate:+.3f} "
+                f"[{dj.ci[0]:+.3f}, {dj.ci[1]:+.3f}] excludes 0: shared "
+                f"calibration is not defensible for {c.a} vs {c.b}"
+            )
         signs = {r.method: np.sign(r.ci) for r in c.rows if np.isfinite(r.estimate)}
         pos = [k for k, v in signs.items() if (v > 0).all()]
         neg = [k for k, v in signs.items() if (v < 0).all()]
         if pos and neg:
-            flags.append(f"{c.a} vs {c.b}: confident comparisons of opposite sign "
-                         f"({', '.join(_LABELS[k] for k in pos)} > 0; "
-                         f"{', '.join(_LABELS[k] for k in neg)} < 0): a wrong-sign claim "
-                         f"is likely; prefer model-specific PPI++ and weaken the claim")
-    flags += [f"{m} has no calibration labels: its RG (shared) θ̂ rests on "
-              f"{cal.baseline}'s calibration unchecked (ΔĴ cannot be estimated)"
-              for m in cal.unlabelled if m not in compared]
-    sizes = "; ".join(f"{m}: {s.loc[m, 'n_cal']} calibration items ({s.loc[m, 'n_pos']} "
-                      f"positive, {s.loc[m, 'n_neg']} negative), {s.loc[m, 'n_test']} test "
-                      f"items" for m in cal.models)
+            flags.append(
+                f"{c.a} vs {c.b}: confident comparisons of opposite sign "
+                f"({', '.join(_LABELS[k] for k in pos)} > 0; "
+                f"{', '.join(_LABELS[k] for k in neg)} < 0): a wrong-sign claim "
+                f"is likely; prefer model-specific PPI++ and weaken the claim"
+            )
+    flags += [
+        f"{m} has no calibration labels: its RG (shared) θ̂ rests on "
+        f"{cal.baseline}'s calibration unchecked (ΔĴ cannot be estimated)"
+        for m in cal.unlabelled
+        if m not in compared
+    ]
+    sizes = "; ".join(
+        f"{m}: {s.loc[m, 'n_cal']} calibration items ({s.loc[m, 'n_pos']} "
+        f"positive, {s.loc[m, 'n_neg']} negative), {s.loc[m, 'n_test']} test "
+        f"items"
+        for m in cal.models
+    )
     diag = "; ".join(
-        f"{m}: " + ", ".join(f"{n} {_fmt(e.estimate, *e.ci)}" for n, e in
-                             ((n, cal.estimate(m, n)) for n in ("q0", "q1", "J")))
-        if s.loc[m, "n_cal"] > 0 else f"{m}: no calibration labels" for m in cal.models)
-    dj_text = "; ".join(f"ΔĴ[{c.a} − {c.b}] " + (
-        _fmt(c.delta_j.estimate, *c.delta_j.ci, True) if c.verified else
-        "not estimable (no calibration labels), shared calibration unverifiable")
-        for c in comps) or "no comparison"
-    unlabelled = (f" {', '.join(cal.unlabelled)} {'has' if len(cal.unlabelled) == 1 else 'have'}"
-                  f" no calibration labels: only naive and RG (shared) are defined for "
-                  f"{'it' if len(cal.unlabelled) == 1 else 'them'}, and the shared-"
-                  f"calibration assumption is unverifiable." if cal.unlabelled else "")
-    cond_text = (" RG intervals conditional on Ĵ* > 0 (undefined replicates dropped): "
-                 + "; ".join(f"{who} {e.n_undefined / e.n_boot:.1%}" for who, e in conditional)
-                 + "." if conditional else "")
+        f"{m}: "
+        + ", ".join(
+            f"{n} {_fmt(e.estimate, *e.ci)}"
+            for n, e in ((n, cal.estimate(m, n)) for n in ("q0", "q1", "J"))
+        )
+        if s.loc[m, "n_cal"] > 0
+        else f"{m}: no calibration labels"
+        for m in cal.models
+    )
+    dj_text = (
+        "; ".join(
+            f"ΔĴ[{c.a} − {c.b}] "
+            + (
+                _fmt(c.delta_j.estimate, *c.delta_j.ci, True)
+                if c.verified
+                else "not estimable (no calibration labels), shared calibration unverifiable"
+            )
+            for c in comps
+        )
+        or "no comparison"
+    )
+    unlabelled = (
+        f" {', '.join(cal.unlabelled)} {'has' if len(cal.unlabelled) == 1 else 'have'}"
+        f" no calibration labels: only naive and RG (shared) are defined for "
+        f"{'it' if len(cal.unlabelled) == 1 else 'them'}, and the shared-"
+        f"calibration assumption is unverifiable."
+        if cal.unlabelled
+        else ""
+    )
+    cond_text = (
+        " RG intervals conditional on Ĵ* > 0 (undefined replicates dropped): "
+        + "; ".join(f"{who} {e.n_undefined / e.n_boot:.1%}" for who, e in conditional)
+        + "."
+        if conditional
+        else ""
+    )
     checklist = (
-        ("Estimand and correction",
-         "θ = P(Z = 1), the true accuracy. Reported: naive p̂ (uncorrected, estimates p of "
-         "Eq. 1) and bias-corrected Rogan–Gladen (RG) and PPI++ estimates."),
-        ("Single-model estimation vs comparison",
-         f"per-model θ for {len(cal.models)} models, and comparisons Δθ = θ_a − θ_b "
-         f"({', '.join(f'{c.a} − {c.b}' for c in comps) or 'none'})."),
-        ("Calibration design",
-         f"RG (shared) reuses the calibration of {cal.baseline} for every model; RG 2× and "
-         f"PPI++ use model-specific calibration (PPI++ 1× on a random half of the "
-         f"calibration items). {sizes}.{unlabelled}"),
-        ("Confidence intervals and their randomness",
-         f"{level} percentile bootstrap intervals, {cal.n_boot} replicates resampling "
-         f"calibration and test items separately and keeping items paired across models; "
-         f"PPI++ 1× pools {cal.n_splits} random half selections. Point estimates are "
-         f"bootstrap medians. Judge runs are averaged per item.{cond_text}"),
+        (
+            "Estimand and correction",
+            "θ = P(Z = 1), the true accuracy. Reported: naive p̂ (uncorrected, estimates p of "
+            "Eq. 1) and bias-corrected Rogan–Gladen (RG) and PPI++ estimates.",
+        ),
+        (
+            "Single-model estimation vs comparison",
+            f"per-model θ for {len(cal.models)} models, and comparisons Δθ = θ_a − θ_b "
+            f"({', '.join(f'{c.a} − {c.b}' for c in comps) or 'none'}).",
+        ),
+        (
+            "Calibration design",
+            f"RG (shared) reuses the calibration of {cal.baseline} for every model; RG 2× and "
+            f"PPI++ use model-specific calibration (PPI++ 1× on a random half of the "
+            f"calibration items). {sizes}.{unlabelled}",
+        ),
+        (
+            "Confidence intervals and their randomness",
+            f"{level} percentile bootstrap intervals, {cal.n_boot} replicates resampling "
+            f"calibration and test items separately and keeping items paired across models; "
+            f"PPI++ 1× pools {cal.n_splits} random half selections. Point estimates are "
+            f"bootstrap medians. Judge runs are averaged per item.{cond_text}",
+        ),
         ("Judge-quality diagnostics", diag),
         ("ΔJ for comparisons", dj_text),
-        ("Weaken the claim when diagnostics indicate trouble",
-         "diagnostics flag: " + " | ".join(flags) if flags else
-         "no diagnostic flags; model-specific PPI++ remains the most robust choice"),
+        (
+            "Weaken the claim when diagnostics indicate trouble",
+            "diagnostics flag: " + " | ".join(flags)
+            if flags
+            else "no diagnostic flags; model-specific PPI++ remains the most robust choice",
+        ),
     )
     return CalibrationReport(checklist, tuple(flags))

@@ -38,8 +38,14 @@ from judgebayes.calibration.items import JudgedItems
 from judgebayes.core.results import ResultDisplay
 from judgebayes.errors import DataError
 
-__all__ = ["SimulatedItems", "Sweep", "paper_table6", "plot_sweep", "simulate_items",
-           "simulate_sweep"]
+__all__ = [
+    "SimulatedItems",
+    "Sweep",
+    "paper_table6",
+    "plot_sweep",
+    "simulate_items",
+    "simulate_sweep",
+]
 
 # Table 6 (q̂0, q̂1), Table 7 (true test accuracy θ) and Table 5 (items after filtering).
 _TABLE6 = [
@@ -94,10 +100,12 @@ class SimulatedItems(ResultDisplay):
     def _headline(self) -> str:
         s, t = self.items.summary(), self.truth.head(4)
         more = ", …" if len(self.truth) > 4 else ""
-        return (f"{len(self.truth)} models × {int((s['n_cal'] + s['n_test']).max()):,} items "
-                f"({int(s['n_cal'].max()):,} labelled), {len(self.rows):,} judge runs; "
-                f"θ {', '.join(f'{v:.3f}' for v in t['theta'])}{more}; "
-                f"J {', '.join(f'{v:.3f}' for v in t['J'])}{more}")
+        return (
+            f"{len(self.truth)} models × {int((s['n_cal'] + s['n_test']).max()):,} items "
+            f"({int(s['n_cal'].max()):,} labelled), {len(self.rows):,} judge runs; "
+            f"θ {', '.join(f'{v:.3f}' for v in t['theta'])}{more}; "
+            f"J {', '.join(f'{v:.3f}' for v in t['J'])}{more}"
+        )
 
     def to_frame(self) -> pd.DataFrame:
         """The raw rows, one per judge run (as a user's file would hold them)."""
@@ -111,10 +119,19 @@ def _vector(x: float | Sequence[float], n: int, name: str) -> np.ndarray:
     return a
 
 
-def simulate_items(theta: Sequence[float], q0: float | Sequence[float],
-                   q1: float | Sequence[float], *, models: Sequence[str] | None = None,
-                   n_cal: int = 400, n_test: int = 800, corr: float = 0.5, runs: int = 1,
-                   labelled: Sequence[str] | None = None, seed: int = 0) -> SimulatedItems:
+def simulate_items(
+    theta: Sequence[float],
+    q0: float | Sequence[float],
+    q1: float | Sequence[float],
+    *,
+    models: Sequence[str] | None = None,
+    n_cal: int = 400,
+    n_test: int = 800,
+    corr: float = 0.5,
+    runs: int = 1,
+    labelled: Sequence[str] | None = None,
+    seed: int = 0,
+) -> SimulatedItems:
     """Judged items for several models on the same questions (the paper's story).
 
     Parameters
@@ -163,11 +180,28 @@ def simulate_items(theta: Sequence[float], q0: float | Sequence[float],
         zi = z[item, m]
         h = rng.random(item.size) < np.where(zi == 1, q1[m], 1 - q0[m])
         human = np.where((item < n_cal) & (name in labelled), zi, np.nan)
-        frames.append(pd.DataFrame({"model": name, "item_id": item, "run": run,
-                                    "judge_label": h.astype(int), "human_label": human}))
+        frames.append(
+            pd.DataFrame(
+                {
+                    "model": name,
+                    "item_id": item,
+                    "run": run,
+                    "judge_label": h.astype(int),
+                    "human_label": human,
+                }
+            )
+        )
     rows = pd.concat(frames, ignore_index=True)
-    truth = pd.DataFrame({"model": models, "theta": theta, "q0": q0, "q1": q1,
-                          "J": q0 + q1 - 1, "theta_test": z[n_cal:].mean(axis=0)})
+    truth = pd.DataFrame(
+        {
+            "model": models,
+            "theta": theta,
+            "q0": q0,
+            "q1": q1,
+            "J": q0 + q1 - 1,
+            "theta_test": z[n_cal:].mean(axis=0),
+        }
+    )
     return SimulatedItems(JudgedItems(rows), rows, truth)
 
 
@@ -189,8 +223,9 @@ def _cell_features() -> tuple[np.ndarray, np.ndarray]:
     return cal.reshape(16, -1), test.reshape(4, -1)
 
 
-def pair_cell_probs(theta: Sequence[float], q0: Sequence[float], q1: Sequence[float],
-                    corr: float) -> tuple[np.ndarray, np.ndarray]:
+def pair_cell_probs(
+    theta: Sequence[float], q0: Sequence[float], q1: Sequence[float], corr: float
+) -> tuple[np.ndarray, np.ndarray]:
     """Cell probabilities of one calibration item (16) and one test item (4), two models.
 
     Cells are ordered as ``itertools.product((0, 1), repeat=4)`` over
@@ -200,24 +235,38 @@ def pair_cell_probs(theta: Sequence[float], q0: Sequence[float], q1: Sequence[fl
     from scipy.stats import multivariate_normal  # ~1 s to import: only when used
 
     ta, tb = theta
-    p11 = float(multivariate_normal(mean=[0, 0], cov=[[1, corr], [corr, 1]]).cdf(
-        [norm_ppf(ta), norm_ppf(tb)])) if 0 < ta < 1 and 0 < tb < 1 else ta * tb
+    p11 = (
+        float(
+            multivariate_normal(mean=[0, 0], cov=[[1, corr], [corr, 1]]).cdf(
+                [norm_ppf(ta), norm_ppf(tb)]
+            )
+        )
+        if 0 < ta < 1 and 0 < tb < 1
+        else ta * tb
+    )
     pz = {(1, 1): p11, (1, 0): ta - p11, (0, 1): tb - p11, (0, 0): 1 - ta - tb + p11}
 
     def ph(h: int, z: int, m: int) -> float:
         pos = q1[m] if z == 1 else 1 - q0[m]
         return pos if h == 1 else 1 - pos
 
-    cal = np.array([pz[(za, zb)] * ph(ha, za, 0) * ph(hb, zb, 1)
-                    for za, ha, zb, hb in _CAL_CELLS])
+    cal = np.array([pz[(za, zb)] * ph(ha, za, 0) * ph(hb, zb, 1) for za, ha, zb, hb in _CAL_CELLS])
     test = cal.reshape(2, 2, 2, 2).sum(axis=(0, 2)).ravel()
     cal, test = np.clip(cal, 0, None), np.clip(test, 0, None)
     return cal / cal.sum(), test / test.sum()
 
 
-def _sweep_chunk(rng: np.random.Generator, pcal: np.ndarray, ptest: np.ndarray, n_cal: int,
-                 n_test: int, r: int, n_boot: int, base: int, alpha: float,
-                 ) -> dict[str, np.ndarray]:
+def _sweep_chunk(
+    rng: np.random.Generator,
+    pcal: np.ndarray,
+    ptest: np.ndarray,
+    n_cal: int,
+    n_test: int,
+    r: int,
+    n_boot: int,
+    base: int,
+    alpha: float,
+) -> dict[str, np.ndarray]:
     """Δθ = θ_B − θ_A of ``r`` replications: bootstrap median, interval and failure."""
     fcal, ftest = _cell_features()
     cal = rng.multinomial(n_cal, pcal, size=r)
@@ -231,16 +280,31 @@ def _sweep_chunk(rng: np.random.Generator, pcal: np.ndarray, ptest: np.ndarray, 
     bc, bh, bt = boot(cal, n_cal), boot(half, n_cal // 2), boot(test, n_test)
 
     def est(c: np.ndarray, t: np.ndarray) -> dict[str, np.ndarray]:
-        return _estimates((c @ fcal).reshape(*c.shape[:-1], 2, _N_CAL),
-                          (t @ ftest).reshape(*t.shape[:-1], 2, _N_TEST), base)
+        return _estimates(
+            (c @ fcal).reshape(*c.shape[:-1], 2, _N_CAL),
+            (t @ ftest).reshape(*t.shape[:-1], 2, _N_TEST),
+            base,
+        )
 
     full, halves = est(bc, bt), est(bh, bt)
-    pfull, phalf = est(cal.astype(float), test.astype(float)), est(half.astype(float),
-                                                                    test.astype(float))
-    reps = {"naive": full["naive"], "rg": full["rg"], "rg_2x": full["rg_2x"],
-            "ppi_1x": halves["ppi_2x"], "ppi_2x": full["ppi_2x"]}
-    plug = {"naive": pfull["naive"], "rg": pfull["rg"], "rg_2x": pfull["rg_2x"],
-            "ppi_1x": phalf["ppi_2x"], "ppi_2x": pfull["ppi_2x"]}
+    pfull, phalf = (
+        est(cal.astype(float), test.astype(float)),
+        est(half.astype(float), test.astype(float)),
+    )
+    reps = {
+        "naive": full["naive"],
+        "rg": full["rg"],
+        "rg_2x": full["rg_2x"],
+        "ppi_1x": halves["ppi_2x"],
+        "ppi_2x": full["ppi_2x"],
+    }
+    plug = {
+        "naive": pfull["naive"],
+        "rg": pfull["rg"],
+        "rg_2x": pfull["rg_2x"],
+        "ppi_1x": phalf["ppi_2x"],
+        "ppi_2x": pfull["ppi_2x"],
+    }
     return {name: _difference_summary(x, plug[name], alpha) for name, x in reps.items()}
 
 
@@ -276,42 +340,66 @@ class Sweep(ResultDisplay):
     def _headline(self) -> str:
         f, s = self.frame, self.settings
         worst = f.groupby("estimator", sort=False)["coverage"].min()
-        return (f"{len(f[['sweep', 'x']].drop_duplicates())} sweep points × {len(worst)} "
-                f"estimators, {s.get('n_reps', 0):,} replications each, δ = "
-                f"{s.get('delta_theta')}; lowest coverage "
-                + ", ".join(f"{k} {v:.2f}" for k, v in worst.items())
-                + f" (nominal {1 - s.get('alpha', 0.05):.2f})")
+        return (
+            f"{len(f[['sweep', 'x']].drop_duplicates())} sweep points × {len(worst)} "
+            f"estimators, {s.get('n_reps', 0):,} replications each, δ = "
+            f"{s.get('delta_theta')}; lowest coverage "
+            + ", ".join(f"{k} {v:.2f}" for k, v in worst.items())
+            + f" (nominal {1 - s.get('alpha', 0.05):.2f})"
+        )
 
     def to_frame(self) -> pd.DataFrame:
         return self.frame.copy()
 
-    def plot(self, axes: Any = None, *, estimators: Sequence[str] | None = None,
-             ) -> np.ndarray:
+    def plot(
+        self,
+        axes: Any = None,
+        *,
+        estimators: Sequence[str] | None = None,
+    ) -> np.ndarray:
         """Figure 1: coverage (top) and bias (bottom) against J_A (left) and ΔJ (right).
 
         ``axes``: a 2 × 2 array of axes to draw into (a new figure when ``None``).
         Returns the 2 × 2 array of :class:`~matplotlib.axes.Axes`.
         """
-        return plot_sweep(self.frame, axes=axes, estimators=estimators,
-                          nominal=1 - self.settings.get("alpha", 0.05))
+        return plot_sweep(
+            self.frame,
+            axes=axes,
+            estimators=estimators,
+            nominal=1 - self.settings.get("alpha", 0.05),
+        )
 
     def __str__(self) -> str:
         s = self.settings
-        head = (f"Sweep over J and ΔJ (δ = θ_B − θ_A = {s['delta_theta']}, q0 = q1, "
-                f"n_cal = {s['n_cal']}, n_test = {s['n_test']}, {s['n_reps']} replications, "
-                f"{s['n_boot']} bootstrap replicates; shared RG uses model "
-                f"{s['shared_from']}'s calibration)")
+        head = (
+            f"Sweep over J and ΔJ (δ = θ_B − θ_A = {s['delta_theta']}, q0 = q1, "
+            f"n_cal = {s['n_cal']}, n_test = {s['n_test']}, {s['n_reps']} replications, "
+            f"{s['n_boot']} bootstrap replicates; shared RG uses model "
+            f"{s['shared_from']}'s calibration)"
+        )
         cols = ["sweep", "x", "estimator", "bias", "coverage", "width", "n_failed"]
         return head + "\n" + self.frame[cols].to_string(index=False, float_format="%.3f")
 
 
-def simulate_sweep(*, j_a_values: Sequence[float] = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8),
-                   delta_j_values: Sequence[float] = (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3),
-                   fixed_delta_j: float = 0.05, fixed_j_a: float = 0.3,
-                   theta_a: float = 0.70, delta_theta: float = 0.05, n_cal: int = 400,
-                   n_test: int = 800, corr: float = 0.5, shared_from: str = "A",
-                   n_reps: int = 200, n_boot: int = 1000, alpha: float = 0.05,
-                   seed: int = 0, progress: bool = True, chunk_size: int = 50_000) -> Sweep:
+def simulate_sweep(
+    *,
+    j_a_values: Sequence[float] = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8),
+    delta_j_values: Sequence[float] = (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3),
+    fixed_delta_j: float = 0.05,
+    fixed_j_a: float = 0.3,
+    theta_a: float = 0.70,
+    delta_theta: float = 0.05,
+    n_cal: int = 400,
+    n_test: int = 800,
+    corr: float = 0.5,
+    shared_from: str = "A",
+    n_reps: int = 200,
+    n_boot: int = 1000,
+    alpha: float = 0.05,
+    seed: int = 0,
+    progress: bool = True,
+    chunk_size: int = 50_000,
+) -> Sweep:
     """Bias and coverage of every Δθ estimator over J_A and ΔJ (Section 5, Figure 1).
 
     Parameters
@@ -351,8 +439,9 @@ def simulate_sweep(*, j_a_values: Sequence[float] = (0.1, 0.2, 0.3, 0.4, 0.5, 0.
     """
     if shared_from not in ("A", "B"):
         raise ValueError(f"shared_from must be 'A' or 'B', got {shared_from!r}")
-    points = ([("J_A", float(j), float(j), float(fixed_delta_j)) for j in j_a_values]
-              + [("delta_J", float(d), float(fixed_j_a), float(d)) for d in delta_j_values])
+    points = [("J_A", float(j), float(j), float(fixed_delta_j)) for j in j_a_values] + [
+        ("delta_J", float(d), float(fixed_j_a), float(d)) for d in delta_j_values
+    ]
     theta = (theta_a, theta_a + delta_theta)
     for _, _, ja, dj in points:
         if not (0 < ja and ja + dj < 1 and 0 <= theta[0] and theta[1] <= 1):
@@ -360,32 +449,60 @@ def simulate_sweep(*, j_a_values: Sequence[float] = (0.1, 0.2, 0.3, 0.4, 0.5, 0.
     rngs = np.random.default_rng(seed).spawn(len(points))
     per = max(1, chunk_size // n_boot)
     rows = []
-    with tqdm(total=len(points) * n_reps, desc="sweep", unit="rep",
-              disable=not progress) as bar:
+    with tqdm(total=len(points) * n_reps, desc="sweep", unit="rep", disable=not progress) as bar:
         for (sweep, x, ja, dj), rng in zip(points, rngs, strict=True):
             q = ((1 + ja) / 2, (1 + ja + dj) / 2)
             pcal, ptest = pair_cell_probs(theta, q, q, corr)
             parts = []
             for start in range(0, n_reps, per):
                 r = min(per, n_reps - start)
-                parts.append(_sweep_chunk(rng, pcal, ptest, n_cal, n_test, r, n_boot,
-                                          0 if shared_from == "A" else 1, alpha))
+                parts.append(
+                    _sweep_chunk(
+                        rng,
+                        pcal,
+                        ptest,
+                        n_cal,
+                        n_test,
+                        r,
+                        n_boot,
+                        0 if shared_from == "A" else 1,
+                        alpha,
+                    )
+                )
                 bar.update(r)
             for name in parts[0]:
                 med, lo, hi, failed = np.concatenate([p[name] for p in parts], axis=1)
-                rows.append({"sweep": sweep, "x": x, "J_A": ja, "J_B": ja + dj,
-                             "estimator": name,
-                             **_summarise(med, lo, hi, failed.astype(bool), delta_theta)})
+                rows.append(
+                    {
+                        "sweep": sweep,
+                        "x": x,
+                        "J_A": ja,
+                        "J_B": ja + dj,
+                        "estimator": name,
+                        **_summarise(med, lo, hi, failed.astype(bool), delta_theta),
+                    }
+                )
     frame = pd.DataFrame(rows)
-    settings = {"theta_a": theta_a, "delta_theta": delta_theta, "n_cal": n_cal,
-                "n_test": n_test, "corr": corr, "shared_from": shared_from,
-                "n_reps": n_reps, "n_boot": n_boot, "alpha": alpha, "seed": seed,
-                "fixed_delta_j": fixed_delta_j, "fixed_j_a": fixed_j_a}
+    settings = {
+        "theta_a": theta_a,
+        "delta_theta": delta_theta,
+        "n_cal": n_cal,
+        "n_test": n_test,
+        "corr": corr,
+        "shared_from": shared_from,
+        "n_reps": n_reps,
+        "n_boot": n_boot,
+        "alpha": alpha,
+        "seed": seed,
+        "fixed_delta_j": fixed_delta_j,
+        "fixed_j_a": fixed_j_a,
+    }
     return Sweep(frame, settings)
 
 
-def _summarise(point: np.ndarray, lo: np.ndarray, hi: np.ndarray, failed: np.ndarray,
-               truth: float) -> dict[str, float]:
+def _summarise(
+    point: np.ndarray, lo: np.ndarray, hi: np.ndarray, failed: np.ndarray, truth: float
+) -> dict[str, float]:
     """Bias, coverage (failures are misses), width and RMSE with Monte Carlo errors."""
     ok = ~failed
     n = len(point)
@@ -393,16 +510,25 @@ def _summarise(point: np.ndarray, lo: np.ndarray, hi: np.ndarray, failed: np.nda
     cover = np.zeros(n, dtype=bool)
     cover[ok] = (lo[ok] <= truth) & (truth <= hi[ok])
     cov = cover.mean()
-    return {"bias": float(err.mean()) if ok.any() else np.nan,
-            "bias_mcse": float(err.std(ddof=1) / np.sqrt(ok.sum())) if ok.sum() > 1 else np.nan,
-            "coverage": float(cov), "coverage_mcse": float(np.sqrt(cov * (1 - cov) / n)),
-            "width": float((hi[ok] - lo[ok]).mean()) if ok.any() else np.nan,
-            "rmse": float(np.sqrt((err ** 2).mean())) if ok.any() else np.nan,
-            "n_reps": int(n), "n_failed": int(failed.sum())}
+    return {
+        "bias": float(err.mean()) if ok.any() else np.nan,
+        "bias_mcse": float(err.std(ddof=1) / np.sqrt(ok.sum())) if ok.sum() > 1 else np.nan,
+        "coverage": float(cov),
+        "coverage_mcse": float(np.sqrt(cov * (1 - cov) / n)),
+        "width": float((hi[ok] - lo[ok]).mean()) if ok.any() else np.nan,
+        "rmse": float(np.sqrt((err**2).mean())) if ok.any() else np.nan,
+        "n_reps": int(n),
+        "n_failed": int(failed.sum()),
+    }
 
 
-def plot_sweep(frame: pd.DataFrame | Sweep, *, axes: Any = None,
-               estimators: Sequence[str] | None = None, nominal: float = 0.95) -> np.ndarray:
+def plot_sweep(
+    frame: pd.DataFrame | Sweep,
+    *,
+    axes: Any = None,
+    estimators: Sequence[str] | None = None,
+    nominal: float = 0.95,
+) -> np.ndarray:
     """Coverage (top row) and bias (bottom row) against J_A (left) and ΔJ (right).
 
     ``frame`` is :attr:`Sweep.frame` (several concatenated, e.g. with the Bayesian
@@ -414,32 +540,45 @@ def plot_sweep(frame: pd.DataFrame | Sweep, *, axes: Any = None,
 
     if isinstance(frame, Sweep):
         frame = frame.frame
-    names = list(estimators) if estimators is not None else list(
-        dict.fromkeys(frame["estimator"]))
+    names = list(estimators) if estimators is not None else list(dict.fromkeys(frame["estimator"]))
     if axes is None:
         _, axes = plt.subplots(2, 2, figsize=(10, 6.5), sharey="row")
     axes = np.asarray(axes).reshape(2, 2)
-    titles = {"J_A": ("J_A", "ΔJ = {:.2f} fixed"), "delta_J": ("ΔJ = J_B − J_A",
-                                                                "J_A = {:.2f} fixed")}
+    titles = {
+        "J_A": ("J_A", "ΔJ = {:.2f} fixed"),
+        "delta_J": ("ΔJ = J_B − J_A", "J_A = {:.2f} fixed"),
+    }
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for col, sweep in enumerate(("J_A", "delta_J")):
         sub = frame[frame["sweep"] == sweep]
-        for row, (what, ylabel) in enumerate((("coverage", "95% CI coverage"),
-                                              ("bias", "bias of Δθ̂"))):
+        for row, (what, ylabel) in enumerate(
+            (("coverage", "95% CI coverage"), ("bias", "bias of Δθ̂"))
+        ):
             ax = axes[row, col]
             for k, name in enumerate(names):
                 s = sub[sub["estimator"] == name].sort_values("x")
                 if len(s):
-                    ax.errorbar(s["x"], s[what], yerr=2 * s[f"{what}_mcse"], marker="o", ms=3,
-                                capsize=2, color=colors[k % len(colors)],
-                                label=_LABELS.get(name, name))
+                    ax.errorbar(
+                        s["x"],
+                        s[what],
+                        yerr=2 * s[f"{what}_mcse"],
+                        marker="o",
+                        ms=3,
+                        capsize=2,
+                        color=colors[k % len(colors)],
+                        label=_LABELS.get(name, name),
+                    )
             ax.axhline(nominal if what == "coverage" else 0.0, ls=":", color="k")
             ax.set_ylabel(ylabel)
             if len(sub):
-                fixed = sub["J_B"].iloc[0] - sub["J_A"].iloc[0] if sweep == "J_A" else \
-                    sub["J_A"].iloc[0]
-                ax.set_title(f"{what} vs {titles[sweep][0]} ({titles[sweep][1].format(fixed)})",
-                             fontsize=9)
+                fixed = (
+                    sub["J_B"].iloc[0] - sub["J_A"].iloc[0]
+                    if sweep == "J_A"
+                    else sub["J_A"].iloc[0]
+                )
+                ax.set_title(
+                    f"{what} vs {titles[sweep][0]} ({titles[sweep][1].format(fixed)})", fontsize=9
+                )
             ax.set_xlabel(titles[sweep][0])
     axes[0, 0].legend(fontsize=7, frameon=False)
     return axes

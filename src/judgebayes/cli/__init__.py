@@ -81,6 +81,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             from judgebayes.core.io import in_file  # not at start-up: it imports judgebayes.core
 
             err = in_file(err, source)  # name the input file unless the error names one
-        print("judgebayes: error: " + (" ".join(str(err).split()) or type(err).__name__),
-              file=sys.stderr)
+        print(
+            "judgebayes: error: " + (" ".join(str(err).split()) or type(err).__name__),
+            file=sys.stderr,
+        )
         return 2

@@ -29,18 +29,29 @@ def _read_human(path: Path) -> dict[str, float]:
     frame = read_frame(path, text_columns=["model"])
     with reading(path):
         if "model" not in frame.columns:
-            raise DataError("missing column 'model'", column="model",
-                            expected="columns model and score (or elo)")
+            raise DataError(
+                "missing column 'model'",
+                column="model",
+                expected="columns model and score (or elo)",
+            )
         others = [c for c in ("score", "elo") if c in frame.columns] or [
-            c for c in frame.columns if c != "model"]
+            c for c in frame.columns if c != "model"
+        ]
         if len(others) != 1:
-            raise DataError(f"cannot tell the score column among {list(frame.columns)}",
-                            expected="columns model and score (or elo)")
+            raise DataError(
+                f"cannot tell the score column among {list(frame.columns)}",
+                expected="columns model and score (or elo)",
+            )
         column = others[0]
         for row, (model, value) in enumerate(zip(frame["model"], frame[column], strict=True)):
             if not isinstance(value, int | float) or value != value:
-                raise DataError("not a number", row=row, column=column, got=value,
-                                expected="a finite score per model")
+                raise DataError(
+                    "not a number",
+                    row=row,
+                    column=column,
+                    got=value,
+                    expected="a finite score per model",
+                )
             if not isinstance(model, str) or not model:
                 raise DataError("missing model name", row=row, column="model")
         return dict(zip(frame["model"], frame[column].astype(float), strict=True))
@@ -50,16 +61,26 @@ def _power(args: argparse.Namespace) -> int:
     from judgebayes.anchors.power import power_table
 
     table = power_table(ties=args.ties, alpha=args.alpha, power=args.power)
-    print(f"One-sided sign test (seed 004, Table 2): α = {args.alpha:g}, power {args.power:g}; "
-          f"base N = discordant pairs, total = N / (1 - ties)")
+    print(
+        f"One-sided sign test (seed 004, Table 2): α = {args.alpha:g}, power {args.power:g}; "
+        f"base N = discordant pairs, total = N / (1 - ties)"
+    )
     print(table)
     if args.out is not None:
         args.out.mkdir(parents=True, exist_ok=True)
         table.to_frame().to_csv(args.out / "power.csv", index=False)
-        write_json(args.out / "summary.json", {
-            "alpha": args.alpha, "power": args.power, "ties": list(args.ties),
-            "win_rate": table.win_rate.tolist(), "n_base": table.n_normal.tolist(),
-            "n_exact": table.n_exact.tolist(), "totals": table.totals.tolist()})
+        write_json(
+            args.out / "summary.json",
+            {
+                "alpha": args.alpha,
+                "power": args.power,
+                "ties": list(args.ties),
+                "win_rate": table.win_rate.tolist(),
+                "n_base": table.n_normal.tolist(),
+                "n_exact": table.n_exact.tolist(),
+                "totals": table.totals.tolist(),
+            },
+        )
         print(f"wrote {args.out / 'power.csv'}, {args.out / 'summary.json'}")
     return 0
 
@@ -81,8 +102,10 @@ def _anchors(args: argparse.Namespace) -> int:
         table = table.one_judge(args.judge)
         result = analyze_anchors(table, human=human, scale=args.scale)
     kind = "quadratic" if table.is_quadratic() else "anchor-based"
-    print(f"{args.file}: {len(table):,} verdicts, {len(table.models)} models, "
-          f"{len(table.prompts):,} prompts ({kind})")
+    print(
+        f"{args.file}: {len(table):,} verdicts, {len(table.models)} models, "
+        f"{len(table.prompts):,} prompts ({kind})"
+    )
     print(result)
     if args.out is not None:
         args.out.mkdir(parents=True, exist_ok=True)
@@ -90,16 +113,26 @@ def _anchors(args: argparse.Namespace) -> int:
         frame = frame[["anchor", "informativeness", "tau_quadratic", "n_total_5pct"]]
         frame.astype({"n_total_5pct": "Int64"}).to_csv(args.out / "anchors.csv", index=False)
         info = result.info.informativeness
-        write_json(args.out / "summary.json", {
-            "file": str(args.file), "judge": table.judges[0], "scale": args.scale,
-            "n_verdicts": len(table), "n_models": len(table.models),
-            "n_prompts": len(table.prompts), "quadratic": table.is_quadratic(),
-            "n_debiased": table.n_debiased, "effect": result.effect,
-            "n_base": result.n_base, "anchors": list(result.info.anchors),
-            "most_informative": result.info.anchors[int(info.argmax())],
-            "least_informative": result.info.anchors[int(info.argmin())],
-            "tau_quadratic_human": result.rankings.tau_quadratic_human,
-            "rows": table.report.to_dict()})
+        write_json(
+            args.out / "summary.json",
+            {
+                "file": str(args.file),
+                "judge": table.judges[0],
+                "scale": args.scale,
+                "n_verdicts": len(table),
+                "n_models": len(table.models),
+                "n_prompts": len(table.prompts),
+                "quadratic": table.is_quadratic(),
+                "n_debiased": table.n_debiased,
+                "effect": result.effect,
+                "n_base": result.n_base,
+                "anchors": list(result.info.anchors),
+                "most_informative": result.info.anchors[int(info.argmax())],
+                "least_informative": result.info.anchors[int(info.argmin())],
+                "tau_quadratic_human": result.rankings.tau_quadratic_human,
+                "rows": table.report.to_dict(),
+            },
+        )
         print(f"wrote {args.out / 'anchors.csv'}, {args.out / 'summary.json'}")
     return 0
 
@@ -107,23 +140,46 @@ def _anchors(args: argparse.Namespace) -> int:
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the verb's parser."""
     p = sub.add_parser(
-        "anchors", help="anchor-based evaluation (seed 004): informativeness, τ, power",
+        "anchors",
+        help="anchor-based evaluation (seed 004): informativeness, τ, power",
         description="judgebayes anchors FILE: per anchor informativeness I(p, A), Kendall τ "
-                    "with the quadratic ranking and N_total at +5% (seed 004). "
-                    "judgebayes anchors power: the sign-test table (Table 2). "
-                    "(A verdict file named 'power' is ./power.)")
-    p.add_argument("file", type=Path, metavar="FILE|power",
-                   help="verdicts: prompt_id, model_a, model_b, verdict (2..-2 or A>>B, A>B, "
-                        "A=B, B>A, B>>A), optional judge; or the word 'power'")
+        "with the quadratic ranking and N_total at +5% (seed 004). "
+        "judgebayes anchors power: the sign-test table (Table 2). "
+        "(A verdict file named 'power' is ./power.)",
+    )
+    p.add_argument(
+        "file",
+        type=Path,
+        metavar="FILE|power",
+        help="verdicts: prompt_id, model_a, model_b, verdict (2..-2 or A>>B, A>B, "
+        "A=B, B>A, B>>A), optional judge; or the word 'power'",
+    )
     p.add_argument("--judge", default=None, help="the judge to analyse (when several)")
-    p.add_argument("--scale", choices=("five", "three"), default="five",
-                   help="verdict scale of the informativeness (default five-point)")
-    p.add_argument("--human", type=Path, default=None,
-                   help="human scores (model, score) for τ with the human ranking")
-    p.add_argument("--ties", nargs="+", type=tie_rate, default=[0.39, 0.55],
-                   help="power: tie rates of the total columns (default 0.39 0.55)")
+    p.add_argument(
+        "--scale",
+        choices=("five", "three"),
+        default="five",
+        help="verdict scale of the informativeness (default five-point)",
+    )
+    p.add_argument(
+        "--human",
+        type=Path,
+        default=None,
+        help="human scores (model, score) for τ with the human ranking",
+    )
+    p.add_argument(
+        "--ties",
+        nargs="+",
+        type=tie_rate,
+        default=[0.39, 0.55],
+        help="power: tie rates of the total columns (default 0.39 0.55)",
+    )
     p.add_argument("--alpha", type=probability, default=0.05, help="power: one-sided level")
     p.add_argument("--power", type=probability, default=0.8, help="power: target power")
-    p.add_argument("--out", type=Path, default=None,
-                   help="write anchors.csv (or power.csv) and summary.json here")
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="write anchors.csv (or power.csv) and summary.json here",
+    )
     p.set_defaults(run=_anchors)

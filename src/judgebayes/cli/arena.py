@@ -47,8 +47,10 @@ def _wrap(text: str) -> str:
 def _hide_human_labels(battles: Battles, n_labelled: int, seed: int) -> Battles:
     """Keep ``human_label`` on ``n_labelled`` battles drawn at random, NaN on the rest."""
     if n_labelled > len(battles):
-        raise DataError(f"--human-labels {n_labelled} is more than the {len(battles)} battles; "
-                        "pass at most --battles")
+        raise DataError(
+            f"--human-labels {n_labelled} is more than the {len(battles)} battles; "
+            "pass at most --battles"
+        )
     frame = battles.frame.copy()
     keep = np.zeros(len(frame), dtype=bool)
     keep[np.random.default_rng(seed).choice(len(frame), n_labelled, replace=False)] = True
@@ -60,10 +62,16 @@ def _soft_board(result: SoftEloResult) -> pd.DataFrame:
     """The Soft-Elo leaderboard: held-out Soft-Elo with its jackknife+ conformal interval."""
     table = result.held.table
     intervals = result.conformal.evaluations["soft"].intervals
-    return pd.DataFrame({
-        "model": table["model"], "elo": table["elo_soft"], "elo_lo": intervals.lower,
-        "elo_hi": intervals.upper, "se": table["se_soft"], "n_battles": table["n_battles"],
-    }).sort_values("elo", ascending=False, ignore_index=True)
+    return pd.DataFrame(
+        {
+            "model": table["model"],
+            "elo": table["elo_soft"],
+            "elo_lo": intervals.lower,
+            "elo_hi": intervals.upper,
+            "se": table["se_soft"],
+            "n_battles": table["n_battles"],
+        }
+    ).sort_values("elo", ascending=False, ignore_index=True)
 
 
 def _covers(board: pd.DataFrame, truth: pd.Series) -> pd.Series:
@@ -73,19 +81,32 @@ def _covers(board: pd.DataFrame, truth: pd.Series) -> pd.Series:
 
 def _side_by_side(hard: pd.DataFrame, soft: pd.DataFrame, truth: pd.Series) -> pd.DataFrame:
     """Both boards on one row per model, sorted by the true Elo."""
+
     def part(board: pd.DataFrame, name: str) -> pd.DataFrame:
         covered = np.where(_covers(board, truth), "yes", "NO")
-        return pd.DataFrame({"model": board["model"], name: board["elo"],
-                             f"{name}_lo": board["elo_lo"], f"{name}_hi": board["elo_hi"],
-                             f"{name}_covers": covered})
+        return pd.DataFrame(
+            {
+                "model": board["model"],
+                name: board["elo"],
+                f"{name}_lo": board["elo_lo"],
+                f"{name}_hi": board["elo_hi"],
+                f"{name}_covers": covered,
+            }
+        )
 
     frame = truth.rename("true_elo").rename_axis("model").reset_index()
     frame = frame.merge(part(hard, "hard"), on="model").merge(part(soft, "soft"), on="model")
     return frame.sort_values("true_elo", ascending=False, ignore_index=True)
 
 
-def _demo_figure(path: Path, hard: pd.DataFrame, soft: pd.DataFrame, truth: pd.Series,
-                 titles: tuple[str, str], alpha: float) -> Path:
+def _demo_figure(
+    path: Path,
+    hard: pd.DataFrame,
+    soft: pd.DataFrame,
+    truth: pd.Series,
+    titles: tuple[str, str],
+    alpha: float,
+) -> Path:
     """Two forest panels, the same models in the same rows (by true Elo), shared Elo axis."""
     import matplotlib
 
@@ -93,16 +114,22 @@ def _demo_figure(path: Path, hard: pd.DataFrame, soft: pd.DataFrame, truth: pd.S
     import matplotlib.pyplot as plt
 
     order = truth.sort_values(ascending=False).index
-    fig, axes = plt.subplots(1, 2, sharex=True, sharey=True,
-                             figsize=(11, 0.16 * len(order) + 1.6))
-    labels = (f"Hard-Elo, {100 * (1 - alpha):g}% bootstrap interval",
-              f"Soft-Elo, {100 * (1 - alpha):g}% conformal interval")
+    fig, axes = plt.subplots(1, 2, sharex=True, sharey=True, figsize=(11, 0.16 * len(order) + 1.6))
+    labels = (
+        f"Hard-Elo, {100 * (1 - alpha):g}% bootstrap interval",
+        f"Soft-Elo, {100 * (1 - alpha):g}% conformal interval",
+    )
     for ax, board, title, label in zip(axes, (hard, soft), titles, labels, strict=True):
         frame = board.set_index("model").loc[order].reset_index()
         forest(frame, ax=ax, alpha=alpha, truth=truth.to_dict(), max_models=len(frame))
         handles, names = ax.get_legend_handles_labels()
-        ax.legend(handles, [label if name.startswith("Elo") else "true Elo" for name in names],
-                  loc="lower right", fontsize=7, frameon=False)
+        ax.legend(
+            handles,
+            [label if name.startswith("Elo") else "true Elo" for name in names],
+            loc="lower right",
+            fontsize=7,
+            frameon=False,
+        )
         ax.set_title(title, fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=130)
@@ -115,62 +142,101 @@ def _demo(args: argparse.Namespace) -> int:
     sim = simulate_arena(args.models, args.battles, seed=args.seed)
     battles = _hide_human_labels(sim.battles, args.human_labels, args.seed)
     level = f"{100 * (1 - args.alpha):g}%"
-    hard = bootstrap_bt(battles, target="judge_label", n_boot=args.n_boot, alpha=args.alpha,
-                        seed=args.seed, progress=not args.no_progress)
-    soft = run_softelo(battles, n_boot=args.held_out_boot, alpha=args.alpha, seed=args.seed,
-                       conformal="jackknife+", progress=not args.no_progress)
+    hard = bootstrap_bt(
+        battles,
+        target="judge_label",
+        n_boot=args.n_boot,
+        alpha=args.alpha,
+        seed=args.seed,
+        progress=not args.no_progress,
+    )
+    soft = run_softelo(
+        battles,
+        n_boot=args.held_out_boot,
+        alpha=args.alpha,
+        seed=args.seed,
+        conformal="jackknife+",
+        progress=not args.no_progress,
+    )
     elapsed = time.perf_counter() - start
     truth = sim.elo
     hard_board, soft_board = hard.to_frame(), _soft_board(soft)
     n = len(truth)
-    cover = {"hard": int(_covers(hard_board, truth).sum()),
-             "soft": int(_covers(soft_board, truth).sum())}
-    width = {"hard": float((hard_board["elo_hi"] - hard_board["elo_lo"]).median()),
-             "soft": float((soft_board["elo_hi"] - soft_board["elo_lo"]).median())}
-    error = {name: float((b["elo"] - b["model"].map(truth)).abs().mean())
-             for name, b in (("hard", hard_board), ("soft", soft_board))}
+    cover = {
+        "hard": int(_covers(hard_board, truth).sum()),
+        "soft": int(_covers(soft_board, truth).sum()),
+    }
+    width = {
+        "hard": float((hard_board["elo_hi"] - hard_board["elo_lo"]).median()),
+        "soft": float((soft_board["elo_hi"] - soft_board["elo_lo"]).median()),
+    }
+    error = {
+        name: float((b["elo"] - b["model"].map(truth)).abs().mean())
+        for name, b in (("hard", hard_board), ("soft", soft_board))
+    }
     temp = soft.temperature
-    print(_wrap(f"Simulated arena: {args.models} models, {args.battles:,} battles judged by an "
-          f"LLM, human labels on {args.human_labels:,} of them (seed {args.seed}).\n"
-          f"hard: Hard-Elo from the judge's labels alone, {level} bootstrap intervals "
-          f"({args.n_boot} replicates).\n"
-          f"soft: Soft-Elo, BT on σ(β·s) with β = {temp.beta:.2f} fitted on {temp.n:,} decisive "
-          f"human labels, held out per model (Algorithm 1 of seed 000), {level} jackknife+ "
-          f"conformal intervals on the human Elo axis.\n"))
+    print(
+        _wrap(
+            f"Simulated arena: {args.models} models, {args.battles:,} battles judged by an "
+            f"LLM, human labels on {args.human_labels:,} of them (seed {args.seed}).\n"
+            f"hard: Hard-Elo from the judge's labels alone, {level} bootstrap intervals "
+            f"({args.n_boot} replicates).\n"
+            f"soft: Soft-Elo, BT on σ(β·s) with β = {temp.beta:.2f} fitted on {temp.n:,} decisive "
+            f"human labels, held out per model (Algorithm 1 of seed 000), {level} jackknife+ "
+            f"conformal intervals on the human Elo axis.\n"
+        )
+    )
     table = _side_by_side(hard_board, soft_board, truth)
     print(table.to_string(index=False, float_format=lambda v: f"{v:.0f}"))
     human = soft.conformal.evaluations["soft"]
-    print("\n" + _wrap(f"coverage of the true Elo at nominal {level}: Hard-Elo {cover['hard']}/{n} "
-          f"({cover['hard'] / n:.0%}), Soft-Elo {cover['soft']}/{n} ({cover['soft'] / n:.0%}).\n"
-          f"median interval width {width['hard']:.0f} → {width['soft']:.0f} Elo; mean |error| "
-          f"{error['hard']:.0f} → {error['soft']:.0f} Elo.\n"
-          f"The judge's hard labels stretch the Elo axis (true span "
-          f"{truth.min():.0f}–{truth.max():.0f}, Hard-Elo {hard_board['elo'].min():.0f}–"
-          f"{hard_board['elo'].max():.0f}), and its bootstrap intervals measure only sampling "
-          f"noise, so they miss. Soft-Elo puts the judge on the human scale; its conformal "
-          f"intervals are calibrated against the held-out human-label Elo (which they cover for "
-          f"{human.coverage:.0%} of the models, ⌈(1−α)n⌉/n by construction) and are wide "
-          f"because {args.human_labels:,} human labels make that reference noisy. (The same "
-          f"conformal step around the held-out Hard-Elo would cover too, at a median width of "
-          f"{float(np.median(soft.conformal.evaluations['hard'].intervals.width)):.0f} Elo: the "
-          f"soft targets, not the conformal step, make the intervals narrow.)\n"
-          f"{elapsed:.1f} s."))
+    print(
+        "\n"
+        + _wrap(
+            f"coverage of the true Elo at nominal {level}: Hard-Elo {cover['hard']}/{n} "
+            f"({cover['hard'] / n:.0%}), Soft-Elo {cover['soft']}/{n} ({cover['soft'] / n:.0%}).\n"
+            f"median interval width {width['hard']:.0f} → {width['soft']:.0f} Elo; mean |error| "
+            f"{error['hard']:.0f} → {error['soft']:.0f} Elo.\n"
+            f"The judge's hard labels stretch the Elo axis (true span "
+            f"{truth.min():.0f}–{truth.max():.0f}, Hard-Elo {hard_board['elo'].min():.0f}–"
+            f"{hard_board['elo'].max():.0f}), and its bootstrap intervals measure only sampling "
+            f"noise, so they miss. Soft-Elo puts the judge on the human scale; its conformal "
+            f"intervals are calibrated against the held-out human-label Elo (which they cover for "
+            f"{human.coverage:.0%} of the models, ⌈(1−α)n⌉/n by construction) and are wide "
+            f"because {args.human_labels:,} human labels make that reference noisy. (The same "
+            f"conformal step around the held-out Hard-Elo would cover too, at a median width of "
+            f"{float(np.median(soft.conformal.evaluations['hard'].intervals.width)):.0f} Elo: the "
+            f"soft targets, not the conformal step, make the intervals narrow.)\n"
+            f"{elapsed:.1f} s."
+        )
+    )
     summary = board_summary(
-        hard, simulated=True, seconds=elapsed, human_labels=args.human_labels,
+        hard,
+        simulated=True,
+        seconds=elapsed,
+        human_labels=args.human_labels,
         coverage_of_truth={"hard": cover["hard"] / n, "soft": cover["soft"] / n},
-        median_width=width, mean_abs_error=error,
-        soft={"beta": temp.beta, "n_beta_labels": temp.n, "n_boot": args.held_out_boot,
-              "conformal": "jackknife+", "coverage_of_human_elo": human.coverage,
-              "methods": soft.summary().to_dict("records")})
+        median_width=width,
+        mean_abs_error=error,
+        soft={
+            "beta": temp.beta,
+            "n_beta_labels": temp.n,
+            "n_boot": args.held_out_boot,
+            "conformal": "jackknife+",
+            "coverage_of_human_elo": human.coverage,
+            "methods": soft.summary().to_dict("records"),
+        },
+    )
     written = write_board(args.out, hard, summary, plot=False)
     if written:
         written.append(args.out / "leaderboard_soft.csv")
         soft_board.to_csv(written[-1], index=False)
-        titles = (f"Hard-Elo, judge only: covers {cover['hard']}/{n} true Elo",
-                  f"Soft-Elo, β from {args.human_labels:,} human labels: covers "
-                  f"{cover['soft']}/{n}")
-        written.append(_demo_figure(args.out / "forest.png", hard_board, soft_board, truth,
-                                    titles, args.alpha))
+        titles = (
+            f"Hard-Elo, judge only: covers {cover['hard']}/{n} true Elo",
+            f"Soft-Elo, β from {args.human_labels:,} human labels: covers {cover['soft']}/{n}",
+        )
+        written.append(
+            _demo_figure(args.out / "forest.png", hard_board, soft_board, truth, titles, args.alpha)
+        )
         print("wrote " + ", ".join(str(p) for p in written))
     return 0
 
@@ -178,28 +244,43 @@ def _demo(args: argparse.Namespace) -> int:
 def _elo(args: argparse.Namespace) -> int:
     target = TARGETS.get(args.target, args.target) if args.target else None
     streamed = args.format == "parquet" or (
-        args.format in ("csv", "arena") and (args.file.is_dir() or args.file.suffix.lower()
-                                             in (".parquet", ".pq")))
+        args.format in ("csv", "arena")
+        and (args.file.is_dir() or args.file.suffix.lower() in (".parquet", ".pq"))
+    )
     if streamed:  # pair statistics batch by batch: memory grows with pairs, not battles
         from judgebayes.core.stream import scan_pairs
 
-        scan = scan_pairs(args.file, target=target,
-                          format="arena" if args.format == "arena" else "table",
-                          columns=dict(args.map or ()), labels=dict(args.label or ()),
-                          on_invalid="drop" if args.drop_invalid else "raise",
-                          progress=not args.no_progress)
+        scan = scan_pairs(
+            args.file,
+            target=target,
+            format="arena" if args.format == "arena" else "table",
+            columns=dict(args.map or ()),
+            labels=dict(args.label or ()),
+            on_invalid="drop" if args.drop_invalid else "raise",
+            progress=not args.no_progress,
+        )
         if args.judge is None and len(scan.judges) > 1 and not args.pool_judges:
-            raise DataError(f"{args.file} holds verdicts of {len(scan.judges)} judges; pick one "
-                            f"with --judge NAME (e.g. --judge {scan.judges[0]}) or pass "
-                            "--pool-judges")
+            raise DataError(
+                f"{args.file} holds verdicts of {len(scan.judges)} judges; pick one "
+                f"with --judge NAME (e.g. --judge {scan.judges[0]}) or pass "
+                "--pool-judges"
+            )
         data, target = scan.pair_stats(args.judge), scan.target
     else:
         data = one_judge(args, may_pool=True)
-    board = bootstrap_bt(data, target=target, lam=args.lam, n_boot=args.n_boot,
-                         alpha=args.alpha, seed=args.seed, progress=not args.no_progress)
+    board = bootstrap_bt(
+        data,
+        target=target,
+        lam=args.lam,
+        n_boot=args.n_boot,
+        alpha=args.alpha,
+        seed=args.seed,
+        progress=not args.no_progress,
+    )
     print(board)
-    summary = board_summary(board, file=str(args.file), format=args.format, judge=args.judge,
-                            streamed=streamed)
+    summary = board_summary(
+        board, file=str(args.file), format=args.format, judge=args.judge, streamed=streamed
+    )
     written = write_board(args.out, board, summary, plot=args.out is not None)
     if written:
         print("wrote " + ", ".join(str(p) for p in written))
@@ -208,44 +289,78 @@ def _elo(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the verb's parser."""
-    demo = sub.add_parser("demo", help="simulate a judged arena with a few human labels; "
-                                       "judge-only Hard-Elo beside calibrated Soft-Elo")
+    demo = sub.add_parser(
+        "demo",
+        help="simulate a judged arena with a few human labels; "
+        "judge-only Hard-Elo beside calibrated Soft-Elo",
+    )
     demo.add_argument("--models", type=count, default=55)
     demo.add_argument("--battles", type=positive_int, default=25_000)
-    demo.add_argument("--human-labels", type=positive_int, default=2_500,
-                      help="battles that keep their human label (the rest: judge only)")
-    demo.add_argument("--n-boot", type=count, default=1000,
-                      help="bootstrap replicates of the Hard-Elo board")
-    demo.add_argument("--held-out-boot", type=count, default=20,
-                      help="within-model bootstrap replicates of the held-out SEs")
+    demo.add_argument(
+        "--human-labels",
+        type=positive_int,
+        default=2_500,
+        help="battles that keep their human label (the rest: judge only)",
+    )
+    demo.add_argument(
+        "--n-boot", type=count, default=1000, help="bootstrap replicates of the Hard-Elo board"
+    )
+    demo.add_argument(
+        "--held-out-boot",
+        type=count,
+        default=20,
+        help="within-model bootstrap replicates of the held-out SEs",
+    )
     demo.add_argument("--alpha", type=probability, default=0.1)
     demo.add_argument("--seed", type=non_negative_int, default=0)
-    demo.add_argument("--out", type=Path, default=Path("judgebayes-demo"),
-                      help="folder for leaderboard.csv (Hard-Elo), leaderboard_soft.csv, "
-                           "summary.json, forest.png (both boards)")
+    demo.add_argument(
+        "--out",
+        type=Path,
+        default=Path("judgebayes-demo"),
+        help="folder for leaderboard.csv (Hard-Elo), leaderboard_soft.csv, "
+        "summary.json, forest.png (both boards)",
+    )
     demo.add_argument("--no-progress", action="store_true")
     demo.set_defaults(run=_demo)
     elo = sub.add_parser("elo", help="Bradley–Terry Elo leaderboard with bootstrap intervals")
-    elo.add_argument("file", type=Path,
-                     help="battles file; Parquet (a file or a folder of them) is streamed")
-    elo.add_argument("--format", choices=(*FORMATS, "parquet"), required=True,
-                     help="parquet: a Parquet table in the Battles schema (as csv); csv and "
-                          "arena read .parquet files and folders by streaming too")
-    elo.add_argument("--target", default=None,
-                     help="judge, human, or a column name (default: judge if present)")
+    elo.add_argument(
+        "file", type=Path, help="battles file; Parquet (a file or a folder of them) is streamed"
+    )
+    elo.add_argument(
+        "--format",
+        choices=(*FORMATS, "parquet"),
+        required=True,
+        help="parquet: a Parquet table in the Battles schema (as csv); csv and "
+        "arena read .parquet files and folders by streaming too",
+    )
+    elo.add_argument(
+        "--target", default=None, help="judge, human, or a column name (default: judge if present)"
+    )
     elo.add_argument("--judge", default=None, help="use this judge's verdicts only")
-    elo.add_argument("--pool-judges", action="store_true",
-                     help="fit all judges' verdicts together")
-    elo.add_argument("--map", nargs="*", type=column_pair, metavar="THEIRS=OURS",
-                     help="column mapping for --format csv, e.g. left=model_a")
-    elo.add_argument("--label", nargs="*", type=label_pair, metavar="VALUE=P",
-                     help="label mapping for --format csv, e.g. A=1 B=0 tie=0.5")
+    elo.add_argument("--pool-judges", action="store_true", help="fit all judges' verdicts together")
+    elo.add_argument(
+        "--map",
+        nargs="*",
+        type=column_pair,
+        metavar="THEIRS=OURS",
+        help="column mapping for --format csv, e.g. left=model_a",
+    )
+    elo.add_argument(
+        "--label",
+        nargs="*",
+        type=label_pair,
+        metavar="VALUE=P",
+        help="label mapping for --format csv, e.g. A=1 B=0 tie=0.5",
+    )
     elo.add_argument("--lam", type=non_negative, default=0.01)
     elo.add_argument("--n-boot", type=count, default=1000)
     elo.add_argument("--alpha", type=probability, default=0.05)
     elo.add_argument("--seed", type=non_negative_int, default=0)
-    elo.add_argument("--drop-invalid", action="store_true",
-                     help="drop invalid rows (counted in the summary) instead of failing")
+    elo.add_argument(
+        "--drop-invalid",
+        action="store_true",
+        help="drop invalid rows (counted in the summary) instead of failing",
+    )
     elo.add_argument("--out", type=Path, default=None)
     elo.add_argument("--no-progress", action="store_true")
     elo.set_defaults(run=_elo)

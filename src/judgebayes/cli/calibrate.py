@@ -40,35 +40,57 @@ def _bayes(args: argparse.Namespace, items: JudgedItems, baseline: str) -> list[
 
     from judgebayes.calibration.posterior import fit_calibration
 
-    bayes = fit_calibration(items, designs=args.designs, method=args.method,
-                            chains=args.chains, draws=args.draws, warmup=args.draws,
-                            seed=args.seed, alpha=args.alpha, progress=not args.no_progress)
+    bayes = fit_calibration(
+        items,
+        designs=args.designs,
+        method=args.method,
+        chains=args.chains,
+        draws=args.draws,
+        warmup=args.draws,
+        seed=args.seed,
+        alpha=args.alpha,
+        progress=not args.no_progress,
+    )
     others = [m for m in bayes.models if m != baseline]
     rows = bayes.summary(baseline, baseline).to_dict("records")  # per model: θ, q0, q1, J
     for design in bayes.fits:
         for m in others:
             for q in ("theta", "J"):
-                rows.append(bayes.difference(m, baseline, design=design, quantity=q)
-                            .to_frame().iloc[0].to_dict())
+                rows.append(
+                    bayes.difference(m, baseline, design=design, quantity=q)
+                    .to_frame()
+                    .iloc[0]
+                    .to_dict()
+                )
     table = pd.DataFrame(rows)[["design", "quantity", "estimate", "lo", "hi"]]
     level = f"{100 * (1 - args.alpha):g}%"
-    print(f"\nBayesian calibration designs ({', '.join(bayes.fits)}; "
-          f"{'NUTS' if args.method == 'nuts' else 'MAP + Laplace'}): posterior medians and "
-          f"{level} credible intervals of Δθ against {baseline}")
+    print(
+        f"\nBayesian calibration designs ({', '.join(bayes.fits)}; "
+        f"{'NUTS' if args.method == 'nuts' else 'MAP + Laplace'}): posterior medians and "
+        f"{level} credible intervals of Δθ against {baseline}"
+    )
     delta = table[table["quantity"].str.contains(" - ")]
-    text = [f"{e:+.3f} [{lo:+.3f}, {hi:+.3f}]" for e, lo, hi in
-            zip(delta["estimate"], delta["lo"], delta["hi"], strict=True)]
-    print(delta.assign(posterior=text).pivot(index="quantity", columns="design",
-                                              values="posterior")
-          .reindex(columns=list(bayes.fits)).to_string())
+    text = [
+        f"{e:+.3f} [{lo:+.3f}, {hi:+.3f}]"
+        for e, lo, hi in zip(delta["estimate"], delta["lo"], delta["hi"], strict=True)
+    ]
+    print(
+        delta.assign(posterior=text)
+        .pivot(index="quantity", columns="design", values="posterior")
+        .reindex(columns=list(bayes.fits))
+        .to_string()
+    )
     loo = None
     if len(bayes.fits) > 1:
         with warnings.catch_warnings():  # ArviZ's own sort_values(inplace=True) deprecation
             warnings.filterwarnings("ignore", message="The inplace keyword")
             loo = bayes.loo().rename_axis("design").reset_index()
         print("\nPSIS-LOO, one term per item (every model's answer to it):")
-        print(loo[["design", "rank", "elpd_loo", "p_loo", "elpd_diff", "dse", "weight"]]
-              .to_string(index=False, float_format=lambda v: f"{v:.2f}"))
+        print(
+            loo[["design", "rank", "elpd_loo", "p_loo", "elpd_diff", "dse", "weight"]].to_string(
+                index=False, float_format=lambda v: f"{v:.2f}"
+            )
+        )
     if args.out is None:
         return []
     written = [args.out / "bayes_designs.csv"]
@@ -87,10 +109,18 @@ def _calibrate(args: argparse.Namespace) -> int:
 
     require_file(args.file)
     with reading(args.file):
-        items = read_judged_items(args.file, columns=dict(args.map or ()),
-                                  labels=dict(args.label or ()))
-    result = calibrate(items, baseline=args.baseline, n_boot=args.n_boot, alpha=args.alpha,
-                       n_splits=args.n_splits, seed=args.seed, progress=not args.no_progress)
+        items = read_judged_items(
+            args.file, columns=dict(args.map or ()), labels=dict(args.label or ())
+        )
+    result = calibrate(
+        items,
+        baseline=args.baseline,
+        n_boot=args.n_boot,
+        alpha=args.alpha,
+        n_splits=args.n_splits,
+        seed=args.seed,
+        progress=not args.no_progress,
+    )
     print(result)
     print()
     print(result.report())
@@ -103,51 +133,98 @@ def _calibrate(args: argparse.Namespace) -> int:
         comparisons = pd.concat([c.to_frame() for c in result.comparisons()], ignore_index=True)
         comparisons.to_csv(args.out / "comparisons.csv", index=False)
         result.diagnostics().to_csv(args.out / "diagnostics.csv", index=False)
-        info = {"file": str(args.file), "baseline": result.baseline, "n_boot": args.n_boot,
-                "n_splits": args.n_splits, "alpha": args.alpha, "seed": args.seed,
-                "models": list(result.models), "report": result.report().to_dict()}
+        info = {
+            "file": str(args.file),
+            "baseline": result.baseline,
+            "n_boot": args.n_boot,
+            "n_splits": args.n_splits,
+            "alpha": args.alpha,
+            "seed": args.seed,
+            "models": list(result.models),
+            "report": result.report().to_dict(),
+        }
         if args.bayes:
-            info["bayes"] = {"designs": list(args.designs or ()) or "default",
-                             "method": args.method, "chains": args.chains,
-                             "draws": args.draws}
+            info["bayes"] = {
+                "designs": list(args.designs or ()) or "default",
+                "method": args.method,
+                "chains": args.chains,
+                "draws": args.draws,
+            }
         write_json(args.out / "summary.json", info)
-        files = [args.out / n for n in ("estimates.csv", "comparisons.csv", "diagnostics.csv",
-                                        "summary.json")] + bayes_files
+        files = [
+            args.out / n
+            for n in ("estimates.csv", "comparisons.csv", "diagnostics.csv", "summary.json")
+        ] + bayes_files
         print(f"wrote {', '.join(map(str, files))}")
     return 0
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the verb's parser."""
-    cal = sub.add_parser("calibrate", help="judge misclassification (seed 001): naive, "
-                                           "Rogan-Gladen, PPI++ with q0, q1, J and ΔJ")
-    cal.add_argument("file", type=Path, help="judged items: model, item_id, judge_label, "
-                                             "human_label (calibration subset), optional run")
-    cal.add_argument("--baseline", default=None,
-                     help="model whose calibration the shared RG reuses (default: most labels)")
+    cal = sub.add_parser(
+        "calibrate",
+        help="judge misclassification (seed 001): naive, Rogan-Gladen, PPI++ with q0, q1, J and ΔJ",
+    )
+    cal.add_argument(
+        "file",
+        type=Path,
+        help="judged items: model, item_id, judge_label, "
+        "human_label (calibration subset), optional run",
+    )
+    cal.add_argument(
+        "--baseline",
+        default=None,
+        help="model whose calibration the shared RG reuses (default: most labels)",
+    )
     cal.add_argument("--map", nargs="*", type=column_pair, metavar="THEIRS=OURS")
-    cal.add_argument("--label", nargs="*", type=label_pair, metavar="VALUE=P",
-                     help="e.g. yes=1 no=0")
-    cal.add_argument("--n-boot", type=int_at_least(100), default=2000,
-                     help="bootstrap replicates (at least 100)")
-    cal.add_argument("--n-splits", type=positive_int, default=20,
-                     help="random calibration halves pooled for PPI++ 1x (Appendix E.4)")
+    cal.add_argument(
+        "--label", nargs="*", type=label_pair, metavar="VALUE=P", help="e.g. yes=1 no=0"
+    )
+    cal.add_argument(
+        "--n-boot", type=int_at_least(100), default=2000, help="bootstrap replicates (at least 100)"
+    )
+    cal.add_argument(
+        "--n-splits",
+        type=positive_int,
+        default=20,
+        help="random calibration halves pooled for PPI++ 1x (Appendix E.4)",
+    )
     cal.add_argument("--alpha", type=probability, default=0.05)
     cal.add_argument("--seed", type=non_negative_int, default=0)
-    cal.add_argument("--out", type=Path, default=None,
-                     help="write estimates.csv, comparisons.csv, diagnostics.csv, summary.json "
-                          "(with --bayes also bayes_designs.csv and loo.csv)")
+    cal.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="write estimates.csv, comparisons.csv, diagnostics.csv, summary.json "
+        "(with --bayes also bayes_designs.csv and loo.csv)",
+    )
     bayes = cal.add_argument_group("Bayesian latent-class designs (--bayes)")
-    bayes.add_argument("--bayes", action="store_true",
-                       help="also fit the Bayesian designs (shared, model_specific, "
-                            "hierarchical, paired) and print their Δθ posteriors and LOO")
-    bayes.add_argument("--designs", nargs="+", choices=DESIGN_NAMES, default=None,
-                       help="designs to fit (default: shared model_specific hierarchical "
-                            "paired; paired only up to 6 models)")
-    bayes.add_argument("--method", choices=("nuts", "map"), default="nuts",
-                       help="NUTS, or MAP with Laplace draws (faster, approximate)")
+    bayes.add_argument(
+        "--bayes",
+        action="store_true",
+        help="also fit the Bayesian designs (shared, model_specific, "
+        "hierarchical, paired) and print their Δθ posteriors and LOO",
+    )
+    bayes.add_argument(
+        "--designs",
+        nargs="+",
+        choices=DESIGN_NAMES,
+        default=None,
+        help="designs to fit (default: shared model_specific hierarchical "
+        "paired; paired only up to 6 models)",
+    )
+    bayes.add_argument(
+        "--method",
+        choices=("nuts", "map"),
+        default="nuts",
+        help="NUTS, or MAP with Laplace draws (faster, approximate)",
+    )
     bayes.add_argument("--chains", type=positive_int, default=2)
-    bayes.add_argument("--draws", type=int_at_least(50), default=500,
-                       help="draws per chain after as many warm-up iterations")
+    bayes.add_argument(
+        "--draws",
+        type=int_at_least(50),
+        default=500,
+        help="draws per chain after as many warm-up iterations",
+    )
     cal.add_argument("--no-progress", action="store_true")
     cal.set_defaults(run=_calibrate)

@@ -87,8 +87,14 @@ def label_pair(text: str) -> tuple[str, float]:
     return key, p
 
 
-def write_board(out: Path | None, board: BootstrapElo, summary: dict, *, plot: bool,
-           truth: dict[str, float] | None = None) -> list[Path]:
+def write_board(
+    out: Path | None,
+    board: BootstrapElo,
+    summary: dict,
+    *,
+    plot: bool,
+    truth: dict[str, float] | None = None,
+) -> list[Path]:
     if out is None:
         return []
     out.mkdir(parents=True, exist_ok=True)
@@ -111,10 +117,18 @@ def write_board(out: Path | None, board: BootstrapElo, summary: dict, *, plot: b
 
 def board_summary(board: BootstrapElo, **extra: object) -> dict:
     fit = board.fit
-    return {"target": fit.target, "lam": fit.lam, "n_models": len(fit.models),
-            "n_boot": len(board.replicates), "alpha": board.alpha, "scheme": board.scheme,
-            "seed": board.seed, "rows": fit.report.to_dict(), "graph": fit.graph.to_dict(),
-            **extra}
+    return {
+        "target": fit.target,
+        "lam": fit.lam,
+        "n_models": len(fit.models),
+        "n_boot": len(board.replicates),
+        "alpha": board.alpha,
+        "scheme": board.scheme,
+        "seed": board.seed,
+        "rows": fit.report.to_dict(),
+        "graph": fit.graph.to_dict(),
+        **extra,
+    }
 
 
 def print_board(board: BootstrapElo, extra_cols: dict | None = None) -> None:
@@ -126,13 +140,19 @@ def print_board(board: BootstrapElo, extra_cols: dict | None = None) -> None:
 
 def one_judge(args: argparse.Namespace, *, may_pool: bool) -> Battles:
     """Read ``args.file`` (``--format``, ``--map``, ``--label``) and keep one judge's battles."""
-    battles = read_battles(args.file, args.format, columns=dict(args.map or ()),
-                           labels=dict(args.label or ()),
-                           on_invalid="drop" if args.drop_invalid else "raise")
+    battles = read_battles(
+        args.file,
+        args.format,
+        columns=dict(args.map or ()),
+        labels=dict(args.label or ()),
+        on_invalid="drop" if args.drop_invalid else "raise",
+    )
     if args.judge is not None:
         return battles.for_judge(args.judge)
     if len(battles.judges) > 1 and not (may_pool and args.pool_judges):
-        raise DataError(f"{args.file} holds verdicts of {len(battles.judges)} judges; pick one "
-                        f"with --judge NAME (e.g. --judge {battles.judges[0]})"
-                        + (" or pass --pool-judges" if may_pool else ""))
+        raise DataError(
+            f"{args.file} holds verdicts of {len(battles.judges)} judges; pick one "
+            f"with --judge NAME (e.g. --judge {battles.judges[0]})"
+            + (" or pass --pool-judges" if may_pool else "")
+        )
     return battles

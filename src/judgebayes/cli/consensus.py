@@ -45,8 +45,12 @@ def _read(args: argparse.Namespace) -> tuple[str, object]:
     with reading(path):
         if fmt == "table" or (fmt == "auto" and list(frame.columns[:2]) == ["row", "method"]):
             return "table", elo_table_from_frame(frame, str(path))
-        return "battles", read_table(frame, columns=dict(args.map or ()),
-                                     labels=dict(args.label or ()), on_invalid=on_invalid)
+        return "battles", read_table(
+            frame,
+            columns=dict(args.map or ()),
+            labels=dict(args.label or ()),
+            on_invalid=on_invalid,
+        )
 
 
 def _reference(path: Path | None) -> pd.Series | None:
@@ -57,13 +61,21 @@ def _reference(path: Path | None) -> pd.Series | None:
     with reading(path):
         value = next((c for c in ("arena_elo", "elo", "human") if c in frame), None)
         if "model" not in frame or value is None:
-            raise DataError(f"columns {list(frame.columns)}", column="model",
-                            expected="a CSV with columns model and elo (or arena_elo)")
+            raise DataError(
+                f"columns {list(frame.columns)}",
+                column="model",
+                expected="a CSV with columns model and elo (or arena_elo)",
+            )
         elo = pd.to_numeric(frame[value], errors="coerce")
         if elo.isna().any():
             row = int(np.flatnonzero(elo.isna().to_numpy())[0])
-            raise DataError("Elo is not a number", row=row, column=value,
-                            got=frame[value].iloc[row], expected="a finite number")
+            raise DataError(
+                "Elo is not a number",
+                row=row,
+                column=value,
+                got=frame[value].iloc[row],
+                expected="a finite number",
+            )
     return pd.Series(elo.to_numpy(float), index=frame["model"].astype(str), name=path.stem)
 
 
@@ -71,33 +83,41 @@ def _print_comparison(comparison: object, digits: int = 2) -> None:
     sd = comparison.sd.rename(columns=lambda m: f"sd_{_short(m)}")
     print("inter-judge SD (ddof = 1) by model:")
     print(sd.reset_index().to_string(index=False, float_format=lambda v: f"{v:.{digits}f}"))
-    print("average: " + ", ".join(f"{_short(m)} {v:.{digits}f}"
-                                  for m, v in comparison.mean_sd.items()))
+    print(
+        "average: "
+        + ", ".join(f"{_short(m)} {v:.{digits}f}" for m, v in comparison.mean_sd.items())
+    )
     if comparison.correlation is not None:
         name = comparison.reference.name or "reference"
         print(f"\nPearson r with {name!r} (mean over judges; consensus = mean rating):")
         table = comparison.correlation.rename(columns=lambda m: f"r_{_short(m)}")
         print(table.reset_index().to_string(index=False, float_format=lambda v: f"{v:.3f}"))
-        print("mean: " + ", ".join(f"{_short(m)} {v:.3f}"
-                                   for m, v in comparison.mean_correlation.items()))
+        print(
+            "mean: "
+            + ", ".join(f"{_short(m)} {v:.3f}" for m, v in comparison.mean_correlation.items())
+        )
 
 
 def _summary(comparison: object) -> dict:
-    out = {"methods": [_short(m) for m in comparison.sd.columns],
-           "mean_sd": {_short(m): v for m, v in comparison.mean_sd.items()},
-           "sd": comparison.sd.rename(columns=_short).reset_index().to_dict(orient="records")}
+    out = {
+        "methods": [_short(m) for m in comparison.sd.columns],
+        "mean_sd": {_short(m): v for m, v in comparison.mean_sd.items()},
+        "sd": comparison.sd.rename(columns=_short).reset_index().to_dict(orient="records"),
+    }
     if comparison.correlation is not None:
         out["reference"] = str(comparison.reference.name)
         out["mean_r"] = {_short(m): v for m, v in comparison.mean_correlation.items()}
-        out["consensus_r"] = {_short(m): v for m, v in
-                              comparison.correlation.loc["consensus"].items()}
+        out["consensus_r"] = {
+            _short(m): v for m, v in comparison.correlation.loc["consensus"].items()
+        }
     return out
 
 
 def _write_sd(out: Path, comparison: object) -> Path:
     path = out / "inter_judge_sd.csv"
     comparison.sd.rename(columns=lambda m: f"sd_{_short(m)}").reset_index().to_csv(
-        path, index=False)
+        path, index=False
+    )
     return path
 
 
@@ -134,65 +154,110 @@ def _consensus(args: argparse.Namespace) -> int:
     return 0
 
 
-def _battles(args: argparse.Namespace, battles: object, own: dict, reference: pd.Series | None,
-             written: list[Path]) -> dict:
+def _battles(
+    args: argparse.Namespace,
+    battles: object,
+    own: dict,
+    reference: pd.Series | None,
+    written: list[Path],
+) -> dict:
     from judgebayes.consensus.elo import bt_by_judge, online_elo
     from judgebayes.consensus.metrics import compare_judges
 
     if "judge" not in battles:
-        raise DataError(f"{args.path} has no 'judge' column: consensus compares several judges "
-                        "(map one with --map THEIRS=judge)", column="judge")
+        raise DataError(
+            f"{args.path} has no 'judge' column: consensus compares several judges "
+            "(map one with --map THEIRS=judge)",
+            column="judge",
+        )
     if len(battles.judges) < 2:
-        raise DataError(f"only one judge ({battles.judges[0]}): inter-judge dispersion needs "
-                        "at least two", column="judge")
+        raise DataError(
+            f"only one judge ({battles.judges[0]}): inter-judge dispersion needs at least two",
+            column="judge",
+        )
     for judge, model in own.items():
         if judge not in battles.judges or model not in battles.models:
             what = "judge" if judge not in battles.judges else "model"
-            raise DataError(f"--own {judge}={model}: unknown {what}", column=what,
-                            expected=f"a {what} of the data")
-    elo = online_elo(battles, k=args.k, scale=args.scale, initial=args.initial,
-                     order=args.order, seed=args.seed)
+            raise DataError(
+                f"--own {judge}={model}: unknown {what}",
+                column=what,
+                expected=f"a {what} of the data",
+            )
+    elo = online_elo(
+        battles, k=args.k, scale=args.scale, initial=args.initial, order=args.order, seed=args.seed
+    )
     methods = [elo, bt_by_judge(battles)]
     fit = None
     if not args.no_bayes:
         from judgebayes.consensus.bayes import fit_consensus
 
-        fit = fit_consensus(battles, own_model=own, chains=args.chains, draws=args.draws,
-                            warmup=args.warmup, seed=args.seed, progress=not args.no_progress)
+        fit = fit_consensus(
+            battles,
+            own_model=own,
+            chains=args.chains,
+            draws=args.draws,
+            warmup=args.warmup,
+            seed=args.seed,
+            progress=not args.no_progress,
+        )
         methods.append(fit.judge_ratings())
     comparison = compare_judges(methods, reference=reference, own=own or None)
     n_comp = 1 if elo.component is None else len(set(elo.component))
-    print(f"{len(battles):,} verdicts of {len(battles.judges)} judges on {len(battles.models)} "
-          f"models; baseline: online Elo K = {args.k:g}, order {args.order}; bt: per-judge BT"
-          + ("; bayes: multi-judge BT judge views ψθ + δ" if fit is not None else ""))
+    print(
+        f"{len(battles):,} verdicts of {len(battles.judges)} judges on {len(battles.models)} "
+        f"models; baseline: online Elo K = {args.k:g}, order {args.order}; bt: per-judge BT"
+        + ("; bayes: multi-judge BT judge views ψθ + δ" if fit is not None else "")
+    )
     if n_comp > 1:
-        print(f"note: the comparison graph has {n_comp} disconnected components: ratings are "
-              "compared within components (correlations centred per component)")
+        print(
+            f"note: the comparison graph has {n_comp} disconnected components: ratings are "
+            "compared within components (correlations centred per component)"
+        )
     _print_comparison(comparison)
-    summary = {"file": str(args.path), "input": "battles", "n_battles": len(battles),
-               "judges": list(battles.judges), "n_models": len(battles.models),
-               "components": n_comp, "rows": battles.report.to_dict(),
-               "elo": {"k": args.k, "scale": args.scale, "initial": args.initial,
-                       "order": args.order, "seed": args.seed}, **_summary(comparison)}
+    summary = {
+        "file": str(args.path),
+        "input": "battles",
+        "n_battles": len(battles),
+        "judges": list(battles.judges),
+        "n_models": len(battles.models),
+        "components": n_comp,
+        "rows": battles.report.to_dict(),
+        "elo": {
+            "k": args.k,
+            "scale": args.scale,
+            "initial": args.initial,
+            "order": args.order,
+            "seed": args.seed,
+        },
+        **_summary(comparison),
+    }
     if args.out is not None:
         written.append(_write_sd(args.out, comparison))
     if fit is not None:
         level = f"{100 * (1 - fit.alpha):g}%"
-        print(f"\nmulti-judge BT consensus Elo ({level} interval; {args.chains} chains × "
-              f"{args.draws} draws per component):")
+        print(
+            f"\nmulti-judge BT consensus Elo ({level} interval; {args.chains} chains × "
+            f"{args.draws} draws per component):"
+        )
         print(fit.to_frame().to_string(index=False, float_format=lambda v: f"{v:.1f}"))
-        summary["bayes"] = {"consensus": fit.to_frame().to_dict(orient="records"),
-                            "psi": fit.psi.to_dict(orient="records"),
-                            "tau": fit.tau.to_dict(orient="records"),
-                            "diagnostics": fit.diagnostics.to_dict(orient="records"),
-                            "chains": args.chains, "draws": args.draws, "warmup": args.warmup}
+        summary["bayes"] = {
+            "consensus": fit.to_frame().to_dict(orient="records"),
+            "psi": fit.psi.to_dict(orient="records"),
+            "tau": fit.tau.to_dict(orient="records"),
+            "diagnostics": fit.diagnostics.to_dict(orient="records"),
+            "chains": args.chains,
+            "draws": args.draws,
+            "warmup": args.warmup,
+        }
         if own:
             table = fit.eta[["judge", "model", "eta", "eta_lo", "eta_hi", "p_positive"]].copy()
             dev = comparison.self_preference
             base = dev[dev["method"] == elo.method].set_index("judge")
             table["dev_elo_baseline"] = table["judge"].map(base["dev_elo"])
-            print(f"\nself-preference η (logit scale, {level} interval) and the baseline's own "
-                  "rating minus the other judges' mean (Elo):")
+            print(
+                f"\nself-preference η (logit scale, {level} interval) and the baseline's own "
+                "rating minus the other judges' mean (Elo):"
+            )
             print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
             summary["self_preference"] = table.to_dict(orient="records")
             if args.out is not None:
@@ -206,35 +271,60 @@ def _battles(args: argparse.Namespace, battles: object, own: dict, reference: pd
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the verb's parser."""
     cons = sub.add_parser(
-        "consensus", help="multi-judge consensus (seed 003): inter-judge SD, correlation with a "
-                          "human row, per-judge Elo, the multi-judge BT and self-preference η")
-    cons.add_argument("path", type=Path, metavar="FILE",
-                      help="a judge × model Elo table (row,method,<models...>), or battles with "
-                           "a judge column (a folder of contest JSON files: --format consistency)")
-    cons.add_argument("--format", choices=FORMATS, default="auto",
-                      help="auto: contest JSON for a folder or .json file, an Elo table when "
-                           "the first columns are row,method, else a battles table")
-    cons.add_argument("--own", action="append", type=own_pair, metavar="JUDGE=MODEL",
-                      help="judge JUDGE is also the contestant MODEL (repeatable): its "
-                           "self-preference")
-    cons.add_argument("--reference", type=Path, default=None,
-                      help="CSV model,elo (e.g. human Arena Elo) to correlate ratings with")
+        "consensus",
+        help="multi-judge consensus (seed 003): inter-judge SD, correlation with a "
+        "human row, per-judge Elo, the multi-judge BT and self-preference η",
+    )
+    cons.add_argument(
+        "path",
+        type=Path,
+        metavar="FILE",
+        help="a judge × model Elo table (row,method,<models...>), or battles with "
+        "a judge column (a folder of contest JSON files: --format consistency)",
+    )
+    cons.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="auto",
+        help="auto: contest JSON for a folder or .json file, an Elo table when "
+        "the first columns are row,method, else a battles table",
+    )
+    cons.add_argument(
+        "--own",
+        action="append",
+        type=own_pair,
+        metavar="JUDGE=MODEL",
+        help="judge JUDGE is also the contestant MODEL (repeatable): its self-preference",
+    )
+    cons.add_argument(
+        "--reference",
+        type=Path,
+        default=None,
+        help="CSV model,elo (e.g. human Arena Elo) to correlate ratings with",
+    )
     cons.add_argument("--k", type=number, default=32.0, help="online Elo K (seed 003: 32)")
     cons.add_argument("--scale", type=number, default=400.0)
     cons.add_argument("--initial", type=number, default=1200.0)
-    cons.add_argument("--order", choices=("given", "shuffle"), default="given",
-                      help="battle order of the online Elo (file order, or shuffled by --seed)")
+    cons.add_argument(
+        "--order",
+        choices=("given", "shuffle"),
+        default="given",
+        help="battle order of the online Elo (file order, or shuffled by --seed)",
+    )
     cons.add_argument("--seed", type=non_negative_int, default=0)
-    cons.add_argument("--no-bayes", action="store_true",
-                      help="skip the multi-judge Bayesian model (NUTS)")
+    cons.add_argument(
+        "--no-bayes", action="store_true", help="skip the multi-judge Bayesian model (NUTS)"
+    )
     cons.add_argument("--chains", type=positive_int, default=2)
     cons.add_argument("--draws", type=positive_int, default=500)
     cons.add_argument("--warmup", type=positive_int, default=500)
     cons.add_argument("--map", nargs="*", type=column_pair, metavar="THEIRS=OURS")
     cons.add_argument("--label", nargs="*", type=label_pair, metavar="VALUE=P")
-    cons.add_argument("--drop-invalid", action="store_true",
-                      help="drop invalid rows (counted in the summary) instead of failing")
+    cons.add_argument(
+        "--drop-invalid",
+        action="store_true",
+        help="drop invalid rows (counted in the summary) instead of failing",
+    )
     cons.add_argument("--no-progress", action="store_true")
     cons.add_argument("--out", type=Path, default=None)
     cons.set_defaults(run=_consensus)
-

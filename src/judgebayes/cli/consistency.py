@@ -26,32 +26,45 @@ def _consistency(args: argparse.Namespace) -> int:
 
     path: Path = args.path
     on_invalid = "drop" if args.drop_invalid else "raise"
-    if args.format == "consistency" or (args.format == "auto" and (
-            path.is_dir() or file_format(path, "csv") == "json")):
+    if args.format == "consistency" or (
+        args.format == "auto" and (path.is_dir() or file_format(path, "csv") == "json")
+    ):
         battles = read_consistency(path, on_invalid=on_invalid)
     else:
-        battles = read_battles(path, "csv", columns=dict(args.map or ()),
-                               labels=dict(args.label or ()), on_invalid=on_invalid)
+        battles = read_battles(
+            path,
+            "csv",
+            columns=dict(args.map or ()),
+            labels=dict(args.label or ()),
+            on_invalid=on_invalid,
+        )
     if "judge" not in battles:
-        raise DataError(f"{path} has no 'judge' column: Consistency is a per-judge score "
-                        f"(map one with --map THEIRS=judge)", column="judge")
+        raise DataError(
+            f"{path} has no 'judge' column: Consistency is a per-judge score "
+            f"(map one with --map THEIRS=judge)",
+            column="judge",
+        )
     matchups = None
     if args.matchups is not None:
         with reading(args.matchups):
             table = read_frame(args.matchups, text_columns=True, default="csv")
             if table.shape[1] < 2:
-                raise DataError("needs two columns of model names",
-                                expected="a CSV such as model_i,model_j")
+                raise DataError(
+                    "needs two columns of model names", expected="a CSV such as model_i,model_j"
+                )
         matchups = list(table.iloc[:, :2].astype(str).itertuples(index=False, name=None))
     result = judge_consistency(battles, matchups=matchups)
     frame = result.to_frame()
     if "position" in battles:
         bias = position_bias(result.counts).to_frame().set_index("judge")
         frame["p_first"] = frame["judge"].map(bias["p_first"])
-    summary: dict = {"file": str(path), "n_judges": len(result.judges),
-                     "n_matchups": result.counts.n_pairs, "rows": battles.report.to_dict(),
-                     "consistency": dict(zip(result.judges, result.consistency.tolist(),
-                                             strict=True))}
+    summary: dict = {
+        "file": str(path),
+        "n_judges": len(result.judges),
+        "n_matchups": result.counts.n_pairs,
+        "rows": battles.report.to_dict(),
+        "consistency": dict(zip(result.judges, result.consistency.tolist(), strict=True)),
+    }
     lines = [str(result).split("\n")[0]]
     if args.judge_elo is not None:
         require_file(args.judge_elo)
@@ -59,19 +72,31 @@ def _consistency(args: argparse.Namespace) -> int:
             elo = read_elo(args.judge_elo)
         agreement = compare_elo(result, elo)
         extra = agreement.to_frame().set_index("judge")[
-            ["arena_elo", "rank_consistency", "rank_elo", "elo_pred", "elo_pred_loo"]]
-        frame = frame.join(extra, on="judge").sort_values("arena_elo", ascending=False,
-                                                           ignore_index=True)
+            ["arena_elo", "rank_consistency", "rank_elo", "elo_pred", "elo_pred_loo"]
+        ]
+        frame = frame.join(extra, on="judge").sort_values(
+            "arena_elo", ascending=False, ignore_index=True
+        )
         summary["elo"] = agreement.to_dict()
         summary["judge_elo_file"] = str(args.judge_elo)
         lines.append(str(agreement))
     print(lines[0])
-    print(frame.to_string(index=False, formatters={
-        "consistency": "{:.3f}".format, "se": "{:.3f}".format,
-        "mean_variance": "{:.4f}".format,
-        "p_first": "{:.3f}".format, "arena_elo": "{:.0f}".format,
-        "rank_consistency": "{:g}".format, "rank_elo": "{:g}".format,
-        "elo_pred": "{:.1f}".format, "elo_pred_loo": "{:.1f}".format}))
+    print(
+        frame.to_string(
+            index=False,
+            formatters={
+                "consistency": "{:.3f}".format,
+                "se": "{:.3f}".format,
+                "mean_variance": "{:.4f}".format,
+                "p_first": "{:.3f}".format,
+                "arena_elo": "{:.0f}".format,
+                "rank_consistency": "{:g}".format,
+                "rank_elo": "{:g}".format,
+                "elo_pred": "{:.1f}".format,
+                "elo_pred_loo": "{:.1f}".format,
+            },
+        )
+    )
     for line in lines[1:]:
         print("\n" + line)
     if args.out is not None:
@@ -84,23 +109,53 @@ def _consistency(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the verb's parser."""
-    cons = sub.add_parser("consistency", help="each judge's Consistency score (seed 002), "
-                                              "optionally against the judges' Arena Elo")
-    cons.add_argument("path", type=Path,
-                      help="a folder of <judge>_contest_data.json files, one contest file, or "
-                           "a battles table with a judge column")
-    cons.add_argument("--judge-elo", type=Path, default=None,
-                      help="CSV judge,arena_elo: also print Pearson/Spearman r, rank "
-                           "displacement and regression MAE")
-    cons.add_argument("--format", choices=("auto", "consistency", "csv"), default="auto",
-                      help="auto: contest JSON for a folder or .json file, else a table")
-    cons.add_argument("--matchups", type=Path, default=None,
-                      help="CSV of model pairs (two columns) to use; default: all pairs")
-    cons.add_argument("--map", nargs="*", type=column_pair, metavar="THEIRS=OURS",
-                      help="column mapping for a table, e.g. grader=judge")
-    cons.add_argument("--label", nargs="*", type=label_pair, metavar="VALUE=P",
-                      help="label mapping for a table, e.g. A=1 B=0 tie=0.5")
-    cons.add_argument("--drop-invalid", action="store_true",
-                      help="drop invalid rows (counted in the summary) instead of failing")
+    cons = sub.add_parser(
+        "consistency",
+        help="each judge's Consistency score (seed 002), optionally against the judges' Arena Elo",
+    )
+    cons.add_argument(
+        "path",
+        type=Path,
+        help="a folder of <judge>_contest_data.json files, one contest file, or "
+        "a battles table with a judge column",
+    )
+    cons.add_argument(
+        "--judge-elo",
+        type=Path,
+        default=None,
+        help="CSV judge,arena_elo: also print Pearson/Spearman r, rank "
+        "displacement and regression MAE",
+    )
+    cons.add_argument(
+        "--format",
+        choices=("auto", "consistency", "csv"),
+        default="auto",
+        help="auto: contest JSON for a folder or .json file, else a table",
+    )
+    cons.add_argument(
+        "--matchups",
+        type=Path,
+        default=None,
+        help="CSV of model pairs (two columns) to use; default: all pairs",
+    )
+    cons.add_argument(
+        "--map",
+        nargs="*",
+        type=column_pair,
+        metavar="THEIRS=OURS",
+        help="column mapping for a table, e.g. grader=judge",
+    )
+    cons.add_argument(
+        "--label",
+        nargs="*",
+        type=label_pair,
+        metavar="VALUE=P",
+        help="label mapping for a table, e.g. A=1 B=0 tie=0.5",
+    )
+    cons.add_argument(
+        "--drop-invalid",
+        action="store_true",
+        help="drop invalid rows (counted in the summary) instead of failing",
+    )
     cons.add_argument("--out", type=Path, default=None)
     cons.set_defaults(run=_consistency)

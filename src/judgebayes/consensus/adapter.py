@@ -60,13 +60,19 @@ def _embedding_frame(table: Embeddings, what: str) -> pd.DataFrame:
     if not isinstance(table, pd.DataFrame):
         keys = list(table)
         if not keys or not all(isinstance(k, tuple) and len(k) == 2 for k in keys):
-            raise DataError(f"{what}: expected {{(prompt_id, name): vector}} or a DataFrame "
-                            "indexed by (prompt_id, name)")
-        table = pd.DataFrame(np.asarray([np.asarray(table[k], float) for k in keys]),
-                             index=pd.MultiIndex.from_tuples(keys))
+            raise DataError(
+                f"{what}: expected {{(prompt_id, name): vector}} or a DataFrame "
+                "indexed by (prompt_id, name)"
+            )
+        table = pd.DataFrame(
+            np.asarray([np.asarray(table[k], float) for k in keys]),
+            index=pd.MultiIndex.from_tuples(keys),
+        )
     if table.index.nlevels != 2:
-        raise DataError(f"{what}: the index has {table.index.nlevels} level(s)",
-                        expected="a (prompt_id, name) MultiIndex, one row per answer")
+        raise DataError(
+            f"{what}: the index has {table.index.nlevels} level(s)",
+            expected="a (prompt_id, name) MultiIndex, one row per answer",
+        )
     values = table.to_numpy(dtype=float)
     if not np.isfinite(values).all():
         row = int(np.flatnonzero(~np.isfinite(values).all(axis=1))[0])
@@ -74,17 +80,21 @@ def _embedding_frame(table: Embeddings, what: str) -> pd.DataFrame:
     return table
 
 
-def _lookup(table: pd.DataFrame, prompts: np.ndarray, names: np.ndarray, what: str,
-            rows: np.ndarray) -> np.ndarray:
+def _lookup(
+    table: pd.DataFrame, prompts: np.ndarray, names: np.ndarray, what: str, rows: np.ndarray
+) -> np.ndarray:
     keys = pd.MultiIndex.from_arrays([prompts.astype(str), names.astype(str)])
-    index = pd.MultiIndex.from_arrays([table.index.get_level_values(0).astype(str),
-                                       table.index.get_level_values(1).astype(str)])
+    index = pd.MultiIndex.from_arrays(
+        [table.index.get_level_values(0).astype(str), table.index.get_level_values(1).astype(str)]
+    )
     at = index.get_indexer(keys)
     if (at < 0).any():
         k = int(np.flatnonzero(at < 0)[0])
-        raise DataError(f"no {what} embedding for (prompt_id, name) = "
-                        f"({prompts[k]!r}, {names[k]!r})", row=int(rows[k]),
-                        expected=f"one {what} embedding per prompt and name")
+        raise DataError(
+            f"no {what} embedding for (prompt_id, name) = ({prompts[k]!r}, {names[k]!r})",
+            row=int(rows[k]),
+            expected=f"one {what} embedding per prompt and name",
+        )
     return table.to_numpy(dtype=float)[at]
 
 
@@ -108,9 +118,16 @@ class UDABatch:
     rows: np.ndarray  # battle row of each slot (-1: padding)
 
 
-def uda_batch(battles: Battles, answers: Embeddings, judge_answers: Embeddings, *,
-              sequences: Sequence[np.ndarray] | None = None, order: Order = None,
-              seed: int = 0, target: str = "judge_label") -> UDABatch:
+def uda_batch(
+    battles: Battles,
+    answers: Embeddings,
+    judge_answers: Embeddings,
+    *,
+    sequences: Sequence[np.ndarray] | None = None,
+    order: Order = None,
+    seed: int = 0,
+    target: str = "judge_label",
+) -> UDABatch:
     """Gather the per-judge battle sequences and their embeddings (Algorithm 1's inputs).
 
     Parameters
@@ -126,19 +143,23 @@ def uda_batch(battles: Battles, answers: Embeddings, judge_answers: Embeddings, 
         :func:`~judgebayes.consensus.elo.judge_sequences` with ``order`` and ``seed``).
     """
     if "prompt_id" not in battles:
-        raise DataError("battles need a 'prompt_id' column to find each answer's embedding",
-                        column="prompt_id")
+        raise DataError(
+            "battles need a 'prompt_id' column to find each answer's embedding", column="prompt_id"
+        )
     judges, seqs = judge_sequences(battles, target=target, order=order, seed=seed)
     seqs = seqs if sequences is None else list(sequences)
     answers = _embedding_frame(answers, "answers")
     judge_answers = _embedding_frame(judge_answers, "judge_answers")
     if answers.shape[1] != judge_answers.shape[1]:
-        raise DataError(f"answer embeddings have {answers.shape[1]} dimensions, the judges' "
-                        f"{judge_answers.shape[1]}", expected="one embedding dimension D")
+        raise DataError(
+            f"answer embeddings have {answers.shape[1]} dimensions, the judges' "
+            f"{judge_answers.shape[1]}",
+            expected="one embedding dimension D",
+        )
     length = max(1, max(len(s) for s in seqs))
     rows = np.full((len(judges), length), -1)
     for k, s in enumerate(seqs):
-        rows[k, :len(s)] = s
+        rows[k, : len(s)] = s
     flat = rows.ravel()
     used = flat[flat >= 0]
     a, b = battles.codes()
@@ -152,9 +173,18 @@ def uda_batch(battles: Battles, answers: Embeddings, judge_answers: Embeddings, 
     label = battles.column(target).astype(float)
     take = np.where(rows >= 0, rows, 0)
     shape = (len(judges), length, dim)
-    return UDABatch(judges, battles.models, a[take], b[take],
-                    np.where(rows >= 0, label[take], 0.5), (rows >= 0).astype(float),
-                    e["i"].reshape(shape), e["j"].reshape(shape), e["k"].reshape(shape), rows)
+    return UDABatch(
+        judges,
+        battles.models,
+        a[take],
+        b[take],
+        np.where(rows >= 0, label[take], 0.5),
+        (rows >= 0).astype(float),
+        e["i"].reshape(shape),
+        e["j"].reshape(shape),
+        e["k"].reshape(shape),
+        rows,
+    )
 
 
 # ----------------------------------------------------------------------------- the MLP
@@ -180,12 +210,15 @@ def mlp(params: Mapping[str, jax.Array], x: jax.Array) -> jax.Array:
     return x
 
 
-def adapter_inputs(batch: UDABatch, config: Mapping[str, Any], mean: np.ndarray | None = None,
-                   std: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def adapter_inputs(
+    batch: UDABatch,
+    config: Mapping[str, Any],
+    mean: np.ndarray | None = None,
+    std: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Standardised MLP inputs ``(n_judges, L, F)`` (float32) and the feature mean and SD
     used (computed on this batch's battles when not given)."""
-    phi = uda_features(batch.e_i, batch.e_j, batch.e_k,
-                       self_features=bool(config["self_features"]))
+    phi = uda_features(batch.e_i, batch.e_j, batch.e_k, self_features=bool(config["self_features"]))
     if mean is None:
         used = phi[batch.mask > 0]
         mean, std = used.mean(axis=0), used.std(axis=0) + 1e-6
@@ -195,8 +228,9 @@ def adapter_inputs(batch: UDABatch, config: Mapping[str, Any], mean: np.ndarray 
     return x.astype(np.float32), mean, std
 
 
-def adapter_outputs(params: Mapping[str, jax.Array], x: jax.Array, mask: jax.Array,
-                    k0: float) -> tuple[jax.Array, jax.Array]:
+def adapter_outputs(
+    params: Mapping[str, jax.Array], x: jax.Array, mask: jax.Array, k0: float
+) -> tuple[jax.Array, jax.Array]:
     """Eq. 2: K_ij = K₀ softplus(o₁)/ln 2 (0 on padding) and s_i = softmax(o₂, o₃)₁."""
     out = mlp(params, x)
     k = k0 * jax.nn.softplus(out[..., 0]) / math.log(2.0) * mask
@@ -205,9 +239,18 @@ def adapter_outputs(params: Mapping[str, jax.Array], x: jax.Array, mask: jax.Arr
 
 
 @functools.partial(jax.jit, static_argnames=("n_models", "k0", "scale", "initial"))
-def adaptive_ratings(params: Mapping[str, jax.Array], x: jax.Array, i: jax.Array,
-                     j: jax.Array, mask: jax.Array, *, n_models: int, k0: float, scale: float,
-                     initial: float) -> tuple[jax.Array, jax.Array, jax.Array]:
+def adaptive_ratings(
+    params: Mapping[str, jax.Array],
+    x: jax.Array,
+    i: jax.Array,
+    j: jax.Array,
+    mask: jax.Array,
+    *,
+    n_models: int,
+    k0: float,
+    scale: float,
+    initial: float,
+) -> tuple[jax.Array, jax.Array, jax.Array]:
     """Eq. 2 then Algorithm 2 for every judge: final ratings ``(n_judges, n_models)``, K and s."""
     k, s = adapter_outputs(params, x, mask, k0)
     return elo_scan_judges(i, j, k, s, n_models, scale=scale, initial=initial), k, s
@@ -243,35 +286,69 @@ class UDAAdapter(ResultDisplay):
     def _weights(self) -> dict[str, jax.Array]:
         return {k: jnp.asarray(v) for k, v in self.params.items() if k not in ("mean", "std")}
 
-    def _run(self, battles: Battles, answers: Embeddings, judge_answers: Embeddings,
-             order: Order, seed: int, target: str) -> tuple[UDABatch, np.ndarray, np.ndarray,
-                                                            np.ndarray]:
+    def _run(
+        self,
+        battles: Battles,
+        answers: Embeddings,
+        judge_answers: Embeddings,
+        order: Order,
+        seed: int,
+        target: str,
+    ) -> tuple[UDABatch, np.ndarray, np.ndarray, np.ndarray]:
         batch = uda_batch(battles, answers, judge_answers, order=order, seed=seed, target=target)
         x, _, _ = adapter_inputs(batch, self.config, self.params["mean"], self.params["std"])
         final, k, s = adaptive_ratings(
-            self._weights(), x, batch.i, batch.j, batch.mask.astype(np.float32),
-            n_models=len(batch.models), k0=self.config["k"], scale=self.config["scale"],
-            initial=self.config["initial"])
+            self._weights(),
+            x,
+            batch.i,
+            batch.j,
+            batch.mask.astype(np.float32),
+            n_models=len(batch.models),
+            k0=self.config["k"],
+            scale=self.config["scale"],
+            initial=self.config["initial"],
+        )
         return batch, np.asarray(final), np.asarray(k), np.asarray(s)
 
-    def ratings(self, battles: Battles, answers: Embeddings, judge_answers: Embeddings, *,
-                order: Order = None, seed: int = 0, target: str = "judge_label") -> JudgeRatings:
+    def ratings(
+        self,
+        battles: Battles,
+        answers: Embeddings,
+        judge_answers: Embeddings,
+        *,
+        order: Order = None,
+        seed: int = 0,
+        target: str = "judge_label",
+    ) -> JudgeRatings:
         """Each judge's ratings by the adaptive Elo update (Algorithm 2).
 
         Parameters as :func:`uda_batch`; ``order`` as in
         :func:`~judgebayes.consensus.elo.online_elo`.
         """
         batch, final, _, _ = self._run(battles, answers, judge_answers, order, seed, target)
-        return JudgeRatings(self.method, batch.judges, batch.models, final, None,
-                            tuple(int(m.sum()) for m in batch.mask))
+        return JudgeRatings(
+            self.method,
+            batch.judges,
+            batch.models,
+            final,
+            None,
+            tuple(int(m.sum()) for m in batch.mask),
+        )
 
-    def outputs(self, battles: Battles, answers: Embeddings, judge_answers: Embeddings, *,
-                target: str = "judge_label") -> pd.DataFrame:
+    def outputs(
+        self,
+        battles: Battles,
+        answers: Embeddings,
+        judge_answers: Embeddings,
+        *,
+        target: str = "judge_label",
+    ) -> pd.DataFrame:
         """The adapter's K_ij and s_i for every battle (in the battles' row order)."""
         batch, _, k, s = self._run(battles, answers, judge_answers, None, 0, target)
         used = batch.rows >= 0
-        frame = pd.DataFrame({"row": batch.rows[used], "k": k[used], "s_a": s[used]}
-                             ).sort_values("row")
+        frame = pd.DataFrame({"row": batch.rows[used], "k": k[used], "s_a": s[used]}).sort_values(
+            "row"
+        )
         return frame.set_index("row")
 
     def to_frame(self) -> pd.DataFrame:
@@ -283,8 +360,10 @@ class UDAAdapter(ResultDisplay):
         val = float(best["val_loss"].iloc[0]) if len(best) else float("nan")
         feats = "full features" if self.config["self_features"] else "no judge-self features"
         sizes = "→".join(map(str, [self.config["dim_in"], *self.config["hidden"], 3]))
-        return (f"{self.method}: MLP {sizes} ({feats}), {len(self.history)} epochs, "
-                f"best epoch {self.best_epoch} (validation loss {val:.4g})")
+        return (
+            f"{self.method}: MLP {sizes} ({feats}), {len(self.history)} epochs, "
+            f"best epoch {self.best_epoch} (validation loss {val:.4g})"
+        )
 
     def plot(self, ax: Axes | None = None) -> Axes:
         """Training and validation loss (Eq. 3) by epoch, the kept epoch marked."""
@@ -292,8 +371,7 @@ class UDAAdapter(ResultDisplay):
         ax.plot(self.history["epoch"], self.history["train_loss"], label="train")
         ax.plot(self.history["epoch"], self.history["val_loss"], label="validation")
         ax.axvline(self.best_epoch, color="0.5", ls=":", label="kept")
-        ax.set(xlabel="epoch", ylabel="consensus loss (Eq. 3)", yscale="log",
-               title=self.method)
+        ax.set(xlabel="epoch", ylabel="consensus loss (Eq. 3)", yscale="log", title=self.method)
         ax.legend(frameon=False, fontsize=7)
         return ax
 
@@ -302,8 +380,12 @@ class UDAAdapter(ResultDisplay):
         path = Path(path)
         arrays = {f"param_{k}": np.asarray(v) for k, v in self.params.items()}
         arrays.update({f"history_{c}": self.history[c].to_numpy() for c in self.history})
-        np.savez(path, config=np.array(json.dumps(dict(self.config))),
-                 best_epoch=np.array(self.best_epoch), **arrays)
+        np.savez(
+            path,
+            config=np.array(json.dumps(dict(self.config))),
+            best_epoch=np.array(self.best_epoch),
+            **arrays,
+        )
         return path if path.suffix == ".npz" else path.with_name(path.name + ".npz")
 
 
@@ -316,11 +398,12 @@ def load_adapter(path: str | Path) -> UDAAdapter:
         with np.load(path, allow_pickle=False) as data:
             config = json.loads(str(data["config"]))
             params = {k[6:]: data[k] for k in data.files if k.startswith("param_")}
-            history = pd.DataFrame({k[8:]: data[k] for k in data.files
-                                    if k.startswith("history_")})
+            history = pd.DataFrame({k[8:]: data[k] for k in data.files if k.startswith("history_")})
             best = int(data["best_epoch"])
     except (OSError, ValueError, KeyError) as err:
-        raise DataError(f"{path.name}: not a saved UDA adapter ({err})",
-                        expected="a .npz file from UDAAdapter.save") from None
+        raise DataError(
+            f"{path.name}: not a saved UDA adapter ({err})",
+            expected="a .npz file from UDAAdapter.save",
+        ) from None
     config["hidden"] = tuple(config["hidden"])
     return UDAAdapter(params, config, history, best)

@@ -100,12 +100,15 @@ class BayesConsensus(ResultDisplay):
     def _headline(self) -> str:
         comps = self.elo["component"].nunique()
         draws = self.idata[0].posterior.sizes
-        eta = "; ".join(f"η[{r.judge}] {r.eta:+.2f} [{r.eta_lo:+.2f}, {r.eta_hi:+.2f}]"
-                        for r in self.eta.itertuples())
-        return (f"multi-judge BT, {len(self.judges)} judges × {len(self.models)} models in "
-                f"{comps} component(s), {draws['chain']} chains × {draws['draw']} draws; "
-                f"max R-hat {self.diagnostics['max_rhat'].max():.3f}"
-                + (f"; {eta}" if eta else ""))
+        eta = "; ".join(
+            f"η[{r.judge}] {r.eta:+.2f} [{r.eta_lo:+.2f}, {r.eta_hi:+.2f}]"
+            for r in self.eta.itertuples()
+        )
+        return (
+            f"multi-judge BT, {len(self.judges)} judges × {len(self.models)} models in "
+            f"{comps} component(s), {draws['chain']} chains × {draws['draw']} draws; "
+            f"max R-hat {self.diagnostics['max_rhat'].max():.3f}" + (f"; {eta}" if eta else "")
+        )
 
     def judge_ratings(self, method: str = "bayes") -> JudgeRatings:
         """The judges' views as a judge × model table (comparable to seed 003's tables)."""
@@ -126,8 +129,13 @@ class BayesConsensus(ResultDisplay):
         frame["covered"] = (frame["eta_lo"] <= frame["truth"]) & (frame["truth"] <= frame["eta_hi"])
         return frame
 
-    def plot(self, kind: Literal["elo", "eta", "psi"] = "elo", ax: Axes | None = None, *,
-             truth: Mapping[str, float] | None = None) -> Axes:
+    def plot(
+        self,
+        kind: Literal["elo", "eta", "psi"] = "elo",
+        ax: Axes | None = None,
+        *,
+        truth: Mapping[str, float] | None = None,
+    ) -> Axes:
         """``"elo"``: forest of the consensus Elo; ``"eta"``: each self-judging judge's η with
         its interval; ``"psi"``: judge discrimination ψ (first component)."""
         level = f"{100 * (1 - self.alpha):g}%"
@@ -138,19 +146,36 @@ class BayesConsensus(ResultDisplay):
                 text.set_text(text.get_text().replace("bootstrap", "posterior"))
             return ax
         if kind == "eta":
-            ax = interval_bars(self.eta["judge"], self.eta["eta"], self.eta["eta_lo"],
-                               self.eta["eta_hi"], ax, ylabel="self-preference η (logit)",
-                               title=f"self-preference, {level} posterior interval")
+            ax = interval_bars(
+                self.eta["judge"],
+                self.eta["eta"],
+                self.eta["eta_lo"],
+                self.eta["eta_hi"],
+                ax,
+                ylabel="self-preference η (logit)",
+                title=f"self-preference, {level} posterior interval",
+            )
             if truth is not None:
-                ax.plot(np.arange(len(self.eta)), self.eta["judge"].map(truth), "x",
-                        color="black", label="truth")
+                ax.plot(
+                    np.arange(len(self.eta)),
+                    self.eta["judge"].map(truth),
+                    "x",
+                    color="black",
+                    label="truth",
+                )
                 ax.legend(frameon=False, fontsize=7)
             return ax
         if kind == "psi":
             first = self.psi[self.psi["component"] == self.psi["component"].iloc[0]]
-            return interval_bars(first["judge"], np.log(first["psi"]), np.log(first["psi_lo"]),
-                                 np.log(first["psi_hi"]), ax, ylabel="log ψ (discrimination)",
-                                 title="judge quality ψ (log scale)")
+            return interval_bars(
+                first["judge"],
+                np.log(first["psi"]),
+                np.log(first["psi_lo"]),
+                np.log(first["psi_hi"]),
+                ax,
+                ylabel="log ψ (discrimination)",
+                title="judge quality ψ (log scale)",
+            )
         raise ValueError(f"kind must be 'elo', 'eta' or 'psi', got {kind!r}")
 
 
@@ -164,10 +189,18 @@ def _own_in(own: Mapping[str, str | list[str]], models: Sequence[str]) -> dict:
     return out
 
 
-def fit_consensus(battles: Battles, *, own_model: Mapping[str, str | list[str]] | None = None,
-                  target: str = "judge_label", chains: int = 2, draws: int = 500,
-                  warmup: int = 500, alpha: float = 0.05, seed: int = 0,
-                  progress: bool = True) -> BayesConsensus:
+def fit_consensus(
+    battles: Battles,
+    *,
+    own_model: Mapping[str, str | list[str]] | None = None,
+    target: str = "judge_label",
+    chains: int = 2,
+    draws: int = 500,
+    warmup: int = 500,
+    alpha: float = 0.05,
+    seed: int = 0,
+    progress: bool = True,
+) -> BayesConsensus:
     """Fit the hierarchical multi-judge BT (``jb.models.multi_judge`` + ``jb.fit``, NUTS).
 
     Parameters
@@ -198,33 +231,48 @@ def fit_consensus(battles: Battles, *, own_model: Mapping[str, str | list[str]] 
     own_model = dict(own_model or {})
     unknown = sorted(set(own_model) - set(battles.judges))
     if unknown:
-        raise DataError(f"--own names judge(s) not in the data: {unknown}", column="judge",
-                        expected=f"one of {list(battles.judges)}")
+        raise DataError(
+            f"--own names judge(s) not in the data: {unknown}",
+            column="judge",
+            expected=f"one of {list(battles.judges)}",
+        )
     for judge, mine in own_model.items():
         names = [mine] if isinstance(mine, str) else list(mine)
         if not set(names) & set(battles.models):
-            raise DataError(f"judge {judge!r}: own model {mine!r} is not a contestant",
-                            column="model", expected="a model that appears in the battles")
+            raise DataError(
+                f"judge {judge!r}: own model {mine!r} is not a contestant",
+                column="model",
+                expected="a model that appears in the battles",
+            )
     component = _components(battles) or (0,) * len(battles.models)
-    groups = [[m for m, c in zip(battles.models, component, strict=True) if c == g]
-              for g in sorted(set(component))]
+    groups = [
+        [m for m, c in zip(battles.models, component, strict=True) if c == g]
+        for g in sorted(set(component))
+    ]
     judges, models = battles.judges, battles.models
     views = np.full((len(judges), len(models)), np.nan)
     elo_rows, eta_rows, psi_rows, tau_rows, diag_rows, fits = [], [], [], [], [], []
     a = battles.column("model_a")
-    for c, names in enumerate(tqdm(groups, desc="multi-judge BT by component",
-                                   disable=not progress or len(groups) == 1)):
+    for c, names in enumerate(
+        tqdm(groups, desc="multi-judge BT by component", disable=not progress or len(groups) == 1)
+    ):
         sub = battles.subset(np.isin(a, names), reason="other components")
         own_c = _own_in(own_model, sub.models)
-        idata = fit(multi_judge(sub, target=target, own_model=own_c or None), chains=chains,
-                    draws=draws, warmup=warmup, seed=seed + c,
-                    progress=progress and len(groups) == 1)
+        idata = fit(
+            multi_judge(sub, target=target, own_model=own_c or None),
+            chains=chains,
+            draws=draws,
+            warmup=warmup,
+            seed=seed + c,
+            progress=progress and len(groups) == 1,
+        )
         fits.append(idata)
         post = idata.posterior.stack(sample=("chain", "draw")).transpose("sample", ...)
         elo = post["elo"].values
         mean, lo, hi = _interval(elo, alpha)
-        elo_rows += [(m, c, mean[n], lo[n], hi[n], elo[:, n].std())
-                     for n, m in enumerate(sub.models)]
+        elo_rows += [
+            (m, c, mean[n], lo[n], hi[n], elo[:, n].std()) for n, m in enumerate(sub.models)
+        ]
         psi = post["psi"].values
         pm, plo, phi = _interval(psi, alpha)
         psi_rows += [(k, c, pm[n], plo[n], phi[n]) for n, k in enumerate(sub.judges)]
@@ -234,25 +282,42 @@ def fit_consensus(battles: Battles, *, own_model: Mapping[str, str | list[str]] 
         for judge, mine in own_c.items():
             n = sub.judges.index(judge)
             em, elo_, ehi = _interval(eta[:, n], alpha)
-            eta_rows.append((judge, mine if isinstance(mine, str) else ",".join(mine),
-                             float(em), float(elo_), float(ehi), float((eta[:, n] > 0).mean())))
-        view = ELO_BASE + ELO_SCALE * (psi[:, :, None] * post["theta"].values[:, None, :]
-                                       + post["delta"].values)
+            eta_rows.append(
+                (
+                    judge,
+                    mine if isinstance(mine, str) else ",".join(mine),
+                    float(em),
+                    float(elo_),
+                    float(ehi),
+                    float((eta[:, n] > 0).mean()),
+                )
+            )
+        view = ELO_BASE + ELO_SCALE * (
+            psi[:, :, None] * post["theta"].values[:, None, :] + post["delta"].values
+        )
         rows = [judges.index(k) for k in sub.judges]
         cols = [models.index(m) for m in sub.models]
         views[np.ix_(rows, cols)] = view.mean(axis=0)
         diag_rows.append(_diagnostics(idata, c))
-    elo_frame = pd.DataFrame(elo_rows, columns=["model", "component", "elo", "elo_lo", "elo_hi",
-                                                "sd"]).sort_values("elo", ascending=False,
-                                                                   ignore_index=True)
-    eta_frame = pd.DataFrame(eta_rows, columns=["judge", "model", "eta", "eta_lo", "eta_hi",
-                                                "p_positive"])
+    elo_frame = pd.DataFrame(
+        elo_rows, columns=["model", "component", "elo", "elo_lo", "elo_hi", "sd"]
+    ).sort_values("elo", ascending=False, ignore_index=True)
+    eta_frame = pd.DataFrame(
+        eta_rows, columns=["judge", "model", "eta", "eta_lo", "eta_hi", "p_positive"]
+    )
     eta_frame["eta_elo"] = eta_frame["eta"] * ELO_SCALE
     return BayesConsensus(
-        elo_frame, eta_frame,
+        elo_frame,
+        eta_frame,
         pd.DataFrame(psi_rows, columns=["judge", "component", "psi", "psi_lo", "psi_hi"]),
-        pd.DataFrame(tau_rows, columns=["component", "tau", "tau_lo", "tau_hi"]), views,
-        judges, models, pd.DataFrame(diag_rows), tuple(fits), alpha)
+        pd.DataFrame(tau_rows, columns=["component", "tau", "tau_lo", "tau_hi"]),
+        views,
+        judges,
+        models,
+        pd.DataFrame(diag_rows),
+        tuple(fits),
+        alpha,
+    )
 
 
 def _diagnostics(idata: az.InferenceData, component: int) -> dict[str, float]:
@@ -260,7 +325,9 @@ def _diagnostics(idata: az.InferenceData, component: int) -> dict[str, float]:
     rhat = az.rhat(idata, var_names=names)
     ess = az.ess(idata, var_names=names)
     divergent = idata.sample_stats.get("diverging")
-    return {"component": component,
-            "max_rhat": float(max(float(rhat[v].max()) for v in names)),
-            "min_ess": float(min(float(ess[v].min()) for v in names)),
-            "divergences": int(divergent.sum()) if divergent is not None else 0}
+    return {
+        "component": component,
+        "max_rhat": float(max(float(rhat[v].max()) for v in names)),
+        "min_ess": float(min(float(ess[v].min()) for v in names)),
+        "divergences": int(divergent.sum()) if divergent is not None else 0,
+    }

@@ -62,15 +62,21 @@ def battle_order(n: int, order: Order = None, seed: int = 0) -> np.ndarray:
             raise ValueError(f"order must be 'given', 'shuffle' or a permutation, got {order!r}")
         return np.random.default_rng(seed).permutation(n)
     perm = np.asarray(order)
-    if perm.shape != (n,) or not np.issubdtype(perm.dtype, np.integer) or not np.array_equal(
-            np.sort(perm), np.arange(n)):
-        raise DataError(f"order is not a permutation of the {n} battles",
-                        expected=f"each of 0..{n - 1} exactly once")
+    if (
+        perm.shape != (n,)
+        or not np.issubdtype(perm.dtype, np.integer)
+        or not np.array_equal(np.sort(perm), np.arange(n))
+    ):
+        raise DataError(
+            f"order is not a permutation of the {n} battles",
+            expected=f"each of 0..{n - 1} exactly once",
+        )
     return perm
 
 
-def judge_sequences(battles: Battles, *, target: str = "judge_label", order: Order = None,
-                    seed: int = 0) -> tuple[tuple[str, ...], list[np.ndarray]]:
+def judge_sequences(
+    battles: Battles, *, target: str = "judge_label", order: Order = None, seed: int = 0
+) -> tuple[tuple[str, ...], list[np.ndarray]]:
     """Each judge's battles (row indices into ``battles``) in playing order.
 
     Battles whose ``target`` is missing are left out. Returns the judges and, per
@@ -78,8 +84,11 @@ def judge_sequences(battles: Battles, *, target: str = "judge_label", order: Ord
     """
     judges = battles.judges
     if not judges:
-        raise DataError("battles need a 'judge' column: ratings are per judge", column="judge",
-                        expected="one judge name per battle (map one with --map THEIRS=judge)")
+        raise DataError(
+            "battles need a 'judge' column: ratings are per judge",
+            column="judge",
+            expected="one judge name per battle (map one with --map THEIRS=judge)",
+        )
     perm = battle_order(len(battles), order, seed)
     labels = battles.column(target).astype(float)[perm]
     judge_of = battles.column("judge")[perm]
@@ -87,9 +96,16 @@ def judge_sequences(battles: Battles, *, target: str = "judge_label", order: Ord
     return judges, [perm[keep & (judge_of == name)] for name in judges]
 
 
-def elo_loop(i: Sequence[int], j: Sequence[int], r: Sequence[float], n_models: int, *,
-             k: float | Sequence[float] = DEFAULT_K, scale: float = DEFAULT_SCALE,
-             initial: float = DEFAULT_INITIAL) -> np.ndarray:
+def elo_loop(
+    i: Sequence[int],
+    j: Sequence[int],
+    r: Sequence[float],
+    n_models: int,
+    *,
+    k: float | Sequence[float] = DEFAULT_K,
+    scale: float = DEFAULT_SCALE,
+    initial: float = DEFAULT_INITIAL,
+) -> np.ndarray:
     """Online Elo (seed 003, Eq. 1; Algorithm 2 with per-battle K and soft label r) in Python.
 
     Parameters
@@ -112,8 +128,13 @@ def elo_loop(i: Sequence[int], j: Sequence[int], r: Sequence[float], n_models: i
     """
     ratings = [float(initial)] * n_models
     ks = [float(k)] * len(r) if np.ndim(k) == 0 else [float(v) for v in k]
-    for a, b, y, kk in zip(np.asarray(i).tolist(), np.asarray(j).tolist(),
-                           np.asarray(r, float).tolist(), ks, strict=True):
+    for a, b, y, kk in zip(
+        np.asarray(i).tolist(),
+        np.asarray(j).tolist(),
+        np.asarray(r, float).tolist(),
+        ks,
+        strict=True,
+    ):
         p = 1.0 / (1.0 + math.pow(10.0, (ratings[b] - ratings[a]) / scale))
         step = kk * (y - p)
         ratings[a] += step
@@ -129,9 +150,17 @@ def _components(battles: Battles) -> tuple[int, ...] | None:
     return tuple(comp[m] for m in battles.models)
 
 
-def online_elo(battles: Battles, *, k: float = DEFAULT_K, scale: float = DEFAULT_SCALE,
-               initial: float = DEFAULT_INITIAL, order: Order = None, seed: int = 0,
-               target: str = "judge_label", method: str = "baseline") -> JudgeRatings:
+def online_elo(
+    battles: Battles,
+    *,
+    k: float = DEFAULT_K,
+    scale: float = DEFAULT_SCALE,
+    initial: float = DEFAULT_INITIAL,
+    order: Order = None,
+    seed: int = 0,
+    target: str = "judge_label",
+    method: str = "baseline",
+) -> JudgeRatings:
     """Seed 003's baseline: online Elo with a fixed K, run separately for every judge (Eq. 1).
 
     Parameters
@@ -158,14 +187,23 @@ def online_elo(battles: Battles, *, k: float = DEFAULT_K, scale: float = DEFAULT
     judges, seqs = judge_sequences(battles, target=target, order=order, seed=seed)
     a, b = battles.codes()
     labels = battles.column(target).astype(float)
-    rows = [elo_loop(a[s], b[s], labels[s], len(battles.models), k=k, scale=scale,
-                     initial=initial) for s in seqs]
-    return JudgeRatings(method, judges, battles.models, np.vstack(rows), _components(battles),
-                        tuple(len(s) for s in seqs))
+    rows = [
+        elo_loop(a[s], b[s], labels[s], len(battles.models), k=k, scale=scale, initial=initial)
+        for s in seqs
+    ]
+    return JudgeRatings(
+        method,
+        judges,
+        battles.models,
+        np.vstack(rows),
+        _components(battles),
+        tuple(len(s) for s in seqs),
+    )
 
 
-def bt_by_judge(battles: Battles, *, target: str = "judge_label", lam: float = 0.01,
-                method: str = "bt") -> JudgeRatings:
+def bt_by_judge(
+    battles: Battles, *, target: str = "judge_label", lam: float = 0.01, method: str = "bt"
+) -> JudgeRatings:
     """Bradley–Terry MAP (seed 000, Eq. 1, penalty λ) fitted separately for every judge.
 
     Order-free, unlike :func:`online_elo`. Each component of a judge's comparison graph
@@ -186,8 +224,10 @@ def bt_by_judge(battles: Battles, *, target: str = "judge_label", lam: float = 0
             counts.append(len(sub))
     component = _components(battles)
     if component is not None:
-        warnings.warn(f"the comparison graph has {len(set(component))} disconnected components: "
-                      "ratings are comparable only within a component", DisconnectedGraphWarning,
-                      stacklevel=2)
-    return JudgeRatings(method, judges, battles.models, np.vstack(rows), component,
-                        tuple(counts))
+        warnings.warn(
+            f"the comparison graph has {len(set(component))} disconnected components: "
+            "ratings are comparable only within a component",
+            DisconnectedGraphWarning,
+            stacklevel=2,
+        )
+    return JudgeRatings(method, judges, battles.models, np.vstack(rows), component, tuple(counts))

@@ -31,8 +31,14 @@ def feature_dim(dim: int, *, self_features: bool = True) -> int:
     return 6 * dim + 9 if self_features else 2 * dim + 3
 
 
-def uda_features(e_i: np.ndarray, e_j: np.ndarray, e_k: np.ndarray | None = None, *,
-                 self_features: bool = True, eps: float = EPS) -> np.ndarray:
+def uda_features(
+    e_i: np.ndarray,
+    e_j: np.ndarray,
+    e_k: np.ndarray | None = None,
+    *,
+    self_features: bool = True,
+    eps: float = EPS,
+) -> np.ndarray:
     """Algorithm 1 of seed 003: the feature vector φ_ij^(k), for any leading batch shape.
 
     Parameters
@@ -65,18 +71,42 @@ def uda_features(e_i: np.ndarray, e_j: np.ndarray, e_k: np.ndarray | None = None
         return np.sum(np.exp(logp) * (logp - logq), axis=-1)
 
     if not self_features:
-        return np.concatenate([np.abs(e_i - e_j), prod(e_i, e_j, n_i, n_j),
-                                np.stack([cos(e_i, e_j, n_i, n_j), kl(logp_j, logp_i),
-                                           np.abs(n_i - n_j)], axis=-1)], axis=-1)
+        return np.concatenate(
+            [
+                np.abs(e_i - e_j),
+                prod(e_i, e_j, n_i, n_j),
+                np.stack([cos(e_i, e_j, n_i, n_j), kl(logp_j, logp_i), np.abs(n_i - n_j)], axis=-1),
+            ],
+            axis=-1,
+        )
     if e_k is None:
         raise ValueError("the full feature vector needs the judge's own answer embedding e_k")
     e_k = np.asarray(e_k)
     n_k = np.linalg.norm(e_k, axis=-1)
     logp_k = log_softmax(e_k, axis=-1)
-    scalars = np.stack([cos(e_i, e_j, n_i, n_j), cos(e_i, e_k, n_i, n_k),
-                         cos(e_j, e_k, n_j, n_k), kl(logp_j, logp_i), kl(logp_i, logp_k),
-                         kl(logp_j, logp_k), np.abs(n_i - n_j), np.abs(n_i - n_k),
-                         np.abs(n_j - n_k)], axis=-1)
-    return np.concatenate([np.abs(e_i - e_j), np.abs(e_i - e_k), np.abs(e_j - e_k),
-                            prod(e_i, e_j, n_i, n_j), prod(e_i, e_k, n_i, n_k),
-                            prod(e_j, e_k, n_j, n_k), scalars], axis=-1)
+    scalars = np.stack(
+        [
+            cos(e_i, e_j, n_i, n_j),
+            cos(e_i, e_k, n_i, n_k),
+            cos(e_j, e_k, n_j, n_k),
+            kl(logp_j, logp_i),
+            kl(logp_i, logp_k),
+            kl(logp_j, logp_k),
+            np.abs(n_i - n_j),
+            np.abs(n_i - n_k),
+            np.abs(n_j - n_k),
+        ],
+        axis=-1,
+    )
+    return np.concatenate(
+        [
+            np.abs(e_i - e_j),
+            np.abs(e_i - e_k),
+            np.abs(e_j - e_k),
+            prod(e_i, e_j, n_i, n_j),
+            prod(e_i, e_k, n_i, n_k),
+            prod(e_j, e_k, n_j, n_k),
+            scalars,
+        ],
+        axis=-1,
+    )

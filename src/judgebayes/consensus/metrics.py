@@ -30,8 +30,12 @@ from judgebayes.plots import _axes
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-__all__ = ["ConsensusComparison", "compare_judges", "reference_correlation",
-           "self_preference_deviation"]
+__all__ = [
+    "ConsensusComparison",
+    "compare_judges",
+    "reference_correlation",
+    "self_preference_deviation",
+]
 
 Own = Mapping[str, str] | Literal["diagonal"] | None
 
@@ -74,12 +78,17 @@ def reference_correlation(ratings: JudgeRatings, reference: pd.Series) -> pd.Ser
     """
     ref = reference.reindex(list(ratings.models)).to_numpy(float)
     if np.isfinite(ref).sum() < 3:
-        raise DataError("the reference rates fewer than 3 of the models",
-                        expected=f"ratings of {list(ratings.models)}")
+        raise DataError(
+            "the reference rates fewer than 3 of the models",
+            expected=f"ratings of {list(ratings.models)}",
+        )
     rows = [_pearson(row, ref, ratings.component) for row in ratings.ratings]
     rows.append(_pearson(ratings.consensus.to_numpy(), ref, ratings.component))
-    return pd.Series(rows, index=pd.Index([*ratings.judges, "consensus"], name="judge"),
-                     name=f"r_{ratings.method}")
+    return pd.Series(
+        rows,
+        index=pd.Index([*ratings.judges, "consensus"], name="judge"),
+        name=f"r_{ratings.method}",
+    )
 
 
 def _own_map(ratings: JudgeRatings, own: Own) -> dict[str, str]:
@@ -87,16 +96,24 @@ def _own_map(ratings: JudgeRatings, own: Own) -> dict[str, str]:
         return {}
     if isinstance(own, str):
         if own != "diagonal" or len(ratings.judges) != len(ratings.models):
-            raise ValueError("own must be a {judge: model} mapping, or 'diagonal' when judge k "
-                             "is model k (as in seed 003, Table 4)")
+            raise ValueError(
+                "own must be a {judge: model} mapping, or 'diagonal' when judge k "
+                "is model k (as in seed 003, Table 4)"
+            )
         return dict(zip(ratings.judges, ratings.models, strict=True))
     for judge, model in own.items():
         if judge not in ratings.judges:
-            raise DataError(f"unknown judge {judge!r}", column="judge",
-                            expected=f"one of {list(ratings.judges)}")
+            raise DataError(
+                f"unknown judge {judge!r}",
+                column="judge",
+                expected=f"one of {list(ratings.judges)}",
+            )
         if model not in ratings.models:
-            raise DataError(f"unknown model {model!r} for judge {judge!r}", column="model",
-                            expected=f"one of {list(ratings.models)}")
+            raise DataError(
+                f"unknown model {model!r} for judge {judge!r}",
+                column="model",
+                expected=f"one of {list(ratings.models)}",
+            )
     return dict(own)
 
 
@@ -125,8 +142,9 @@ def self_preference_deviation(ratings: JudgeRatings, own: Own) -> pd.DataFrame:
         mean = float(np.nanmean(others))
         value = float(ratings.ratings[k, m])
         rows.append((judge, model, value, mean, value - mean, 100.0 * (value - mean) / mean))
-    return pd.DataFrame(rows, columns=["judge", "model", "own_rating", "others_mean",
-                                       "dev_elo", "dev_pct"])
+    return pd.DataFrame(
+        rows, columns=["judge", "model", "own_rating", "others_mean", "dev_elo", "dev_pct"]
+    )
 
 
 @dataclass(frozen=True, repr=False)
@@ -206,11 +224,17 @@ class ConsensusComparison(ResultDisplay):
         return text
 
     def __str__(self) -> str:
-        return (repr(self)[1:-1] + "\n" + self.to_frame().to_string(
-            index=False, float_format=lambda v: f"{v:.3f}"))
+        return (
+            repr(self)[1:-1]
+            + "\n"
+            + self.to_frame().to_string(index=False, float_format=lambda v: f"{v:.3f}")
+        )
 
-    def plot(self, kind: Literal["heatmap", "correlation"] = "heatmap",
-             axes: np.ndarray | Axes | None = None) -> np.ndarray | Axes:
+    def plot(
+        self,
+        kind: Literal["heatmap", "correlation"] = "heatmap",
+        axes: np.ndarray | Axes | None = None,
+    ) -> np.ndarray | Axes:
         """Figure 5 (``"heatmap"``: one panel per method, shared colours, the reference as a
         last row) or Figure 4 (``"correlation"``: each judge's r per method, consensus dashed).
 
@@ -224,14 +248,20 @@ class ConsensusComparison(ResultDisplay):
             import matplotlib.pyplot as plt
 
             first = next(iter(self.ratings.values()))
-            _, axes = plt.subplots(1, len(self.ratings), squeeze=False, figsize=(
-                (0.45 * len(first.models) + 1.8) * len(self.ratings), 0.28 * len(first.judges) + 2))
+            _, axes = plt.subplots(
+                1,
+                len(self.ratings),
+                squeeze=False,
+                figsize=(
+                    (0.45 * len(first.models) + 1.8) * len(self.ratings),
+                    0.28 * len(first.judges) + 2,
+                ),
+            )
         axes = np.asarray(axes).ravel()
         values = np.concatenate([r.ratings.ravel() for r in self.ratings.values()])
         vmin, vmax = np.nanpercentile(values, [1, 99])
         for k, (ax, r) in enumerate(zip(axes, self.ratings.values(), strict=True)):
-            r.plot(ax, reference=self.reference, vmin=vmin, vmax=vmax,
-                   colorbar=k == len(axes) - 1)
+            r.plot(ax, reference=self.reference, vmin=vmin, vmax=vmax, colorbar=k == len(axes) - 1)
         return axes
 
     def _plot_correlation(self, ax: Axes | None) -> Axes:
@@ -242,19 +272,30 @@ class ConsensusComparison(ResultDisplay):
         colors = ["#1f5fa8", "#e07b00", "#2e7d32", "#c2185b", "#6a1b9a"]
         for k, method in enumerate(self.correlation.columns):
             c = colors[k % len(colors)]
-            ax.plot(np.arange(len(judges)), self.correlation.loc[judges, method], "o", color=c,
-                    label=f"{method} (mean {self.mean_correlation[method]:.3f})")
+            ax.plot(
+                np.arange(len(judges)),
+                self.correlation.loc[judges, method],
+                "o",
+                color=c,
+                label=f"{method} (mean {self.mean_correlation[method]:.3f})",
+            )
             ax.axhline(self.correlation.loc["consensus", method], color=c, ls="--", lw=1)
         ax.set_xticks(np.arange(len(judges)), list(judges), rotation=45, ha="right", fontsize=7)
-        ax.set(ylabel=f"Pearson r with {self.reference.name or 'reference'}",
-               title="per-judge correlation (dashed: consensus)")
+        ax.set(
+            ylabel=f"Pearson r with {self.reference.name or 'reference'}",
+            title="per-judge correlation (dashed: consensus)",
+        )
         ax.legend(frameon=False, fontsize=7)
         return ax
 
 
-def compare_judges(ratings: EloTable | Mapping[str, JudgeRatings] | Sequence[JudgeRatings], *,
-                   reference: pd.Series | None = None, own: Own = None,
-                   baseline: str | None = None) -> ConsensusComparison:
+def compare_judges(
+    ratings: EloTable | Mapping[str, JudgeRatings] | Sequence[JudgeRatings],
+    *,
+    reference: pd.Series | None = None,
+    own: Own = None,
+    baseline: str | None = None,
+) -> ConsensusComparison:
     """Compare methods' judge × model ratings by seed 003's metrics (Tables 1–3, Fig. 2, 4).
 
     Parameters
@@ -284,17 +325,22 @@ def compare_judges(ratings: EloTable | Mapping[str, JudgeRatings] | Sequence[Jud
     first = next(iter(ratings.values()))
     for method, r in ratings.items():
         if r.models != first.models or r.judges != first.judges:
-            raise ValueError(f"method {method!r} rates other judges or models than "
-                             f"{first.method!r}; compare matrices of the same shape")
+            raise ValueError(
+                f"method {method!r} rates other judges or models than "
+                f"{first.method!r}; compare matrices of the same shape"
+            )
     baseline = next(iter(ratings)) if baseline is None else baseline
     if baseline not in ratings:
         raise ValueError(f"baseline {baseline!r} is not one of {list(ratings)}")
-    sd = pd.DataFrame({m: r.sd().to_numpy() for m, r in ratings.items()},
-                      index=pd.Index(first.models, name="model"))
+    sd = pd.DataFrame(
+        {m: r.sd().to_numpy() for m, r in ratings.items()},
+        index=pd.Index(first.models, name="model"),
+    )
     correlation = None
     if reference is not None:
-        correlation = pd.DataFrame({m: reference_correlation(r, reference)
-                                    for m, r in ratings.items()})
+        correlation = pd.DataFrame(
+            {m: reference_correlation(r, reference) for m, r in ratings.items()}
+        )
     self_pref = None
     if own is not None:
         parts = [self_preference_deviation(r, own).assign(method=m) for m, r in ratings.items()]

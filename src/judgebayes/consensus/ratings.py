@@ -30,8 +30,14 @@ from judgebayes.plots import _axes
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-__all__ = ["PAPER_TABLES", "EloTable", "JudgeRatings", "elo_table_from_frame", "paper_table",
-           "read_elo_table"]
+__all__ = [
+    "PAPER_TABLES",
+    "EloTable",
+    "JudgeRatings",
+    "elo_table_from_frame",
+    "paper_table",
+    "read_elo_table",
+]
 
 #: The matrices printed in seed 003, by name: ``arenahard`` (Table 5: baseline and UDA),
 #: ``transfer`` (Table 6: baseline, UDA and the human row), ``transfer_table7`` (Table 7:
@@ -71,20 +77,25 @@ class JudgeRatings(ResultDisplay):
     def __post_init__(self) -> None:
         r = np.asarray(self.ratings, dtype=float)
         if r.shape != (len(self.judges), len(self.models)):
-            raise ValueError(f"ratings have shape {r.shape}, expected "
-                             f"({len(self.judges)}, {len(self.models)})")
+            raise ValueError(
+                f"ratings have shape {r.shape}, expected ({len(self.judges)}, {len(self.models)})"
+            )
         object.__setattr__(self, "ratings", r)
 
     @property
     def consensus(self) -> pd.Series:
         """The consensus G: each model's mean rating over the judges (seed 003, Eq. 3's anchor)."""
-        return pd.Series(np.nanmean(self.ratings, axis=0), index=pd.Index(self.models,
-                                                                           name="model"))
+        return pd.Series(
+            np.nanmean(self.ratings, axis=0), index=pd.Index(self.models, name="model")
+        )
 
     def sd(self) -> pd.Series:
         """Per-model inter-judge standard deviation, ddof = 1 (seed 003, Tables 1–2)."""
-        return pd.Series(np.nanstd(self.ratings, axis=0, ddof=1),
-                         index=pd.Index(self.models, name="model"), name=f"sd_{self.method}")
+        return pd.Series(
+            np.nanstd(self.ratings, axis=0, ddof=1),
+            index=pd.Index(self.models, name="model"),
+            name=f"sd_{self.method}",
+        )
 
     def to_frame(self) -> pd.DataFrame:
         """One row per judge, one column per model (the paper's matrix layout)."""
@@ -94,19 +105,29 @@ class JudgeRatings(ResultDisplay):
 
     def _headline(self) -> str:
         comps = "" if self.component is None else f", {len(set(self.component))} components"
-        return (f"{self.method}: {len(self.judges)} judges × {len(self.models)} models"
-                f"{comps}; mean inter-judge SD {float(self.sd().mean()):.2f}")
+        return (
+            f"{self.method}: {len(self.judges)} judges × {len(self.models)} models"
+            f"{comps}; mean inter-judge SD {float(self.sd().mean()):.2f}"
+        )
 
     def subset(self, models: Sequence[str]) -> JudgeRatings:
         """The same judges' ratings of ``models`` only."""
         index = [self.models.index(m) for m in models]
         comp = None if self.component is None else tuple(self.component[k] for k in index)
-        return JudgeRatings(self.method, self.judges, tuple(models), self.ratings[:, index],
-                            comp, self.n_battles)
+        return JudgeRatings(
+            self.method, self.judges, tuple(models), self.ratings[:, index], comp, self.n_battles
+        )
 
-    def plot(self, ax: Axes | None = None, *, reference: pd.Series | None = None,
-             vmin: float | None = None, vmax: float | None = None, cmap: str = "viridis",
-             colorbar: bool = True) -> Axes:
+    def plot(
+        self,
+        ax: Axes | None = None,
+        *,
+        reference: pd.Series | None = None,
+        vmin: float | None = None,
+        vmax: float | None = None,
+        cmap: str = "viridis",
+        colorbar: bool = True,
+    ) -> Axes:
         """Heat map of the judge × model ratings (seed 003, Figure 5).
 
         Parameters
@@ -124,12 +145,14 @@ class JudgeRatings(ResultDisplay):
             rows = np.vstack([rows, reference.reindex(list(self.models)).to_numpy(float)])
             labels.append(str(reference.name or "reference"))
         ax = _axes(ax, (0.55 * len(self.models) + 2.5, 0.3 * len(labels) + 1.6))
-        image = ax.imshow(rows, aspect="auto", cmap=cmap, vmin=vmin, vmax=vmax,
-                          interpolation="nearest")
+        image = ax.imshow(
+            rows, aspect="auto", cmap=cmap, vmin=vmin, vmax=vmax, interpolation="nearest"
+        )
         if reference is not None:
             ax.axhline(len(self.judges) - 0.5, color="white", lw=2)
-        ax.set_xticks(np.arange(len(self.models)), list(self.models), rotation=45, ha="right",
-                      fontsize=7)
+        ax.set_xticks(
+            np.arange(len(self.models)), list(self.models), rotation=45, ha="right", fontsize=7
+        )
         ax.set_yticks(np.arange(len(labels)), labels, fontsize=7)
         ax.set_title(f"{self.method} (mean SD {float(self.sd().mean()):.1f})", fontsize=9)
         if colorbar:
@@ -177,63 +200,93 @@ class EloTable(ResultDisplay):
             parts.append(frame)
         if self.reference is not None:
             name = str(self.reference.name or "human")
-            parts.append(pd.DataFrame([[name, name, *self.reference.reindex(
-                list(self.models)).to_numpy(float)]], columns=["row", "method", *self.models]))
+            parts.append(
+                pd.DataFrame(
+                    [[name, name, *self.reference.reindex(list(self.models)).to_numpy(float)]],
+                    columns=["row", "method", *self.models],
+                )
+            )
         return pd.concat(parts, ignore_index=True)
 
     def _headline(self) -> str:
         first = next(iter(self.ratings.values()))
         sds = ", ".join(f"{m} {float(r.sd().mean()):.2f}" for m, r in self.ratings.items())
         ref = "" if self.reference is None else f"; reference row {self.reference.name!r}"
-        return (f"{len(self.ratings)} methods × {len(first.judges)} judges × "
-                f"{len(first.models)} models; mean inter-judge SD {sds}{ref}")
+        return (
+            f"{len(self.ratings)} methods × {len(first.judges)} judges × "
+            f"{len(first.models)} models; mean inter-judge SD {sds}{ref}"
+        )
 
 
 def elo_table_from_frame(frame: pd.DataFrame, source: str) -> EloTable:
     """An :class:`EloTable` from a frame ``row, method, <models…>`` (errors name the row)."""
     frame = frame.reset_index(drop=True)
     if frame.shape[1] < 4 or list(frame.columns[:2]) != ["row", "method"]:
-        raise DataError(f"columns {list(frame.columns)[:4]}...", column="row",
-                        expected="a judge × model Elo table: row,method,<model>,<model>,...")
+        raise DataError(
+            f"columns {list(frame.columns)[:4]}...",
+            column="row",
+            expected="a judge × model Elo table: row,method,<model>,<model>,...",
+        )
     models = tuple(str(c) for c in frame.columns[2:])
     values = frame.iloc[:, 2:].apply(pd.to_numeric, errors="coerce").to_numpy(float)
     bad = ~np.isfinite(values)
     if bad.any():
         row, col = (int(v[0]) for v in np.nonzero(bad))
-        raise DataError("rating is not a finite number", row=row, column=models[col],
-                        got=frame.iloc[row, 2 + col], expected="an Elo rating")
+        raise DataError(
+            "rating is not a finite number",
+            row=row,
+            column=models[col],
+            got=frame.iloc[row, 2 + col],
+            expected="an Elo rating",
+        )
     ratings: dict[str, JudgeRatings] = {}
     reference = None
     for k, method in enumerate(frame["method"].astype(str)):
         if not method or method == "nan":
-            raise DataError("missing method", row=k, column="method",
-                            expected="e.g. baseline_elo, uda or human")
+            raise DataError(
+                "missing method", row=k, column="method", expected="e.g. baseline_elo, uda or human"
+            )
     for method, rows in frame.groupby("method", sort=False).groups.items():
         rows = np.asarray(rows)
         if str(method).lower() in REFERENCE_METHODS:
             if len(rows) != 1:
-                raise DataError(f"{len(rows)} rows of method {method!r}", row=int(rows[1]),
-                                column="method", expected="one reference row")
-            reference = pd.Series(values[rows[0]], index=pd.Index(models, name="model"),
-                                  name=str(method))
+                raise DataError(
+                    f"{len(rows)} rows of method {method!r}",
+                    row=int(rows[1]),
+                    column="method",
+                    expected="one reference row",
+                )
+            reference = pd.Series(
+                values[rows[0]], index=pd.Index(models, name="model"), name=str(method)
+            )
             continue
         judges = tuple(frame["row"].astype(str).iloc[rows])
         dup = pd.Index(judges).duplicated()
         if dup.any():
             row = int(rows[np.flatnonzero(dup)[0]])
-            raise DataError(f"judge listed twice for method {method!r}", row=row, column="row",
-                            got=judges[int(np.flatnonzero(dup)[0])], expected="one row per judge")
+            raise DataError(
+                f"judge listed twice for method {method!r}",
+                row=row,
+                column="row",
+                got=judges[int(np.flatnonzero(dup)[0])],
+                expected="one row per judge",
+            )
         ratings[str(method)] = JudgeRatings(str(method), judges, models, values[rows])
     if not ratings:
-        raise DataError("no judge rows, only a reference row", column="method",
-                        expected="rows of at least one method (e.g. baseline_elo)")
+        raise DataError(
+            "no judge rows, only a reference row",
+            column="method",
+            expected="rows of at least one method (e.g. baseline_elo)",
+        )
     judge_sets = {m: r.judges for m, r in ratings.items()}
     first = next(iter(judge_sets.values()))
     for method, judges in judge_sets.items():
         if judges != first:
-            raise DataError(f"method {method!r} lists judges {list(judges)}, the first method "
-                            f"{list(first)}", column="row",
-                            expected="the same judges, in the same order, for every method")
+            raise DataError(
+                f"method {method!r} lists judges {list(judges)}, the first method {list(first)}",
+                column="row",
+                expected="the same judges, in the same order, for every method",
+            )
     return EloTable(ratings, reference, source)
 
 
@@ -272,11 +325,14 @@ def paper_table(name: str = "transfer") -> EloTable:
     if name not in PAPER_TABLES:
         raise ValueError(f"name must be one of {PAPER_TABLES}, got {name!r}")
     frame = load_uda_elo("transfer" if name == "transfer_table7" else name).rename(
-        columns={"judge": "row"})
+        columns={"judge": "row"}
+    )
     if name == "transfer_table7":
         text = resources.files("judgebayes.consensus").joinpath("data/uda_table7.csv")
         with resources.as_file(text) as path:
             table7 = pd.read_csv(path, comment="#", dtype={"row": str, "method": str})
-        frame = pd.concat([frame[frame["method"] == "baseline_elo"], table7,
-                           frame[frame["method"] == "human"]], ignore_index=True)
+        frame = pd.concat(
+            [frame[frame["method"] == "baseline_elo"], table7, frame[frame["method"] == "human"]],
+            ignore_index=True,
+        )
     return elo_table_from_frame(frame, f"seed 003, {name}")

@@ -24,9 +24,17 @@ import jax.numpy as jnp
 __all__ = ["elo_scan", "elo_scan_judges"]
 
 
-def elo_scan(i: jax.Array, j: jax.Array, k: jax.Array, s: jax.Array, n_models: int, *,
-             scale: float = 400.0, initial: float = 1200.0,
-             trajectory: bool = False) -> jax.Array | tuple[jax.Array, jax.Array]:
+def elo_scan(
+    i: jax.Array,
+    j: jax.Array,
+    k: jax.Array,
+    s: jax.Array,
+    n_models: int,
+    *,
+    scale: float = 400.0,
+    initial: float = 1200.0,
+    trajectory: bool = False,
+) -> jax.Array | tuple[jax.Array, jax.Array]:
     """Run Algorithm 2 of seed 003 over one judge's battles (Eq. 1 when K, s are fixed, hard).
 
     Parameters
@@ -56,7 +64,8 @@ def elo_scan(i: jax.Array, j: jax.Array, k: jax.Array, s: jax.Array, n_models: i
     # pair of updates. Dense O(n_models) steps vectorise over judges without scatters
     # (3× faster than ``.at[].add`` under ``vmap`` on CPU); fine for arenas of ≲ 1,000 models.
     sign = jax.nn.one_hot(jnp.asarray(i), n_models, dtype=dtype) - jax.nn.one_hot(
-        jnp.asarray(j), n_models, dtype=dtype)
+        jnp.asarray(j), n_models, dtype=dtype
+    )
 
     def step(ratings: jax.Array, battle: tuple) -> tuple[jax.Array, jax.Array | None]:
         o, kk, ss = battle
@@ -64,14 +73,22 @@ def elo_scan(i: jax.Array, j: jax.Array, k: jax.Array, s: jax.Array, n_models: i
         ratings = ratings + delta * o
         return ratings, (ratings if trajectory else None)
 
-    final, path = jax.lax.scan(step, start, (sign, jnp.asarray(k, dtype),
-                                             jnp.asarray(s, dtype)))
+    final, path = jax.lax.scan(step, start, (sign, jnp.asarray(k, dtype), jnp.asarray(s, dtype)))
     return (final, path) if trajectory else final
 
 
-def elo_scan_judges(i: jax.Array, j: jax.Array, k: jax.Array, s: jax.Array, n_models: int, *,
-                    scale: float = 400.0, initial: float = 1200.0) -> jax.Array:
+def elo_scan_judges(
+    i: jax.Array,
+    j: jax.Array,
+    k: jax.Array,
+    s: jax.Array,
+    n_models: int,
+    *,
+    scale: float = 400.0,
+    initial: float = 1200.0,
+) -> jax.Array:
     """:func:`elo_scan` for every judge at once: inputs ``(n_judges, L)``, output
     ``(n_judges, n_models)`` (vectorised with ``jax.vmap``; pad with K = 0)."""
-    return jax.vmap(lambda a, b, kk, ss: elo_scan(a, b, kk, ss, n_models, scale=scale,
-                                                  initial=initial))(i, j, k, s)
+    return jax.vmap(
+        lambda a, b, kk, ss: elo_scan(a, b, kk, ss, n_models, scale=scale, initial=initial)
+    )(i, j, k, s)

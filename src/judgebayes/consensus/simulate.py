@@ -92,22 +92,33 @@ class SimulatedConsensus(ResultDisplay):
         n_prompts = self.answers.index.get_level_values(0).nunique()
         eta = self.judges["eta"].dropna()
         span = f"; η {eta.min():.2f}–{eta.max():.2f}" if len(eta) else ""
-        return (f"{len(self.judges)} judges ({len(eta)} contestants) × {len(self.truth)} models, "
-                f"{n_prompts} prompts, {len(self.battles):,} verdicts, "
-                f"{self.answers.shape[1]}-D embeddings{span}")
+        return (
+            f"{len(self.judges)} judges ({len(eta)} contestants) × {len(self.truth)} models, "
+            f"{n_prompts} prompts, {len(self.battles):,} verdicts, "
+            f"{self.answers.shape[1]}-D embeddings{span}"
+        )
 
 
 def _unit_rows(x: np.ndarray) -> np.ndarray:
     return x / np.linalg.norm(x, axis=-1, keepdims=True)
 
 
-def simulate_consensus(n_models: int = 10, n_judges: int = 10, n_prompts: int = 40,
-                       dim: int = 16, *, elo_sd: float = 150.0,
-                       self_preference: float | Sequence[float] | None = None,
-                       own_model: Mapping[str, str] | None = None,
-                       psi: float | Sequence[float] = 1.0, style: float = 1.0,
-                       topic: float = 1.0, noise: float = 0.5, quality: float = 0.0,
-                       seed: int = 0) -> SimulatedConsensus:
+def simulate_consensus(
+    n_models: int = 10,
+    n_judges: int = 10,
+    n_prompts: int = 40,
+    dim: int = 16,
+    *,
+    elo_sd: float = 150.0,
+    self_preference: float | Sequence[float] | None = None,
+    own_model: Mapping[str, str] | None = None,
+    psi: float | Sequence[float] = 1.0,
+    style: float = 1.0,
+    topic: float = 1.0,
+    noise: float = 0.5,
+    quality: float = 0.0,
+    seed: int = 0,
+) -> SimulatedConsensus:
     """Simulate judges that favour answers resembling their own (see the module docstring).
 
     Parameters
@@ -144,8 +155,11 @@ def simulate_consensus(n_models: int = 10, n_judges: int = 10, n_prompts: int = 
     unknown = set(own_model) - set(judges) or set(own_model.values()) - set(models)
     if unknown:
         raise ValueError(f"own_model names unknown judges or models: {sorted(unknown)}")
-    gamma = (np.linspace(0.0, 3.0, n_judges) if self_preference is None
-             else np.broadcast_to(np.asarray(self_preference, float), (n_judges,)).copy())
+    gamma = (
+        np.linspace(0.0, 3.0, n_judges)
+        if self_preference is None
+        else np.broadcast_to(np.asarray(self_preference, float), (n_judges,)).copy()
+    )
     psi = np.broadcast_to(np.asarray(psi, float), (n_judges,)).copy()
 
     theta = rng.normal(0.0, elo_sd / ELO_SCALE, n_models)
@@ -155,12 +169,20 @@ def simulate_consensus(n_models: int = 10, n_judges: int = 10, n_prompts: int = 
     judge_styles = rng.normal(0.0, style * scale, (n_judges, dim))
     topics = rng.normal(0.0, topic * scale, (n_prompts, dim))
     direction = _unit_rows(rng.normal(size=dim))
-    answers = (topics[:, None, :] + styles[None] + noise * scale * rng.normal(
-        size=(n_prompts, n_models, dim)) + quality * theta[None, :, None] * direction)
+    answers = (
+        topics[:, None, :]
+        + styles[None]
+        + noise * scale * rng.normal(size=(n_prompts, n_models, dim))
+        + quality * theta[None, :, None] * direction
+    )
     own_index = np.array([models.index(own_model[j]) if j in own_model else -1 for j in judges])
     judge_theta = rng.normal(0.0, elo_sd / ELO_SCALE, n_judges)
-    mine = (topics[:, None, :] + judge_styles[None] + noise * scale * rng.normal(
-        size=(n_prompts, n_judges, dim)) + quality * judge_theta[None, :, None] * direction)
+    mine = (
+        topics[:, None, :]
+        + judge_styles[None]
+        + noise * scale * rng.normal(size=(n_prompts, n_judges, dim))
+        + quality * judge_theta[None, :, None] * direction
+    )
     contestant = own_index >= 0
     mine[:, contestant] = answers[:, own_index[contestant]]
     # resemblance c[p, m, k] of answer (p, m) to judge k's own answer on p
@@ -176,11 +198,20 @@ def simulate_consensus(n_models: int = 10, n_judges: int = 10, n_prompts: int = 
         b = np.where(swap, sequence[:, 0], sequence[:, 1])
         for k in range(n_judges):
             logit = psi[k] * (theta[a] - theta[b]) + gamma[k] * (
-                resemblance[p, a, k] - resemblance[p, b, k])
+                resemblance[p, a, k] - resemblance[p, b, k]
+            )
             label = (rng.random(len(a)) < expit(logit)).astype(float)
-            frames.append(pd.DataFrame({"prompt_id": f"p{p:03d}", "model_a": np.take(models, a),
-                                        "model_b": np.take(models, b), "judge": judges[k],
-                                        "judge_label": label}))
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "prompt_id": f"p{p:03d}",
+                        "model_a": np.take(models, a),
+                        "model_b": np.take(models, b),
+                        "judge": judges[k],
+                        "judge_label": label,
+                    }
+                )
+            )
     battles = Battles(pd.concat(frames, ignore_index=True))
 
     mean_res = resemblance.mean(axis=0)  # (M, K)
@@ -190,15 +221,27 @@ def simulate_consensus(n_models: int = 10, n_judges: int = 10, n_prompts: int = 
         eta[k] = gamma[k] * (1.0 - others.mean())
     prompts = [f"p{p:03d}" for p in range(n_prompts)]
     columns = [f"e{d}" for d in range(dim)]
-    answer_frame = pd.DataFrame(answers.reshape(-1, dim), columns=columns,
-                                index=pd.MultiIndex.from_product([prompts, models],
-                                                                 names=["prompt_id", "model"]))
-    judge_frame = pd.DataFrame(mine.reshape(-1, dim), columns=columns,
-                               index=pd.MultiIndex.from_product([prompts, judges],
-                                                                names=["prompt_id", "judge"]))
-    truth = pd.DataFrame({"elo": theta_to_elo(theta), "theta": theta},
-                         index=pd.Index(models, name="model"))
-    judge_table = pd.DataFrame({"own_model": [own_model.get(j) for j in judges], "psi": psi,
-                                "gamma": gamma, "eta": eta, "eta_elo": eta * ELO_SCALE},
-                               index=pd.Index(judges, name="judge"))
+    answer_frame = pd.DataFrame(
+        answers.reshape(-1, dim),
+        columns=columns,
+        index=pd.MultiIndex.from_product([prompts, models], names=["prompt_id", "model"]),
+    )
+    judge_frame = pd.DataFrame(
+        mine.reshape(-1, dim),
+        columns=columns,
+        index=pd.MultiIndex.from_product([prompts, judges], names=["prompt_id", "judge"]),
+    )
+    truth = pd.DataFrame(
+        {"elo": theta_to_elo(theta), "theta": theta}, index=pd.Index(models, name="model")
+    )
+    judge_table = pd.DataFrame(
+        {
+            "own_model": [own_model.get(j) for j in judges],
+            "psi": psi,
+            "gamma": gamma,
+            "eta": eta,
+            "eta_elo": eta * ELO_SCALE,
+        },
+        index=pd.Index(judges, name="judge"),
+    )
     return SimulatedConsensus(battles, answer_frame, judge_frame, truth, judge_table, seed)

@@ -18,8 +18,12 @@ from judgebayes.errors import DataError
 __all__ = ["ClusterCorrelations", "cluster_correlations", "rank_clusters"]
 
 
-def rank_clusters(values: Mapping[str, float] | pd.Series, sizes: Iterable[int], *,
-                  labels: Iterable[str] | None = None) -> dict[str, str]:
+def rank_clusters(
+    values: Mapping[str, float] | pd.Series,
+    sizes: Iterable[int],
+    *,
+    labels: Iterable[str] | None = None,
+) -> dict[str, str]:
     """Cut names into consecutive groups by descending value (e.g. Elo).
 
     The paper's Appendix A.3 clusters are the 10 / 8 / 6 judges of highest /
@@ -33,15 +37,16 @@ def rank_clusters(values: Mapping[str, float] | pd.Series, sizes: Iterable[int],
     series = pd.Series(values, dtype=float).sort_values(ascending=False, kind="stable")
     sizes = [int(s) for s in sizes]
     if sum(sizes) != len(series) or min(sizes) < 1:
-        raise DataError(f"cluster sizes {sizes} must be positive and sum to the "
-                        f"{len(series)} names", column="sizes")
-    labels = list(labels) if labels is not None else [f"cluster {k + 1}"
-                                                       for k in range(len(sizes))]
+        raise DataError(
+            f"cluster sizes {sizes} must be positive and sum to the {len(series)} names",
+            column="sizes",
+        )
+    labels = list(labels) if labels is not None else [f"cluster {k + 1}" for k in range(len(sizes))]
     if len(labels) != len(sizes):
         raise DataError(f"{len(labels)} labels for {len(sizes)} clusters", column="labels")
     out, start = {}, 0
     for size, label in zip(sizes, labels, strict=True):
-        for name in series.index[start:start + size]:
+        for name in series.index[start : start + size]:
             out[str(name)] = label
         start += size
     return out
@@ -67,27 +72,38 @@ class ClusterCorrelations(ResultDisplay):
     spearman: np.ndarray
 
     def to_frame(self) -> pd.DataFrame:
-        return pd.DataFrame({"cluster": self.labels,
-                             "n_judges": [len(m) for m in self.members],
-                             "pearson": self.pearson, "spearman": self.spearman,
-                             "judges": [", ".join(m) for m in self.members]})
+        return pd.DataFrame(
+            {
+                "cluster": self.labels,
+                "n_judges": [len(m) for m in self.members],
+                "pearson": self.pearson,
+                "spearman": self.spearman,
+                "judges": [", ".join(m) for m in self.members],
+            }
+        )
 
     def _headline(self) -> str:
-        rs = ", ".join(f"{label} {r:.2f}" for label, r in zip(self.labels[:6], self.pearson,
-                                                               strict=False))
+        rs = ", ".join(
+            f"{label} {r:.2f}" for label, r in zip(self.labels[:6], self.pearson, strict=False)
+        )
         more = ", …" if len(self.labels) > 6 else ""
-        return (f"{len(self.labels)} clusters, {sum(len(m) for m in self.members)} judges; "
-                f"Pearson r within clusters: {rs}{more}")
+        return (
+            f"{len(self.labels)} clusters, {sum(len(m) for m in self.members)} judges; "
+            f"Pearson r within clusters: {rs}{more}"
+        )
 
     def __str__(self) -> str:
         frame = self.to_frame().drop(columns="judges")
         return "Consistency vs Elo within clusters of judges\n" + frame.to_string(
-            index=False, float_format="{:.3f}".format)
+            index=False, float_format="{:.3f}".format
+        )
 
 
-def cluster_correlations(result: JudgeConsistency | Mapping[str, float] | pd.Series,
-                         judge_elo: Mapping[str, float] | pd.Series,
-                         clusters: Mapping[str, str]) -> ClusterCorrelations:
+def cluster_correlations(
+    result: JudgeConsistency | Mapping[str, float] | pd.Series,
+    judge_elo: Mapping[str, float] | pd.Series,
+    clusters: Mapping[str, str],
+) -> ClusterCorrelations:
     """Pearson and Spearman correlation with Elo inside each cluster (Appendix A.3).
 
     Parameters
@@ -108,8 +124,11 @@ def cluster_correlations(result: JudgeConsistency | Mapping[str, float] | pd.Ser
     missing = [j for j in judges if j not in clusters]
     unknown = [j for j in clusters if j not in judges]
     if missing or unknown:
-        raise DataError(f"clusters must assign exactly the scored judges (no cluster for "
-                        f"{missing[:3]}, unknown judges {unknown[:3]})", column="clusters")
+        raise DataError(
+            f"clusters must assign exactly the scored judges (no cluster for "
+            f"{missing[:3]}, unknown judges {unknown[:3]})",
+            column="clusters",
+        )
     e = _elo_vector(judge_elo, judges, "judge")
     labels = tuple(dict.fromkeys(clusters[j] for j in judges))
     members, pearson, spearman = [], [], []
@@ -122,6 +141,9 @@ def cluster_correlations(result: JudgeConsistency | Mapping[str, float] | pd.Ser
         else:
             pearson.append(math.nan)
             spearman.append(math.nan)
-    return ClusterCorrelations(labels=labels, members=tuple(members),
-                               pearson=np.array(pearson), spearman=np.array(spearman))
-
+    return ClusterCorrelations(
+        labels=labels,
+        members=tuple(members),
+        pearson=np.array(pearson),
+        spearman=np.array(spearman),
+    )

@@ -84,13 +84,15 @@ class MatchupCounts(ResultDisplay):
 
     def unit_names(self) -> list[tuple[str, str]]:
         """(first, second) model names of each unit."""
-        return [(self.models[a], self.models[b]) for a, b in zip(self.first, self.second,
-                                                                 strict=True)]
+        return [
+            (self.models[a], self.models[b]) for a, b in zip(self.first, self.second, strict=True)
+        ]
 
     def pair_names(self) -> list[tuple[str, str]]:
         """(i, j) model names of each pair."""
-        return [(self.models[a], self.models[b]) for a, b in zip(self.pair_i, self.pair_j,
-                                                                 strict=True)]
+        return [
+            (self.models[a], self.models[b]) for a, b in zip(self.pair_i, self.pair_j, strict=True)
+        ]
 
     def pair_totals(self, units: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Both orders pooled: contests n and wins of pair model i, each ``(n_judges, n_pairs)``.
@@ -141,51 +143,80 @@ class MatchupCounts(ResultDisplay):
     def for_judges(self, judges: Iterable[str]) -> MatchupCounts:
         """The same counts restricted to ``judges`` (in that order)."""
         idx = [_index_of(self.judges, j, "judge") for j in judges]
-        return MatchupCounts(tuple(self.judges[k] for k in idx), self.models, self.first,
-                             self.second, self.pair, self.pair_i, self.pair_j,
-                             self.counts[idx], self.report)
+        return MatchupCounts(
+            tuple(self.judges[k] for k in idx),
+            self.models,
+            self.first,
+            self.second,
+            self.pair,
+            self.pair_i,
+            self.pair_j,
+            self.counts[idx],
+            self.report,
+        )
 
     def to_frame(self) -> pd.DataFrame:
         """One row per judge and ordered matchup with at least one contest."""
         k, u = np.nonzero(self.n > 0)
         c = self.counts[k, u].astype(int)
-        return pd.DataFrame({"judge": [self.judges[i] for i in k],
-                             "first": [self.models[i] for i in self.first[u]],
-                             "second": [self.models[i] for i in self.second[u]],
-                             "first_wins": c[:, 0], "ties": c[:, 1], "second_wins": c[:, 2],
-                             "n": c.sum(axis=1)})
+        return pd.DataFrame(
+            {
+                "judge": [self.judges[i] for i in k],
+                "first": [self.models[i] for i in self.first[u]],
+                "second": [self.models[i] for i in self.second[u]],
+                "first_wins": c[:, 0],
+                "ties": c[:, 1],
+                "second_wins": c[:, 2],
+                "n": c.sum(axis=1),
+            }
+        )
 
     def _headline(self) -> str:
-        return (f"{self.n_judges} judges, {len(self.models)} models, {self.n_pairs} matchups "
-                f"({self.n_units} ordered), {int(self.counts.sum()):,} contests")
+        return (
+            f"{self.n_judges} judges, {len(self.models)} models, {self.n_pairs} matchups "
+            f"({self.n_units} ordered), {int(self.counts.sum()):,} contests"
+        )
 
 
 def _index_of(names: tuple[str, ...], name: str, what: str) -> int:
     try:
         return names.index(name)
     except ValueError:
-        raise DataError(f"unknown {what} {name!r}", column=what,
-                        expected=f"one of {len(names)} names such as {list(names[:3])}",
-                        ) from None
+        raise DataError(
+            f"unknown {what} {name!r}",
+            column=what,
+            expected=f"one of {len(names)} names such as {list(names[:3])}",
+        ) from None
 
 
-def _elo_vector(elo: Mapping[str, float] | pd.Series, names: tuple[str, ...],
-                what: str) -> np.ndarray:
+def _elo_vector(
+    elo: Mapping[str, float] | pd.Series, names: tuple[str, ...], what: str
+) -> np.ndarray:
     elo = pd.Series(elo, dtype=float) if not isinstance(elo, pd.Series) else elo.astype(float)
     missing = [m for m in names if m not in elo.index]
     if missing:
-        raise DataError(f"no Elo for {len(missing)} {what}(s): {missing[:5]}", column=what,
-                        expected=f"an Elo for every {what}")
+        raise DataError(
+            f"no Elo for {len(missing)} {what}(s): {missing[:5]}",
+            column=what,
+            expected=f"an Elo for every {what}",
+        )
     e = elo.reindex(list(names)).to_numpy(dtype=float)
     bad = ~np.isfinite(e)
     if bad.any():
-        raise DataError(f"the Elo of {names[int(np.flatnonzero(bad)[0])]!r} is missing or "
-                        f"infinite", column=what, expected="a finite number")
+        raise DataError(
+            f"the Elo of {names[int(np.flatnonzero(bad)[0])]!r} is missing or infinite",
+            column=what,
+            expected="a finite number",
+        )
     return e
 
 
-def matchup_counts(battles: Battles, *, target: str = "judge_label",
-                   matchups: Iterable[tuple[str, str]] | None = None) -> MatchupCounts:
+def matchup_counts(
+    battles: Battles,
+    *,
+    target: str = "judge_label",
+    matchups: Iterable[tuple[str, str]] | None = None,
+) -> MatchupCounts:
     """Aggregate judged battles into :class:`MatchupCounts`.
 
     Parameters
@@ -207,8 +238,11 @@ def matchup_counts(battles: Battles, *, target: str = "judge_label",
     MatchupCounts
     """
     if target not in ("judge_label", "human_label"):
-        raise DataError(f"target must be a label column, got {target!r}", column=target,
-                        expected="'judge_label' or 'human_label'")
+        raise DataError(
+            f"target must be a label column, got {target!r}",
+            column=target,
+            expected="'judge_label' or 'human_label'",
+        )
     label = np.asarray(battles.column(target), dtype=float)
     f = battles.frame
     a, b = battles.codes()
@@ -219,8 +253,12 @@ def matchup_counts(battles: Battles, *, target: str = "judge_label",
         missing = judge_col.isna().to_numpy()
         if missing.any():
             row = int(np.flatnonzero(missing)[0])
-            raise DataError("missing judge name", row=row, column="judge",
-                            expected="the name of the judge that gave the verdict")
+            raise DataError(
+                "missing judge name",
+                row=row,
+                column="judge",
+                expected="the name of the judge that gave the verdict",
+            )
         judge_names = judge_col.astype(str).to_numpy()
     else:
         judge_names = np.full(len(f), _SINGLE_JUDGE)
@@ -237,13 +275,15 @@ def matchup_counts(battles: Battles, *, target: str = "judge_label",
         wanted: set[int] = set()
         for pair in matchups:
             if len(pair) != 2:
-                raise DataError(f"a matchup is a pair of model names, got {pair!r}",
-                                column="matchups")
+                raise DataError(
+                    f"a matchup is a pair of model names, got {pair!r}", column="matchups"
+                )
             x, y = (_index_of(models, str(name), "model") for name in pair)
             key = min(x, y) * m + max(x, y)
             if not np.any((lo_all * m + hi_all == key) & present):
-                raise DataError(f"matchup {tuple(pair)!r} has no judged contests",
-                                column="matchups")
+                raise DataError(
+                    f"matchup {tuple(pair)!r} has no judged contests", column="matchups"
+                )
             wanted.add(key)
         keep &= np.isin(lo_all * m + hi_all, np.fromiter(wanted, dtype=np.int64))
         n_out = int((present & ~keep).sum())
@@ -261,7 +301,14 @@ def matchup_counts(battles: Battles, *, target: str = "judge_label",
     cat = np.rint(2.0 * (1.0 - score[keep])).astype(np.int64)  # 1 -> 0, 0.5 -> 1, 0 -> 2
     counts = np.zeros((len(judges), unit_keys.size, 3))
     np.add.at(counts, (j_idx, u_idx, cat), 1.0)
-    return MatchupCounts(judges=judges, models=models, first=u_first, second=u_second,
-                         pair=pair_of_unit, pair_i=pair_keys // m, pair_j=pair_keys % m,
-                         counts=counts, report=report)
-
+    return MatchupCounts(
+        judges=judges,
+        models=models,
+        first=u_first,
+        second=u_second,
+        pair=pair_of_unit,
+        pair_i=pair_keys // m,
+        pair_j=pair_keys % m,
+        counts=counts,
+        report=report,
+    )

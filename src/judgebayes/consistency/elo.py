@@ -51,20 +51,33 @@ def read_elo(path: str | Path, *, key: str | None = None) -> pd.Series:
         key = next((c for c in ("judge", "model") if c in frame), frame.columns[0])
     value = next((c for c in ("arena_elo", "elo") if c in frame), None)
     if key not in frame or value is None:
-        raise DataError(f"{path.name} has columns {list(frame.columns)}", column=key,
-                        expected="a name column (judge or model) and an 'arena_elo' column")
+        raise DataError(
+            f"{path.name} has columns {list(frame.columns)}",
+            column=key,
+            expected="a name column (judge or model) and an 'arena_elo' column",
+        )
     elo = pd.to_numeric(frame[value], errors="coerce")
     bad = elo.isna() | ~np.isfinite(elo.fillna(0))
     if bad.any():
         row = int(np.flatnonzero(bad.to_numpy())[0])
-        raise DataError(f"{path.name}: Elo is not a number", row=row, column=value,
-                        got=frame[value].iloc[row], expected="a finite number")
+        raise DataError(
+            f"{path.name}: Elo is not a number",
+            row=row,
+            column=value,
+            got=frame[value].iloc[row],
+            expected="a finite number",
+        )
     names = frame[key].astype(str)
     dup = names.duplicated().to_numpy()
     if dup.any():
         row = int(np.flatnonzero(dup)[0])
-        raise DataError(f"{path.name}: duplicate name", row=row, column=key,
-                        got=names.iloc[row], expected="each name once")
+        raise DataError(
+            f"{path.name}: duplicate name",
+            row=row,
+            column=key,
+            got=names.iloc[row],
+            expected="each name once",
+        )
     return pd.Series(elo.to_numpy(float), index=pd.Index(names, name=key), name=value)
 
 
@@ -160,23 +173,37 @@ class EloAgreement(ResultDisplay):
 
     def to_frame(self) -> pd.DataFrame:
         """One row per judge, highest Elo first."""
-        frame = pd.DataFrame({
-            "judge": self.judges, "consistency": self.consistency, "arena_elo": self.elo,
-            "rank_consistency": self.rank_consistency, "rank_elo": self.rank_elo,
-            "rank_shift": self.rank_consistency - self.rank_elo,
-            "elo_pred": self.predicted, "elo_pred_loo": self.predicted_loo,
-            "elo_pred_inverse": self.predicted_inverse,
-            "elo_pred_inverse_loo": self.predicted_inverse_loo})
-        return frame.sort_values("arena_elo", ascending=False, kind="stable",
-                                 ignore_index=True)
+        frame = pd.DataFrame(
+            {
+                "judge": self.judges,
+                "consistency": self.consistency,
+                "arena_elo": self.elo,
+                "rank_consistency": self.rank_consistency,
+                "rank_elo": self.rank_elo,
+                "rank_shift": self.rank_consistency - self.rank_elo,
+                "elo_pred": self.predicted,
+                "elo_pred_loo": self.predicted_loo,
+                "elo_pred_inverse": self.predicted_inverse,
+                "elo_pred_inverse_loo": self.predicted_inverse_loo,
+            }
+        )
+        return frame.sort_values("arena_elo", ascending=False, kind="stable", ignore_index=True)
 
     def to_dict(self) -> dict[str, float | int]:
-        return {"n_judges": len(self.judges), "pearson": self.pearson,
-                "pearson_pvalue": self.pearson_pvalue, "spearman": self.spearman,
-                "spearman_pvalue": self.spearman_pvalue,
-                "rank_displacement": self.rank_displacement, "intercept": self.intercept,
-                "slope": self.slope, "mae": self.mae, "mae_loo": self.mae_loo,
-                "mae_inverse": self.mae_inverse, "mae_inverse_loo": self.mae_inverse_loo}
+        return {
+            "n_judges": len(self.judges),
+            "pearson": self.pearson,
+            "pearson_pvalue": self.pearson_pvalue,
+            "spearman": self.spearman,
+            "spearman_pvalue": self.spearman_pvalue,
+            "rank_displacement": self.rank_displacement,
+            "intercept": self.intercept,
+            "slope": self.slope,
+            "mae": self.mae,
+            "mae_loo": self.mae_loo,
+            "mae_inverse": self.mae_inverse,
+            "mae_inverse_loo": self.mae_inverse_loo,
+        }
 
     def plot(self, ax: Axes | None = None, *, labels: bool = True) -> Axes:
         """Figure 1: Consistency against Arena Elo with the fitted line."""
@@ -187,8 +214,7 @@ class EloAgreement(ResultDisplay):
         ax.plot(xs, a + b * xs, "--", color="#c2185b", label=f"Pearson r = {self.pearson:.2f}")
         if labels:
             for name, x, y in zip(self.judges, self.elo, self.consistency, strict=True):
-                ax.annotate(name, (x, y), fontsize=6, xytext=(3, 2),
-                            textcoords="offset points")
+                ax.annotate(name, (x, y), fontsize=6, xytext=(3, 2), textcoords="offset points")
         ax.set_xlabel("Arena Elo of the judge")
         ax.set_ylabel("Consistency")
         ax.grid(alpha=0.3)
@@ -196,23 +222,28 @@ class EloAgreement(ResultDisplay):
         return ax
 
     def _headline(self) -> str:
-        return (f"{len(self.judges)} judges; Pearson r {self.pearson:.3f}, Spearman ρ "
-                f"{self.spearman:.3f}, mean rank displacement {self.rank_displacement:.2f}; "
-                f"Elo MAE {self.mae:.1f} (leave-one-judge-out {self.mae_loo:.1f})")
+        return (
+            f"{len(self.judges)} judges; Pearson r {self.pearson:.3f}, Spearman ρ "
+            f"{self.spearman:.3f}, mean rank displacement {self.rank_displacement:.2f}; "
+            f"Elo MAE {self.mae:.1f} (leave-one-judge-out {self.mae_loo:.1f})"
+        )
 
     def __str__(self) -> str:
         d = self.to_dict()
-        return (f"Consistency vs Arena Elo over {d['n_judges']} judges: Pearson r = "
-                f"{self.pearson:.3f} (p = {self.pearson_pvalue:.1e}), Spearman ρ = "
-                f"{self.spearman:.3f}; mean rank displacement {self.rank_displacement:.2f}\n"
-                f"Elo from Consistency, MAE: OLS Elo~C {self.mae:.1f} (leave-one-judge-out "
-                f"{self.mae_loo:.1f}); paper's inverted C~Elo line {self.mae_inverse:.1f} "
-                f"(leave-one-judge-out {self.mae_inverse_loo:.1f})")
+        return (
+            f"Consistency vs Arena Elo over {d['n_judges']} judges: Pearson r = "
+            f"{self.pearson:.3f} (p = {self.pearson_pvalue:.1e}), Spearman ρ = "
+            f"{self.spearman:.3f}; mean rank displacement {self.rank_displacement:.2f}\n"
+            f"Elo from Consistency, MAE: OLS Elo~C {self.mae:.1f} (leave-one-judge-out "
+            f"{self.mae_loo:.1f}); paper's inverted C~Elo line {self.mae_inverse:.1f} "
+            f"(leave-one-judge-out {self.mae_inverse_loo:.1f})"
+        )
 
 
-
-def compare_elo(result: JudgeConsistency | Mapping[str, float] | pd.Series,
-                judge_elo: Mapping[str, float] | pd.Series) -> EloAgreement:
+def compare_elo(
+    result: JudgeConsistency | Mapping[str, float] | pd.Series,
+    judge_elo: Mapping[str, float] | pd.Series,
+) -> EloAgreement:
     """Correlation, rank displacement and regression MAE of Consistency vs Elo.
 
     Parameters
@@ -247,10 +278,19 @@ def compare_elo(result: JudgeConsistency | Mapping[str, float] | pd.Series,
         ak, bk = _ols(e[rest], c[rest])
         loo_inv[k] = (c[k] - ak) / bk
     return EloAgreement(
-        judges=judges, consistency=c, elo=e, pearson=float(pr.statistic),
-        pearson_pvalue=float(pr.pvalue), spearman=float(sr.statistic),
-        spearman_pvalue=float(sr.pvalue), rank_consistency=stats.rankdata(-c),
-        rank_elo=stats.rankdata(-e), intercept=a, slope=b, predicted=a + b * c,
-        predicted_loo=loo, predicted_inverse=(c - a_inv) / b_inv,
-        predicted_inverse_loo=loo_inv)
-
+        judges=judges,
+        consistency=c,
+        elo=e,
+        pearson=float(pr.statistic),
+        pearson_pvalue=float(pr.pvalue),
+        spearman=float(sr.statistic),
+        spearman_pvalue=float(sr.pvalue),
+        rank_consistency=stats.rankdata(-c),
+        rank_elo=stats.rankdata(-e),
+        intercept=a,
+        slope=b,
+        predicted=a + b * c,
+        predicted_loo=loo,
+        predicted_inverse=(c - a_inv) / b_inv,
+        predicted_inverse_loo=loo_inv,
+    )

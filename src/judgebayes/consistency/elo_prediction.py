@@ -26,8 +26,11 @@ from judgebayes.errors import DataError
 __all__ = ["EloIntervals", "EloPrediction", "elo_intervals_loo", "predict_elo"]
 
 
-def _bayes_predictive(x: np.ndarray, y: np.ndarray, x_new: np.ndarray,
-                      ) -> tuple[np.ndarray, np.ndarray, int]:
+def _bayes_predictive(
+    x: np.ndarray,
+    y: np.ndarray,
+    x_new: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, int]:
     """Posterior predictive of y at x_new under y = a + b·x + N(0, σ²), p(a, b, σ²) ∝ 1/σ².
 
     With this reference prior the posterior predictive is Student-t with n − 2
@@ -58,7 +61,7 @@ def _jackknife_calibration(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     out = np.empty(n)
     for i in range(n):
         rest = np.arange(n) != i
-        out[i] = _ols_predict(x[rest], y[rest], x[i:i + 1])[0]
+        out[i] = _ols_predict(x[rest], y[rest], x[i : i + 1])[0]
     return out
 
 
@@ -94,44 +97,63 @@ class EloPrediction(ResultDisplay):
     n_judges: int
 
     def to_frame(self) -> pd.DataFrame:
-        return pd.DataFrame({"consistency": self.consistency, "elo": self.estimate,
-                             "bayes_lo": self.bayes_lower, "bayes_hi": self.bayes_upper,
-                             "conformal_lo": self.conformal_lower,
-                             "conformal_hi": self.conformal_upper})
+        return pd.DataFrame(
+            {
+                "consistency": self.consistency,
+                "elo": self.estimate,
+                "bayes_lo": self.bayes_lower,
+                "bayes_hi": self.bayes_upper,
+                "conformal_lo": self.conformal_lower,
+                "conformal_hi": self.conformal_upper,
+            }
+        )
 
     def _headline(self) -> str:
         level = f"{100 * (1 - self.alpha):g}%"
         n = self.consistency.size
         head = f"{n} new judge{'s' if n > 1 else ''} from {self.n_judges} training judges; "
         if n == 1:
-            return (head + f"Consistency {self.consistency[0]:.3f} → Elo "
-                    f"{self.estimate[0]:.1f}, {level} Bayesian [{self.bayes_lower[0]:.1f}, "
-                    f"{self.bayes_upper[0]:.1f}], conformal [{self.conformal_lower[0]:.1f}, "
-                    f"{self.conformal_upper[0]:.1f}]")
-        return (head + f"Elo {self.estimate.min():.1f}–{self.estimate.max():.1f}; median "
-                f"{level} width Bayesian {np.median(self.bayes_upper - self.bayes_lower):.1f}, "
-                f"conformal {np.median(self.conformal_upper - self.conformal_lower):.1f}")
+            return (
+                head + f"Consistency {self.consistency[0]:.3f} → Elo "
+                f"{self.estimate[0]:.1f}, {level} Bayesian [{self.bayes_lower[0]:.1f}, "
+                f"{self.bayes_upper[0]:.1f}], conformal [{self.conformal_lower[0]:.1f}, "
+                f"{self.conformal_upper[0]:.1f}]"
+            )
+        return (
+            head + f"Elo {self.estimate.min():.1f}–{self.estimate.max():.1f}; median "
+            f"{level} width Bayesian {np.median(self.bayes_upper - self.bayes_lower):.1f}, "
+            f"conformal {np.median(self.conformal_upper - self.conformal_lower):.1f}"
+        )
 
     def __str__(self) -> str:
-        return (f"Elo predicted from Consistency ({self.n_judges} training judges, "
-                f"{100 * (1 - self.alpha):g}% intervals)\n"
-                + self.to_frame().to_string(index=False, float_format="{:.1f}".format,
-                                            formatters={"consistency": "{:.3f}".format}))
+        return (
+            f"Elo predicted from Consistency ({self.n_judges} training judges, "
+            f"{100 * (1 - self.alpha):g}% intervals)\n"
+            + self.to_frame().to_string(
+                index=False,
+                float_format="{:.1f}".format,
+                formatters={"consistency": "{:.3f}".format},
+            )
+        )
 
 
-def _xy(result: JudgeConsistency | Mapping[str, float] | pd.Series,
-        judge_elo: Mapping[str, float] | pd.Series,
-        ) -> tuple[tuple[str, ...], np.ndarray, np.ndarray]:
+def _xy(
+    result: JudgeConsistency | Mapping[str, float] | pd.Series,
+    judge_elo: Mapping[str, float] | pd.Series,
+) -> tuple[tuple[str, ...], np.ndarray, np.ndarray]:
     judges, c = _values(result)
     if not np.all(np.isfinite(c)):
         raise DataError("a judge has no Consistency score (no contests)", column="consistency")
     return judges, c, _elo_vector(judge_elo, judges, "judge")
 
 
-def predict_elo(result: JudgeConsistency | Mapping[str, float] | pd.Series,
-                judge_elo: Mapping[str, float] | pd.Series,
-                new_consistency: float | Iterable[float], *, alpha: float = 0.1,
-                ) -> EloPrediction:
+def predict_elo(
+    result: JudgeConsistency | Mapping[str, float] | pd.Series,
+    judge_elo: Mapping[str, float] | pd.Series,
+    new_consistency: float | Iterable[float],
+    *,
+    alpha: float = 0.1,
+) -> EloPrediction:
     """Predict a new judge's Arena Elo from its Consistency, with intervals.
 
     The line Elo = a + b·C is fitted to the judges of ``result``. Two 1 − α
@@ -158,11 +180,17 @@ def predict_elo(result: JudgeConsistency | Mapping[str, float] | pd.Series,
     x_new = np.atleast_1d(np.asarray(new_consistency, dtype=float))
     loc, scale, df = _bayes_predictive(c, e, x_new)
     t = t_ppf(1 - alpha / 2, df)
-    conf = split_conformal(loc, calib_y=e, calib_estimate=_jackknife_calibration(c, e),
-                           alpha=alpha)
-    return EloPrediction(consistency=x_new, estimate=loc, bayes_lower=loc - t * scale,
-                         bayes_upper=loc + t * scale, conformal_lower=conf.lower,
-                         conformal_upper=conf.upper, alpha=float(alpha), n_judges=c.size)
+    conf = split_conformal(loc, calib_y=e, calib_estimate=_jackknife_calibration(c, e), alpha=alpha)
+    return EloPrediction(
+        consistency=x_new,
+        estimate=loc,
+        bayes_lower=loc - t * scale,
+        bayes_upper=loc + t * scale,
+        conformal_lower=conf.lower,
+        conformal_upper=conf.upper,
+        alpha=float(alpha),
+        n_judges=c.size,
+    )
 
 
 @dataclass(frozen=True, repr=False)
@@ -222,33 +250,57 @@ class EloIntervals(ResultDisplay):
         return float(np.median(self.width))
 
     def to_frame(self) -> pd.DataFrame:
-        return pd.DataFrame({"judge": self.judges, "arena_elo": self.elo,
-                             "estimate": self.estimate, "lower": self.lower,
-                             "upper": self.upper, "covered": self.covered,
-                             "width": self.width})
+        return pd.DataFrame(
+            {
+                "judge": self.judges,
+                "arena_elo": self.elo,
+                "estimate": self.estimate,
+                "lower": self.lower,
+                "upper": self.upper,
+                "covered": self.covered,
+                "width": self.width,
+            }
+        )
 
     def to_dict(self) -> dict[str, object]:
-        return {"method": self.method, "alpha": self.alpha, "coverage": self.coverage,
-                "mean_width": self.mean_width, "median_width": self.median_width,
-                "n_judges": len(self.judges), "n_splits": self.n_splits, "seed": self.seed}
+        return {
+            "method": self.method,
+            "alpha": self.alpha,
+            "coverage": self.coverage,
+            "mean_width": self.mean_width,
+            "median_width": self.median_width,
+            "n_judges": len(self.judges),
+            "n_splits": self.n_splits,
+            "seed": self.seed,
+        }
 
     def _headline(self) -> str:
         return str(self)
 
     def __str__(self) -> str:
-        names = {"bayes": "Bayesian posterior predictive", "split": "split conformal",
-                 "jackknife": "jackknife conformal"}
-        return (f"Leave-one-judge-out {100 * (1 - self.alpha):g}% {names[self.method]} "
-                f"intervals for Elo from Consistency: coverage {self.coverage:.3f} "
-                f"(± {self.coverage_se:.3f}) over {len(self.judges)} judges, median width "
-                f"{self.median_width:.1f} Elo")
+        names = {
+            "bayes": "Bayesian posterior predictive",
+            "split": "split conformal",
+            "jackknife": "jackknife conformal",
+        }
+        return (
+            f"Leave-one-judge-out {100 * (1 - self.alpha):g}% {names[self.method]} "
+            f"intervals for Elo from Consistency: coverage {self.coverage:.3f} "
+            f"(± {self.coverage_se:.3f}) over {len(self.judges)} judges, median width "
+            f"{self.median_width:.1f} Elo"
+        )
 
 
-def elo_intervals_loo(result: JudgeConsistency | Mapping[str, float] | pd.Series,
-                      judge_elo: Mapping[str, float] | pd.Series, *,
-                      method: Literal["bayes", "split", "jackknife"] = "split",
-                      alpha: float = 0.1, n_calibration: int | None = None,
-                      n_splits: int = 50, seed: int = 0) -> EloIntervals:
+def elo_intervals_loo(
+    result: JudgeConsistency | Mapping[str, float] | pd.Series,
+    judge_elo: Mapping[str, float] | pd.Series,
+    *,
+    method: Literal["bayes", "split", "jackknife"] = "split",
+    alpha: float = 0.1,
+    n_calibration: int | None = None,
+    n_splits: int = 50,
+    seed: int = 0,
+) -> EloIntervals:
     """Leave-one-judge-out evaluation of predictive intervals for Elo from Consistency.
 
     Each judge k is held out in turn; an interval for its Elo is built from the
@@ -292,7 +344,7 @@ def elo_intervals_loo(result: JudgeConsistency | Mapping[str, float] | pd.Series
     if method == "bayes":
         for k in range(n):
             rest = np.arange(n) != k
-            loc, scale, df = _bayes_predictive(c[rest], e[rest], c[k:k + 1])
+            loc, scale, df = _bayes_predictive(c[rest], e[rest], c[k : k + 1])
             half = t_ppf(1 - alpha / 2, df) * scale[0]
             est[k], lo[k], hi[k] = loc[0], loc[0] - half, loc[0] + half
         covered = ((lo <= e) & (e <= hi)).astype(float)
@@ -302,19 +354,22 @@ def elo_intervals_loo(result: JudgeConsistency | Mapping[str, float] | pd.Series
         for k in range(n):
             rest = np.flatnonzero(np.arange(n) != k)
             cal_est = _jackknife_calibration(c[rest], e[rest])
-            loc = _ols_predict(c[rest], e[rest], c[k:k + 1])
+            loc = _ols_predict(c[rest], e[rest], c[k : k + 1])
             iv = split_conformal(loc, calib_y=e[rest], calib_estimate=cal_est, alpha=alpha)
             est[k], lo[k], hi[k] = loc[0], iv.lower[0], iv.upper[0]
         covered = ((lo <= e) & (e <= hi)).astype(float)
         width = hi - lo
         return EloIntervals("jackknife", judges, e, est, lo, hi, covered, width, float(alpha))
     if method != "split":
-        raise DataError(f"method must be 'bayes', 'split' or 'jackknife', got {method!r}",
-                        column="method")
+        raise DataError(
+            f"method must be 'bayes', 'split' or 'jackknife', got {method!r}", column="method"
+        )
     n_cal = (n - 1) // 2 if n_calibration is None else int(n_calibration)
     if not 1 <= n_cal <= n - 3:
-        raise DataError(f"n_calibration must leave at least 2 training judges, got {n_cal} "
-                        f"of {n - 1}", column="n_calibration")
+        raise DataError(
+            f"n_calibration must leave at least 2 training judges, got {n_cal} of {n - 1}",
+            column="n_calibration",
+        )
     rng = np.random.default_rng(seed)
     for k in range(n):
         rest = np.flatnonzero(np.arange(n) != k)
@@ -328,5 +383,6 @@ def elo_intervals_loo(result: JudgeConsistency | Mapping[str, float] | pd.Series
         est[k], lo[k], hi[k] = ests.mean(), los.mean(), his.mean()
         covered[k] = np.mean((los <= e[k]) & (e[k] <= his))
         width[k] = np.mean(his - los)
-    return EloIntervals("split", judges, e, est, lo, hi, covered, width, float(alpha),
-                        n_splits=n_splits, seed=seed)
+    return EloIntervals(
+        "split", judges, e, est, lo, hi, covered, width, float(alpha), n_splits=n_splits, seed=seed
+    )

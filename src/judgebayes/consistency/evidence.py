@@ -76,8 +76,7 @@ class LowEvidenceWarning(JudgeBayesWarning):
     """
 
 
-def _estimate_variance(outcomes: np.ndarray, *,
-                                 bias_corrected: bool = False) -> np.ndarray:
+def _estimate_variance(outcomes: np.ndarray, *, bias_corrected: bool = False) -> np.ndarray:
     """Sampling variance of each matchup's p̂(1 − p̂) (or its unbiased version).
 
     ``outcomes`` has shape ``(..., 3)``: counts of (win, tie, loss) of one side;
@@ -114,11 +113,9 @@ def consistency_se(outcomes: np.ndarray, *, bias_corrected: bool = False) -> np.
     c = np.asarray(outcomes, dtype=float)
     n = c.sum(axis=-1)
     total = n.sum(axis=-1)
-    var_sum = (n**2 * _estimate_variance(c, bias_corrected=bias_corrected)
-               ).sum(axis=-1)
+    var_sum = (n**2 * _estimate_variance(c, bias_corrected=bias_corrected)).sum(axis=-1)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(total > 0, 4.0 * np.sqrt(var_sum) / np.where(total > 0, total, 1.0),
-                        np.nan)
+        return np.where(total > 0, 4.0 * np.sqrt(var_sum) / np.where(total > 0, total, 1.0), np.nan)
 
 
 def _low_evidence(n: np.ndarray, min_contests: float) -> tuple[np.ndarray, np.ndarray]:
@@ -133,8 +130,14 @@ def _low_evidence(n: np.ndarray, min_contests: float) -> tuple[np.ndarray, np.nd
     return mean_n < min_contests, mean_n
 
 
-def _low_evidence_message(judges: tuple[str, ...], flagged: np.ndarray, n: np.ndarray,
-                         min_contests: float, *, most: int = 5) -> str:
+def _low_evidence_message(
+    judges: tuple[str, ...],
+    flagged: np.ndarray,
+    n: np.ndarray,
+    min_contests: float,
+    *,
+    most: int = 5,
+) -> str:
     """One paragraph naming the flagged judges, their counts and the bias bound."""
     n = np.asarray(n, dtype=float)
     idx = np.flatnonzero(flagged)
@@ -145,12 +148,16 @@ def _low_evidence_message(judges: tuple[str, ...], flagged: np.ndarray, n: np.nd
         total = int(row.sum())
         single = int((row == 1).sum())
         bound = m / total if total else 1.0
-        parts.append(f"{judges[k]} ({total} contest{'s' * (total != 1)} over {m} "
-                     f"matchup{'s' * (m != 1)}, {single} with one contest; "
-                     f"bias up to +{bound:.2f})")
+        parts.append(
+            f"{judges[k]} ({total} contest{'s' * (total != 1)} over {m} "
+            f"matchup{'s' * (m != 1)}, {single} with one contest; "
+            f"bias up to +{bound:.2f})"
+        )
     more = f" and {idx.size - most} more" if idx.size > most else ""
-    return (f"{idx.size} judge(s) have fewer than {min_contests:g} contests per matchup "
-            f"on average, so their Consistency is biased up by up to 1/(contests per "
-            f"matchup) (the plug-in p̂(1−p̂) of Eq. 1; one contest always scores 1): "
-            f"{'; '.join(parts)}{more}. Their se understates the uncertainty as well. "
-            f"Judge more contests per matchup, or compare judges with bias_corrected=True.")
+    return (
+        f"{idx.size} judge(s) have fewer than {min_contests:g} contests per matchup "
+        f"on average, so their Consistency is biased up by up to 1/(contests per "
+        f"matchup) (the plug-in p̂(1−p̂) of Eq. 1; one contest always scores 1): "
+        f"{'; '.join(parts)}{more}. Their se understates the uncertainty as well. "
+        f"Judge more contests per matchup, or compare judges with bias_corrected=True."
+    )

@@ -59,12 +59,16 @@ class MatchupVariance(ResultDisplay):
     pearson: float
 
     def to_frame(self) -> pd.DataFrame:
-        frame = pd.DataFrame({"model_i": [p[0] for p in self.pairs],
-                              "model_j": [p[1] for p in self.pairs],
-                              "elo_diff": self.elo_diff,
-                              "variance_across_judges": self.variance_across_judges,
-                              "mean_variance": self.mean_variance,
-                              "n_judges": self.n_judges.astype(int)})
+        frame = pd.DataFrame(
+            {
+                "model_i": [p[0] for p in self.pairs],
+                "model_j": [p[1] for p in self.pairs],
+                "elo_diff": self.elo_diff,
+                "variance_across_judges": self.variance_across_judges,
+                "mean_variance": self.mean_variance,
+                "n_judges": self.n_judges.astype(int),
+            }
+        )
         return frame.sort_values("elo_diff", ascending=False, kind="stable", ignore_index=True)
 
     def plot(self, ax: Axes | None = None) -> Axes:
@@ -83,18 +87,23 @@ class MatchupVariance(ResultDisplay):
     def _headline(self) -> str:
         widest = int(np.argmax(self.elo_diff))
         i, j = self.pairs[widest]
-        return (f"{len(self.pairs)} matchups, {int(self.n_judges.max())} judges; Pearson r "
-                f"(|Elo difference|, variance across judges) = {self.pearson:.3f}; largest "
-                f"gap {i} vs {j} ({self.elo_diff[widest]:.0f} Elo)")
+        return (
+            f"{len(self.pairs)} matchups, {int(self.n_judges.max())} judges; Pearson r "
+            f"(|Elo difference|, variance across judges) = {self.pearson:.3f}; largest "
+            f"gap {i} vs {j} ({self.elo_diff[widest]:.0f} Elo)"
+        )
 
     def __str__(self) -> str:
-        return (f"Variance across judges of the matchup variance vs |Elo difference| "
-                f"({len(self.pairs)} matchups): Pearson r = {self.pearson:.3f}\n"
-                + self.to_frame().head(10).to_string(index=False, float_format="{:.4f}".format))
+        return (
+            f"Variance across judges of the matchup variance vs |Elo difference| "
+            f"({len(self.pairs)} matchups): Pearson r = {self.pearson:.3f}\n"
+            + self.to_frame().head(10).to_string(index=False, float_format="{:.4f}".format)
+        )
 
 
-def matchup_variance(data: JudgeConsistency | MatchupCounts,
-                     contestant_elo: Mapping[str, float] | pd.Series) -> MatchupVariance:
+def matchup_variance(
+    data: JudgeConsistency | MatchupCounts, contestant_elo: Mapping[str, float] | pd.Series
+) -> MatchupVariance:
     """Variance over judges of each matchup's variance vs its Elo gap (Section 3.3).
 
     Parameters
@@ -118,9 +127,14 @@ def matchup_variance(data: JudgeConsistency | MatchupCounts,
     var_across = np.nanvar(v, axis=0)
     diff = counts.pair_elo_diff(contestant_elo)
     r = pearson_r(diff, var_across) if len(diff) > 2 else math.nan
-    return MatchupVariance(pairs=tuple(counts.pair_names()), elo_diff=diff,
-                           variance_across_judges=var_across,
-                           mean_variance=np.nanmean(v, axis=0), n_judges=n_j, pearson=r)
+    return MatchupVariance(
+        pairs=tuple(counts.pair_names()),
+        elo_diff=diff,
+        variance_across_judges=var_across,
+        mean_variance=np.nanmean(v, axis=0),
+        n_judges=n_j,
+        pearson=r,
+    )
 
 
 @dataclass(frozen=True, repr=False)
@@ -164,20 +178,32 @@ class ConvergenceCurve(ResultDisplay):
 
     def to_frame(self) -> pd.DataFrame:
         lo, hi = self.r_random_quantiles()
-        return pd.DataFrame({"n_matchups": self.n_matchups, "r_sorted": self.r_sorted,
-                             "r_random_mean": self.r_random_mean, "r_random_q10": lo,
-                             "r_random_q90": hi})
+        return pd.DataFrame(
+            {
+                "n_matchups": self.n_matchups,
+                "r_sorted": self.r_sorted,
+                "r_random_mean": self.r_random_mean,
+                "r_random_q10": lo,
+                "r_random_q90": hi,
+            }
+        )
 
     def plot(self, ax: Axes | None = None) -> Axes:
         """Figure 3: the convergence curves."""
         ax = _axes(ax, (7, 4.5))
         lo, hi = self.r_random_quantiles()
-        ax.fill_between(self.n_matchups, lo, hi, color="#1f5fa8", alpha=0.2, lw=0,
-                        label="random orders, 10–90%")
-        ax.plot(self.n_matchups, self.r_random_mean, color="#1f5fa8",
-                label=f"random orders, mean of {self.r_random.shape[0]}")
-        ax.plot(self.n_matchups, self.r_sorted, color="#c2185b",
-                label="largest Elo difference first")
+        ax.fill_between(
+            self.n_matchups, lo, hi, color="#1f5fa8", alpha=0.2, lw=0, label="random orders, 10–90%"
+        )
+        ax.plot(
+            self.n_matchups,
+            self.r_random_mean,
+            color="#1f5fa8",
+            label=f"random orders, mean of {self.r_random.shape[0]}",
+        )
+        ax.plot(
+            self.n_matchups, self.r_sorted, color="#c2185b", label="largest Elo difference first"
+        )
         ax.set_xlabel(f"number of {'ordered ' if self.unit == 'ordered' else ''}matchups")
         ax.set_ylabel("Pearson r (Consistency, judge Elo)")
         ax.set_ylim(-1, 1)
@@ -189,17 +215,21 @@ class ConvergenceCurve(ResultDisplay):
         n = len(self.n_matchups)
         k = min(10, n)
         unit = "ordered matchups" if self.unit == "ordered" else "matchups (pairs)"
-        return (f"{n} {unit}, {self.r_random.shape[0]} random orders (seed {self.seed}); "
-                f"Pearson r with the {k} largest-gap matchups {self.r_sorted[k - 1]:.3f} "
-                f"(random orders {self.r_random_mean[k - 1]:.3f}), with all "
-                f"{self.r_sorted[-1]:.3f}")
+        return (
+            f"{n} {unit}, {self.r_random.shape[0]} random orders (seed {self.seed}); "
+            f"Pearson r with the {k} largest-gap matchups {self.r_sorted[k - 1]:.3f} "
+            f"(random orders {self.r_random_mean[k - 1]:.3f}), with all "
+            f"{self.r_sorted[-1]:.3f}"
+        )
 
     def __str__(self) -> str:
         picks = [k for k in (1, 2, 5, 10, 20, 30, 50, 70, 100, 140) if k <= len(self.n_matchups)]
         frame = self.to_frame().set_index("n_matchups").loc[picks]
-        return (f"Convergence of Pearson r as {self.unit} matchups are added "
-                f"({self.r_random.shape[0]} random orders, seed {self.seed}):\n"
-                + frame.to_string(float_format="{:.3f}".format))
+        return (
+            f"Convergence of Pearson r as {self.unit} matchups are added "
+            f"({self.r_random.shape[0]} random orders, seed {self.seed}):\n"
+            + frame.to_string(float_format="{:.3f}".format)
+        )
 
 
 def _pearson_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -212,11 +242,15 @@ def _pearson_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.where(den > 1e-15, r, np.nan)
 
 
-def convergence_curve(data: JudgeConsistency | MatchupCounts,
-                      judge_elo: Mapping[str, float] | pd.Series,
-                      contestant_elo: Mapping[str, float] | pd.Series, *,
-                      unit: Literal["ordered", "pair"] = "ordered", n_orders: int = 25,
-                      seed: int = 0) -> ConvergenceCurve:
+def convergence_curve(
+    data: JudgeConsistency | MatchupCounts,
+    judge_elo: Mapping[str, float] | pd.Series,
+    contestant_elo: Mapping[str, float] | pd.Series,
+    *,
+    unit: Literal["ordered", "pair"] = "ordered",
+    n_orders: int = 25,
+    seed: int = 0,
+) -> ConvergenceCurve:
     """Pearson r of Consistency with judge Elo as matchups are added (Section 3.3).
 
     After k matchups, each judge's Consistency (Eq. 2) is computed on those
@@ -276,8 +310,11 @@ def convergence_curve(data: JudgeConsistency | MatchupCounts,
     sorted_order = np.argsort(-diff, kind="stable")
     rng = np.random.default_rng(seed)
     r_random = np.stack([curve(rng.permutation(n_units)) for _ in range(n_orders)])
-    return ConvergenceCurve(n_matchups=steps + 1, r_sorted=curve(sorted_order),
-                            r_random=r_random,
-                            sorted_units=tuple(names[k] for k in sorted_order), unit=unit,
-                            seed=seed)
-
+    return ConvergenceCurve(
+        n_matchups=steps + 1,
+        r_sorted=curve(sorted_order),
+        r_random=r_random,
+        sorted_units=tuple(names[k] for k in sorted_order),
+        unit=unit,
+        seed=seed,
+    )

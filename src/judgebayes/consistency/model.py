@@ -83,11 +83,20 @@ def _consistency_of(p: jnp.ndarray, n: jnp.ndarray) -> jnp.ndarray:
 
 
 # ------------------------------------------------------------ judge discrimination
-def judge_discrimination_model(judge: jnp.ndarray, first: jnp.ndarray, second: jnp.ndarray,
-                               pair: jnp.ndarray, orient: jnp.ndarray, n: jnp.ndarray,
-                               basis: jnp.ndarray, n_judges: int, n_pairs: int,
-                               theta_sd: float = 2.0, log_psi_sd: float = 0.5,
-                               counts: jnp.ndarray | None = None) -> None:
+def judge_discrimination_model(
+    judge: jnp.ndarray,
+    first: jnp.ndarray,
+    second: jnp.ndarray,
+    pair: jnp.ndarray,
+    orient: jnp.ndarray,
+    n: jnp.ndarray,
+    basis: jnp.ndarray,
+    n_judges: int,
+    n_pairs: int,
+    theta_sd: float = 2.0,
+    log_psi_sd: float = 0.5,
+    counts: jnp.ndarray | None = None,
+) -> None:
     """Multi-judge ordered-logit BT with discrimination ψ_k and position bias γ_k.
 
     See the module docstring for the story. One *cell* is a (judge, ordered
@@ -115,11 +124,11 @@ def judge_discrimination_model(judge: jnp.ndarray, first: jnp.ndarray, second: j
     counts
         ``(n_cells, 3)`` counts of (first wins, tie, second wins); ``None`` generates.
     """
-    u = numpyro.sample("theta_free", dist.Normal(0.0, theta_sd).expand([basis.shape[1]])
-                       .to_event(1))
+    u = numpyro.sample(
+        "theta_free", dist.Normal(0.0, theta_sd).expand([basis.shape[1]]).to_event(1)
+    )
     theta = numpyro.deterministic("theta", basis @ u)
-    log_psi = numpyro.sample("log_psi", dist.ZeroSumNormal(log_psi_sd,
-                                                          event_shape=(n_judges,)))
+    log_psi = numpyro.sample("log_psi", dist.ZeroSumNormal(log_psi_sd, event_shape=(n_judges,)))
     psi = numpyro.deterministic("psi", jnp.exp(log_psi))
     tau = numpyro.sample("tau", dist.HalfNormal(1.0))
     with numpyro.plate("judges", n_judges):
@@ -129,8 +138,7 @@ def judge_discrimination_model(judge: jnp.ndarray, first: jnp.ndarray, second: j
             delta_z = numpyro.sample("delta_z", dist.Normal(0.0, 1.0))
     kappa = jnp.exp(log_kappa)
     delta = tau * delta_z.T  # (judge, pair); not stored: τ·delta_z
-    eta = (psi[judge] * (theta[first] - theta[second]) + gamma[judge]
-           + orient * delta[judge, pair])
+    eta = psi[judge] * (theta[first] - theta[second]) + gamma[judge] + orient * delta[judge, pair]
     p_first = jax.nn.sigmoid(eta - kappa[judge])
     p_second = jax.nn.sigmoid(-eta - kappa[judge])
     p_tie = jnp.clip(1.0 - p_first - p_second, 1e-12, 1.0)
@@ -141,8 +149,10 @@ def judge_discrimination_model(judge: jnp.ndarray, first: jnp.ndarray, second: j
     n_km = jax.ops.segment_sum(n, cell_key, num_segments=n_judges * n_pairs)
     w_km = jax.ops.segment_sum(n * score_i, cell_key, num_segments=n_judges * n_pairs)
     p_km = jnp.where(n_km > 0, w_km / jnp.where(n_km > 0, n_km, 1.0), 0.5)
-    numpyro.deterministic("consistency", _consistency_of(p_km.reshape(n_judges, n_pairs),
-                                                         n_km.reshape(n_judges, n_pairs)))
+    numpyro.deterministic(
+        "consistency",
+        _consistency_of(p_km.reshape(n_judges, n_pairs), n_km.reshape(n_judges, n_pairs)),
+    )
     with numpyro.plate("cell", n.shape[0]):
         numpyro.sample("counts", dist.Multinomial(total_count=n, probs=probs), obs=counts)
 
@@ -156,8 +166,9 @@ def _group_basis(n_models: int, i: np.ndarray, j: np.ndarray) -> np.ndarray:
     return null_space(indicator)
 
 
-def judge_discrimination_data(data: Battles | MatchupCounts, *, theta_sd: float = 2.0,
-                              log_psi_sd: float = 0.5) -> tuple[dict, dict, dict]:
+def judge_discrimination_data(
+    data: Battles | MatchupCounts, *, theta_sd: float = 2.0, log_psi_sd: float = 0.5
+) -> tuple[dict, dict, dict]:
     """Model data, ArviZ coords and dims for :func:`judge_discrimination_model`.
 
     Parameters
@@ -180,25 +191,49 @@ def judge_discrimination_data(data: Battles | MatchupCounts, *, theta_sd: float 
     orient = np.where(counts.first == counts.pair_i[counts.pair], 1.0, -1.0)
     basis = _group_basis(len(counts.models), counts.pair_i, counts.pair_j)
     model_data = {
-        "judge": jnp.asarray(k), "first": jnp.asarray(counts.first[u]),
-        "second": jnp.asarray(counts.second[u]), "pair": jnp.asarray(counts.pair[u]),
-        "orient": jnp.asarray(orient[u]), "n": jnp.asarray(n[k, u]),
-        "basis": jnp.asarray(basis), "n_judges": counts.n_judges, "n_pairs": counts.n_pairs,
-        "theta_sd": float(theta_sd), "log_psi_sd": float(log_psi_sd),
+        "judge": jnp.asarray(k),
+        "first": jnp.asarray(counts.first[u]),
+        "second": jnp.asarray(counts.second[u]),
+        "pair": jnp.asarray(counts.pair[u]),
+        "orient": jnp.asarray(orient[u]),
+        "n": jnp.asarray(n[k, u]),
+        "basis": jnp.asarray(basis),
+        "n_judges": counts.n_judges,
+        "n_pairs": counts.n_pairs,
+        "theta_sd": float(theta_sd),
+        "log_psi_sd": float(log_psi_sd),
         "counts": jnp.asarray(counts.counts[k, u]),
     }
-    coords = {"judge": list(counts.judges), "model": list(counts.models),
-              "pair": [f"{a} vs {b}" for a, b in counts.pair_names()]}
-    dims = {"theta": ["model"], "psi": ["judge"], "log_psi": ["judge"], "gamma": ["judge"],
-            "log_kappa": ["judge"], "consistency": ["judge"], "delta_z": ["pair", "judge"]}
+    coords = {
+        "judge": list(counts.judges),
+        "model": list(counts.models),
+        "pair": [f"{a} vs {b}" for a, b in counts.pair_names()],
+    }
+    dims = {
+        "theta": ["model"],
+        "psi": ["judge"],
+        "log_psi": ["judge"],
+        "gamma": ["judge"],
+        "log_kappa": ["judge"],
+        "consistency": ["judge"],
+        "delta_z": ["pair", "judge"],
+    }
     return model_data, coords, dims
 
 
-def fit_judge_discrimination(data: Battles | MatchupCounts, *, method: str = "nuts",
-                             chains: int = 4, draws: int = 1000, warmup: int = 1000,
-                             seed: int = 0, progress: bool = True, target_accept: float = 0.85,
-                             theta_sd: float = 2.0, log_psi_sd: float = 0.5,
-                             ) -> az.InferenceData:
+def fit_judge_discrimination(
+    data: Battles | MatchupCounts,
+    *,
+    method: str = "nuts",
+    chains: int = 4,
+    draws: int = 1000,
+    warmup: int = 1000,
+    seed: int = 0,
+    progress: bool = True,
+    target_accept: float = 0.85,
+    theta_sd: float = 2.0,
+    log_psi_sd: float = 0.5,
+) -> az.InferenceData:
     """Fit :func:`judge_discrimination_model` with :func:`judgebayes.bayes.inference.fit`.
 
     Parameters
@@ -224,16 +259,28 @@ def fit_judge_discrimination(data: Battles | MatchupCounts, *, method: str = "nu
     """
     from judgebayes.bayes.inference import fit
 
-    model_data, coords, dims = judge_discrimination_data(data, theta_sd=theta_sd,
-                                                         log_psi_sd=log_psi_sd)
-    return fit(judge_discrimination_model, model_data, method=method, chains=chains,
-               draws=draws, warmup=warmup, seed=seed, coords=coords, dims=dims,
-               progress=progress, target_accept=target_accept)
+    model_data, coords, dims = judge_discrimination_data(
+        data, theta_sd=theta_sd, log_psi_sd=log_psi_sd
+    )
+    return fit(
+        judge_discrimination_model,
+        model_data,
+        method=method,
+        chains=chains,
+        draws=draws,
+        warmup=warmup,
+        seed=seed,
+        coords=coords,
+        dims=dims,
+        progress=progress,
+        target_accept=target_accept,
+    )
 
 
 # ---------------------------------------------------------------- matchup Dirichlet
-def matchup_dirichlet_model(n: jnp.ndarray, prior: float = 1.0,
-                            counts: jnp.ndarray | None = None) -> None:
+def matchup_dirichlet_model(
+    n: jnp.ndarray, prior: float = 1.0, counts: jnp.ndarray | None = None
+) -> None:
     """Independent Dirichlet–multinomial per (judge, matchup); see the module docstring.
 
     Parameters
@@ -253,22 +300,31 @@ def matchup_dirichlet_model(n: jnp.ndarray, prior: float = 1.0,
     numpyro.deterministic("consistency", _consistency_of(p, n))
 
 
-def matchup_dirichlet_data(data: Battles | MatchupCounts, *, prior: float = 1.0,
-                           ) -> tuple[dict, dict, dict]:
+def matchup_dirichlet_data(
+    data: Battles | MatchupCounts,
+    *,
+    prior: float = 1.0,
+) -> tuple[dict, dict, dict]:
     """Model data, coords and dims for :func:`matchup_dirichlet_model`."""
     counts = matchup_counts(data) if isinstance(data, Battles) else data
     pooled = counts.pair_outcomes()
-    model_data = {"n": jnp.asarray(pooled.sum(axis=-1)), "prior": float(prior),
-                  "counts": jnp.asarray(pooled)}
-    coords = {"judge": list(counts.judges),
-              "pair": [f"{a} vs {b}" for a, b in counts.pair_names()],
-              "outcome": ["i wins", "tie", "j wins"]}
+    model_data = {
+        "n": jnp.asarray(pooled.sum(axis=-1)),
+        "prior": float(prior),
+        "counts": jnp.asarray(pooled),
+    }
+    coords = {
+        "judge": list(counts.judges),
+        "pair": [f"{a} vs {b}" for a, b in counts.pair_names()],
+        "outcome": ["i wins", "tie", "j wins"],
+    }
     dims = {"pi": ["judge", "pair", "outcome"], "consistency": ["judge"]}
     return model_data, coords, dims
 
 
-def consistency_posterior(data: Battles | MatchupCounts, *, prior: float = 1.0,
-                          draws: int = 4000, seed: int = 0) -> az.InferenceData:
+def consistency_posterior(
+    data: Battles | MatchupCounts, *, prior: float = 1.0, draws: int = 4000, seed: int = 0
+) -> az.InferenceData:
     """Exact posterior draws of every judge's Consistency under the matchup Dirichlet.
 
     π_km | data ~ Dirichlet(a + counts_km) (conjugacy), p_km = π_km,1 + ½π_km,2,
@@ -303,9 +359,11 @@ def consistency_posterior(data: Battles | MatchupCounts, *, prior: float = 1.0,
         pi = g / g.sum(axis=-1, keepdims=True)
         p = pi[..., 0] + 0.5 * pi[..., 1]
         cons[:, k] = 1.0 - 4.0 * (n[k] * p * (1 - p)).sum(axis=-1) / n[k].sum()
-    idata = az.from_dict(posterior={"consistency": cons[None]},
-                         coords={"judge": list(counts.judges)},
-                         dims={"consistency": ["judge"]})
+    idata = az.from_dict(
+        posterior={"consistency": cons[None]},
+        coords={"judge": list(counts.judges)},
+        dims={"consistency": ["judge"]},
+    )
     idata.posterior.attrs["inference"] = "exact (conjugate Dirichlet)"
     return idata
 
@@ -343,24 +401,42 @@ class JudgeComparison(ResultDisplay):
     prob: float
 
     def to_frame(self) -> pd.DataFrame:
-        return pd.DataFrame([{"var": self.var, "judge_a": self.judge_a,
-                              "judge_b": self.judge_b, "mean_a": self.mean_a,
-                              "mean_b": self.mean_b, "prob_a_greater": self.prob_greater,
-                              "diff_mean": self.diff_mean, "diff_lo": self.diff_lo,
-                              "diff_hi": self.diff_hi}])
+        return pd.DataFrame(
+            [
+                {
+                    "var": self.var,
+                    "judge_a": self.judge_a,
+                    "judge_b": self.judge_b,
+                    "mean_a": self.mean_a,
+                    "mean_b": self.mean_b,
+                    "prob_a_greater": self.prob_greater,
+                    "diff_mean": self.diff_mean,
+                    "diff_lo": self.diff_lo,
+                    "diff_hi": self.diff_hi,
+                }
+            ]
+        )
 
     def _headline(self) -> str:
         return str(self)
 
     def __str__(self) -> str:
-        return (f"{self.var}: {self.judge_a} {self.mean_a:.3f} vs {self.judge_b} "
-                f"{self.mean_b:.3f}; P({self.judge_a} > {self.judge_b}) = "
-                f"{self.prob_greater:.3f}; difference {self.diff_mean:+.3f} "
-                f"[{self.diff_lo:+.3f}, {self.diff_hi:+.3f}] ({100 * self.prob:g}% interval)")
+        return (
+            f"{self.var}: {self.judge_a} {self.mean_a:.3f} vs {self.judge_b} "
+            f"{self.mean_b:.3f}; P({self.judge_a} > {self.judge_b}) = "
+            f"{self.prob_greater:.3f}; difference {self.diff_mean:+.3f} "
+            f"[{self.diff_lo:+.3f}, {self.diff_hi:+.3f}] ({100 * self.prob:g}% interval)"
+        )
 
 
-def compare_judges(idata: az.InferenceData, judge_a: str, judge_b: str, *,
-                   var: str = "consistency", prob: float = 0.95) -> JudgeComparison:
+def compare_judges(
+    idata: az.InferenceData,
+    judge_a: str,
+    judge_b: str,
+    *,
+    var: str = "consistency",
+    prob: float = 0.95,
+) -> JudgeComparison:
     """P(judge a's ``var`` exceeds judge b's) and an interval for the difference.
 
     Parameters
@@ -381,21 +457,31 @@ def compare_judges(idata: az.InferenceData, judge_a: str, judge_b: str, *,
     """
     post = idata.posterior
     if var not in post:
-        raise DataError(f"the posterior has no {var!r}", column="var",
-                        expected=f"one of {list(post.data_vars)}")
+        raise DataError(
+            f"the posterior has no {var!r}", column="var", expected=f"one of {list(post.data_vars)}"
+        )
     values = post[var]
     if "judge" not in values.dims:
         raise DataError(f"{var!r} has no 'judge' dimension", column="var")
     judges: Sequence[str] = [str(j) for j in values["judge"].values]
     for name in (judge_a, judge_b):
         if name not in judges:
-            raise DataError(f"unknown judge {name!r}", column="judge",
-                            expected=f"one of {judges[:3]}...")
+            raise DataError(
+                f"unknown judge {name!r}", column="judge", expected=f"one of {judges[:3]}..."
+            )
     a = values.sel(judge=judge_a).values.ravel()
     b = values.sel(judge=judge_b).values.ravel()
     d = a - b
     lo, hi = np.quantile(d, [(1 - prob) / 2, (1 + prob) / 2])
-    return JudgeComparison(var=var, judge_a=judge_a, judge_b=judge_b, mean_a=float(a.mean()),
-                           mean_b=float(b.mean()), prob_greater=float(np.mean(d > 0)),
-                           diff_mean=float(d.mean()), diff_lo=float(lo), diff_hi=float(hi),
-                           prob=float(prob))
+    return JudgeComparison(
+        var=var,
+        judge_a=judge_a,
+        judge_b=judge_b,
+        mean_a=float(a.mean()),
+        mean_b=float(b.mean()),
+        prob_greater=float(np.mean(d > 0)),
+        diff_mean=float(d.mean()),
+        diff_lo=float(lo),
+        diff_hi=float(hi),
+        prob=float(prob),
+    )

@@ -60,31 +60,45 @@ class PositionBias(ResultDisplay):
     alpha: float
 
     def to_frame(self) -> pd.DataFrame:
-        frame = pd.DataFrame({
-            "judge": self.judges, "n": self.n.astype(int), "first_rate": self.first_rate,
-            "tie_rate": self.tie_rate, "second_rate": self.second_rate,
-            "p_first": self.p_first, "p_first_lo": self.p_first_lo,
-            "p_first_hi": self.p_first_hi, "p_value": self.p_value,
-            "consistency_pooled": self.consistency_pooled,
-            "consistency_by_order": self.consistency_by_order,
-            "inflation": self.consistency_by_order - self.consistency_pooled})
+        frame = pd.DataFrame(
+            {
+                "judge": self.judges,
+                "n": self.n.astype(int),
+                "first_rate": self.first_rate,
+                "tie_rate": self.tie_rate,
+                "second_rate": self.second_rate,
+                "p_first": self.p_first,
+                "p_first_lo": self.p_first_lo,
+                "p_first_hi": self.p_first_hi,
+                "p_value": self.p_value,
+                "consistency_pooled": self.consistency_pooled,
+                "consistency_by_order": self.consistency_by_order,
+                "inflation": self.consistency_by_order - self.consistency_pooled,
+            }
+        )
         return frame.sort_values("p_first", ascending=False, kind="stable", ignore_index=True)
 
     def _headline(self) -> str:
         most = int(np.nanargmax(np.abs(self.p_first - 0.5)))
-        return (f"{len(self.judges)} judges, {int(self.n.sum()):,} contests; P(first shown "
-                f"wins) {np.nanmin(self.p_first):.3f}–{np.nanmax(self.p_first):.3f}; most "
-                f"biased: {self.judges[most]} {self.p_first[most]:.3f}")
+        return (
+            f"{len(self.judges)} judges, {int(self.n.sum()):,} contests; P(first shown "
+            f"wins) {np.nanmin(self.p_first):.3f}–{np.nanmax(self.p_first):.3f}; most "
+            f"biased: {self.judges[most]} {self.p_first[most]:.3f}"
+        )
 
     def __str__(self) -> str:
-        return ("Position bias: P(first-shown answer wins), ties as ½; consistency pooled "
-                "over orders vs per ordered matchup\n" + self.to_frame().to_string(
-                    index=False, float_format="{:.3f}".format,
-                    formatters={"p_value": "{:.1e}".format}))
+        return (
+            "Position bias: P(first-shown answer wins), ties as ½; consistency pooled "
+            "over orders vs per ordered matchup\n"
+            + self.to_frame().to_string(
+                index=False, float_format="{:.3f}".format, formatters={"p_value": "{:.1e}".format}
+            )
+        )
 
 
-def position_bias(data: Battles | MatchupCounts, *, alpha: float = 0.05,
-                  target: str = "judge_label") -> PositionBias:
+def position_bias(
+    data: Battles | MatchupCounts, *, alpha: float = 0.05, target: str = "judge_label"
+) -> PositionBias:
     """Measure each judge's preference for the answer shown first.
 
     Parameters
@@ -103,8 +117,10 @@ def position_bias(data: Battles | MatchupCounts, *, alpha: float = 0.05,
     """
     if isinstance(data, Battles):
         if "position" not in data:
-            raise DataError("position bias needs a 'position' column (which model was shown "
-                            "first: 'a' or 'b')", column="position")
+            raise DataError(
+                "position bias needs a 'position' column (which model was shown first: 'a' or 'b')",
+                column="position",
+            )
         counts = matchup_counts(data, target=target)
     else:
         counts = data
@@ -117,12 +133,25 @@ def position_bias(data: Battles | MatchupCounts, *, alpha: float = 0.05,
     from scipy.stats import binomtest  # ~1 s to import: only when used
 
     half = norm_ppf(1 - alpha / 2) * np.sqrt(var / n)
-    pvals = np.array([binomtest(int(f), int(f + s), 0.5).pvalue if f + s > 0
-                      else math.nan for f, s in zip(tot[:, 0], tot[:, 2], strict=True)])
+    pvals = np.array(
+        [
+            binomtest(int(f), int(f + s), 0.5).pvalue if f + s > 0 else math.nan
+            for f, s in zip(tot[:, 0], tot[:, 2], strict=True)
+        ]
+    )
     pooled = judge_consistency(counts, pool_orders=True, warn=False).consistency
     by_order = judge_consistency(counts, pool_orders=False, warn=False).consistency
-    return PositionBias(judges=counts.judges, n=n, first_rate=first, tie_rate=tie,
-                        second_rate=second, p_first=p_first, p_first_lo=p_first - half,
-                        p_first_hi=p_first + half, p_value=pvals, consistency_pooled=pooled,
-                        consistency_by_order=by_order, alpha=float(alpha))
-
+    return PositionBias(
+        judges=counts.judges,
+        n=n,
+        first_rate=first,
+        tie_rate=tie,
+        second_rate=second,
+        p_first=p_first,
+        p_first_lo=p_first - half,
+        p_first_hi=p_first + half,
+        p_value=pvals,
+        consistency_pooled=pooled,
+        consistency_by_order=by_order,
+        alpha=float(alpha),
+    )

@@ -42,8 +42,12 @@ from judgebayes.errors import DataError
 __all__ = ["JudgeConsistency", "consistency_from_counts", "judge_consistency"]
 
 
-def consistency_from_counts(n: np.ndarray, wins: np.ndarray, *, axis: int = -1,
-                            ) -> np.ndarray:
+def consistency_from_counts(
+    n: np.ndarray,
+    wins: np.ndarray,
+    *,
+    axis: int = -1,
+) -> np.ndarray:
     """Consistency 1 − 4·V̄ (Eq. 2) from matchup counts; V̄ (Eq. 1) is (1 − C)/4.
 
     Parameters
@@ -120,13 +124,14 @@ class JudgeConsistency(ResultDisplay):
     def __post_init__(self) -> None:
         # results built without them (older callers) get them from the counts
         if self.se is None:
-            outcomes = (self.counts.pair_outcomes() if self.pool_orders
-                        else self.counts.counts)
-            object.__setattr__(self, "se", consistency_se(
-                outcomes, bias_corrected=self.bias_corrected))
+            outcomes = self.counts.pair_outcomes() if self.pool_orders else self.counts.counts
+            object.__setattr__(
+                self, "se", consistency_se(outcomes, bias_corrected=self.bias_corrected)
+            )
         if self.low_evidence is None:
-            object.__setattr__(self, "low_evidence",
-                               _low_evidence(self._matchup_n(), self.min_contests)[0])
+            object.__setattr__(
+                self, "low_evidence", _low_evidence(self._matchup_n(), self.min_contests)[0]
+            )
 
     def _matchup_n(self) -> np.ndarray:
         """Contests per judge and matchup as the score counts them."""
@@ -135,40 +140,53 @@ class JudgeConsistency(ResultDisplay):
     @property
     def contests_per_matchup(self) -> np.ndarray:
         """Mean contests per matchup n̄ = n_contests / n_matchups (the bias bound is 1/n̄)."""
-        return np.divide(self.n_contests, self.n_matchups,
-                         out=np.zeros(len(self.judges)), where=self.n_matchups > 0)
+        return np.divide(
+            self.n_contests,
+            self.n_matchups,
+            out=np.zeros(len(self.judges)),
+            where=self.n_matchups > 0,
+        )
 
     @property
     def note(self) -> str:
         """Why flagged judges' scores mean little ("" when none is flagged)."""
         if not np.any(self.low_evidence):
             return ""
-        return _low_evidence_message(self.judges, self.low_evidence, self._matchup_n(),
-                                     self.min_contests)
+        return _low_evidence_message(
+            self.judges, self.low_evidence, self._matchup_n(), self.min_contests
+        )
 
     def __getitem__(self, judge: str) -> float:
         return float(self.consistency[_index_of(self.judges, judge, "judge")])
 
     def to_series(self) -> pd.Series:
         """Consistency indexed by judge."""
-        return pd.Series(self.consistency, index=pd.Index(self.judges, name="judge"),
-                         name="consistency")
+        return pd.Series(
+            self.consistency, index=pd.Index(self.judges, name="judge"), name="consistency"
+        )
 
     def to_frame(self) -> pd.DataFrame:
         """One row per judge, most consistent first."""
-        frame = pd.DataFrame({"judge": self.judges, "consistency": self.consistency,
-                              "se": self.se, "mean_variance": self.mean_variance,
-                              "n_contests": self.n_contests.astype(int),
-                              "n_matchups": self.n_matchups.astype(int),
-                              "low_evidence": np.asarray(self.low_evidence, dtype=bool)})
-        return frame.sort_values("consistency", ascending=False, kind="stable",
-                                 ignore_index=True)
+        frame = pd.DataFrame(
+            {
+                "judge": self.judges,
+                "consistency": self.consistency,
+                "se": self.se,
+                "mean_variance": self.mean_variance,
+                "n_contests": self.n_contests.astype(int),
+                "n_matchups": self.n_matchups.astype(int),
+                "low_evidence": np.asarray(self.low_evidence, dtype=bool),
+            }
+        )
+        return frame.sort_values("consistency", ascending=False, kind="stable", ignore_index=True)
 
     def _headline(self) -> str:
-        matchups = (f"{self.counts.n_pairs} matchups" if self.pool_orders
-                    else f"{self.counts.n_units} ordered matchups")
-        head = (f"{len(self.judges)} judges, {matchups}, "
-                f"{int(np.sum(self.n_contests)):,} contests")
+        matchups = (
+            f"{self.counts.n_pairs} matchups"
+            if self.pool_orders
+            else f"{self.counts.n_units} ordered matchups"
+        )
+        head = f"{len(self.judges)} judges, {matchups}, {int(np.sum(self.n_contests)):,} contests"
         if self.bias_corrected:
             head += " (bias-corrected)"
         ok = np.flatnonzero(np.isfinite(self.consistency))
@@ -176,44 +194,62 @@ class JudgeConsistency(ResultDisplay):
             return head + "; no scores"
         c = self.consistency[ok]
         best = ok[int(np.argmax(c))]
-        head = (f"{head}; Consistency {c.min():.3f}–{c.max():.3f}; "
-                f"best: {self.judges[best]} {self.consistency[best]:.3f} "
-                f"(se {self.se[best]:.3f})")
+        head = (
+            f"{head}; Consistency {c.min():.3f}–{c.max():.3f}; "
+            f"best: {self.judges[best]} {self.consistency[best]:.3f} "
+            f"(se {self.se[best]:.3f})"
+        )
         return head + self._flag_text()
 
     def _flag_text(self) -> str:
         k = int(np.sum(self.low_evidence))
-        return (f"; LOW EVIDENCE: {k} judge(s) with < {self.min_contests:g} contests per "
-                f"matchup" if k else "")
+        return (
+            f"; LOW EVIDENCE: {k} judge(s) with < {self.min_contests:g} contests per matchup"
+            if k
+            else ""
+        )
 
     def pair_variance(self) -> pd.DataFrame:
         """p_ij(1 − p_ij) of every judge (rows) and pair (columns); NaN without contests."""
         n, w = self.counts.pair_totals()
         p = np.divide(w, n, out=np.full_like(n, np.nan), where=n > 0)
         cols = pd.MultiIndex.from_tuples(self.counts.pair_names(), names=["model_i", "model_j"])
-        return pd.DataFrame(p * (1 - p), index=pd.Index(self.judges, name="judge"),
-                            columns=cols)
+        return pd.DataFrame(p * (1 - p), index=pd.Index(self.judges, name="judge"), columns=cols)
 
     def __str__(self) -> str:
-        how = ("both presentation orders pooled" if self.pool_orders
-               else "per ordered matchup (not pooled)")
+        how = (
+            "both presentation orders pooled"
+            if self.pool_orders
+            else "per ordered matchup (not pooled)"
+        )
         if self.bias_corrected:
             how += ", bias-corrected p(1−p)"
-        head = (f"Consistency of {len(self.judges)} judge(s) (seed 002, Eq. 2; {how}; "
-                f"{self.counts.n_pairs} matchups){self._flag_text()}")
-        body = self.to_frame().to_string(index=False, formatters={
-            "consistency": "{:.3f}".format, "se": "{:.3f}".format,
-            "mean_variance": "{:.4f}".format})
+        head = (
+            f"Consistency of {len(self.judges)} judge(s) (seed 002, Eq. 2; {how}; "
+            f"{self.counts.n_pairs} matchups){self._flag_text()}"
+        )
+        body = self.to_frame().to_string(
+            index=False,
+            formatters={
+                "consistency": "{:.3f}".format,
+                "se": "{:.3f}".format,
+                "mean_variance": "{:.4f}".format,
+            },
+        )
         note = self.note
         return head + "\n" + body + (f"\nnote: {note}" if note else "")
 
 
-def judge_consistency(data: Battles | MatchupCounts, *,
-                      matchups: Iterable[tuple[str, str]] | None = None,
-                      pool_orders: bool = True, bias_corrected: bool = False,
-                      target: str = "judge_label",
-                      min_contests: float = MIN_CONTESTS_PER_MATCHUP,
-                      warn: bool = True) -> JudgeConsistency:
+def judge_consistency(
+    data: Battles | MatchupCounts,
+    *,
+    matchups: Iterable[tuple[str, str]] | None = None,
+    pool_orders: bool = True,
+    bias_corrected: bool = False,
+    target: str = "judge_label",
+    min_contests: float = MIN_CONTESTS_PER_MATCHUP,
+    warn: bool = True,
+) -> JudgeConsistency:
     """Consistency score of every judge (seed 002, Eqs. 1–3).
 
     Parameters
@@ -272,20 +308,28 @@ def judge_consistency(data: Battles | MatchupCounts, *,
     else:
         cons = consistency_from_counts(n, w)
     flagged = _low_evidence(n, min_contests)[0]
-    result = JudgeConsistency(judges=counts.judges, consistency=cons,
-                              mean_variance=(1.0 - cons) / 4.0,
-                              n_contests=n.sum(axis=1), n_matchups=(n > 0).sum(axis=1),
-                              pool_orders=pool_orders, counts=counts,
-                              bias_corrected=bias_corrected,
-                              se=consistency_se(outcomes, bias_corrected=bias_corrected),
-                              low_evidence=flagged, min_contests=float(min_contests))
+    result = JudgeConsistency(
+        judges=counts.judges,
+        consistency=cons,
+        mean_variance=(1.0 - cons) / 4.0,
+        n_contests=n.sum(axis=1),
+        n_matchups=(n > 0).sum(axis=1),
+        pool_orders=pool_orders,
+        counts=counts,
+        bias_corrected=bias_corrected,
+        se=consistency_se(outcomes, bias_corrected=bias_corrected),
+        low_evidence=flagged,
+        min_contests=float(min_contests),
+    )
     if warn and flagged.any():
         warnings.warn(result.note, LowEvidenceWarning, stacklevel=2)
     return result
 
 
-def _restrict_pairs(counts: MatchupCounts, matchups: Iterable[tuple[str, str]],
-                    ) -> MatchupCounts:
+def _restrict_pairs(
+    counts: MatchupCounts,
+    matchups: Iterable[tuple[str, str]],
+) -> MatchupCounts:
     names = counts.pair_names()
     lookup = {frozenset(p): k for k, p in enumerate(names)}
     keep = []
@@ -298,17 +342,23 @@ def _restrict_pairs(counts: MatchupCounts, matchups: Iterable[tuple[str, str]],
     pairs_kept = np.unique(counts.pair[unit_mask])
     remap = -np.ones(counts.n_pairs, dtype=np.int64)
     remap[pairs_kept] = np.arange(pairs_kept.size)
-    return MatchupCounts(counts.judges, counts.models, counts.first[unit_mask],
-                         counts.second[unit_mask], remap[counts.pair[unit_mask]],
-                         counts.pair_i[pairs_kept], counts.pair_j[pairs_kept],
-                         counts.counts[:, unit_mask], counts.report)
+    return MatchupCounts(
+        counts.judges,
+        counts.models,
+        counts.first[unit_mask],
+        counts.second[unit_mask],
+        remap[counts.pair[unit_mask]],
+        counts.pair_i[pairs_kept],
+        counts.pair_j[pairs_kept],
+        counts.counts[:, unit_mask],
+        counts.report,
+    )
 
 
-
-def _values(result: JudgeConsistency | Mapping[str, float] | pd.Series,
-            ) -> tuple[tuple[str, ...], np.ndarray]:
+def _values(
+    result: JudgeConsistency | Mapping[str, float] | pd.Series,
+) -> tuple[tuple[str, ...], np.ndarray]:
     if isinstance(result, JudgeConsistency):
         return result.judges, np.asarray(result.consistency, float)
     series = pd.Series(result, dtype=float)
     return tuple(map(str, series.index)), series.to_numpy(float)
-

@@ -84,16 +84,16 @@ class _Checker:
             return
         if self.on_invalid == "raise":
             row = int(np.flatnonzero(mask)[0])
-            raise DataError(reason, row=row, column=column, expected=expected,
-                            got=values.iloc[row])
+            raise DataError(reason, row=row, column=column, expected=expected, got=values.iloc[row])
         self.dropped[f"{reason} in {column!r}"] = int(mask.sum())
         self.bad |= mask
 
 
 def _as_float(values: pd.Series, column: str, checker: _Checker) -> np.ndarray:
     numeric = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
-    checker.check(np.isnan(numeric) & values.notna().to_numpy(), values, column,
-                  "not a number", "a number")
+    checker.check(
+        np.isnan(numeric) & values.notna().to_numpy(), values, column, "not a number", "a number"
+    )
     return numeric
 
 
@@ -118,8 +118,13 @@ class Battles(ResultDisplay):
     reports its own rows: the parent's report plus the rows it leaves out, by reason.
     """
 
-    def __init__(self, frame: pd.DataFrame | Mapping, *, on_invalid: OnInvalid = "raise",
-                 _report: DropReport | None = None) -> None:
+    def __init__(
+        self,
+        frame: pd.DataFrame | Mapping,
+        *,
+        on_invalid: OnInvalid = "raise",
+        _report: DropReport | None = None,
+    ) -> None:
         if not isinstance(frame, pd.DataFrame):
             frame = pd.DataFrame(frame)
         self._frame, report = _validate(frame, on_invalid)
@@ -167,14 +172,17 @@ class Battles(ResultDisplay):
 
     def _summary(self) -> str:
         labels = [c for c in (*LABEL_COLUMNS, "score_diff") if c in self._frame]
-        return (f"{len(self):,} battles, {len(self.models)} models, {len(self.judges)} judges, "
-                f"labels={labels}")
+        return (
+            f"{len(self):,} battles, {len(self.models)} models, {len(self.judges)} judges, "
+            f"labels={labels}"
+        )
 
     def _headline(self) -> str:
         report = self._report
         left_out = report.n_input - len(self)
-        return self._summary() + (f"; {report.n_input:,} rows in, {left_out:,} dropped or "
-                                  "not used" if left_out else "")
+        return self._summary() + (
+            f"; {report.n_input:,} rows in, {left_out:,} dropped or not used" if left_out else ""
+        )
 
     def to_frame(self) -> pd.DataFrame:
         """The validated table (a copy), as :attr:`frame`."""
@@ -185,21 +193,26 @@ class Battles(ResultDisplay):
 
     def codes(self) -> tuple[np.ndarray, np.ndarray]:
         """Integer codes of model A and model B into :attr:`models`."""
-        return (self._frame["model_a"].cat.codes.to_numpy(np.int64),
-                self._frame["model_b"].cat.codes.to_numpy(np.int64))
+        return (
+            self._frame["model_a"].cat.codes.to_numpy(np.int64),
+            self._frame["model_b"].cat.codes.to_numpy(np.int64),
+        )
 
     def column(self, name: str) -> np.ndarray:
         """One column as a NumPy array; a clear error when it is absent."""
         if name not in self._frame:
-            raise DataError(f"this table has no {name!r} column (columns: "
-                            f"{', '.join(self._frame.columns)})", column=name)
+            raise DataError(
+                f"this table has no {name!r} column (columns: {', '.join(self._frame.columns)})",
+                column=name,
+            )
         return self._frame[name].to_numpy()
 
     def n_battles(self) -> pd.Series:
         """Number of battles each model took part in."""
         a, b = self.codes()
         counts = np.bincount(a, minlength=len(self.models)) + np.bincount(
-            b, minlength=len(self.models))
+            b, minlength=len(self.models)
+        )
         return pd.Series(counts, index=pd.Index(self.models, name="model"), name="n_battles")
 
     # ----------------------------------------------------------------- subsets
@@ -213,8 +226,9 @@ class Battles(ResultDisplay):
         if mask.shape != (len(self),):
             raise ValueError(f"mask has shape {mask.shape}, expected ({len(self)},)")
         if not mask.any():
-            raise DataError(f"no battles left: all {len(self):,} are {reason}",
-                            expected="at least one battle")
+            raise DataError(
+                f"no battles left: all {len(self):,} are {reason}", expected="at least one battle"
+            )
         frame = self._frame.loc[mask].reset_index(drop=True)
         return Battles._valid(frame, self._report.with_excluded(reason, int((~mask).sum())))
 
@@ -222,8 +236,10 @@ class Battles(ResultDisplay):
         """Battles in which ``model`` took part."""
         self._require_model(model)
         f = self._frame
-        return self.subset((f["model_a"] == model).to_numpy() | (f["model_b"] == model).to_numpy(),
-                           reason=f"not involving {model}")
+        return self.subset(
+            (f["model_a"] == model).to_numpy() | (f["model_b"] == model).to_numpy(),
+            reason=f"not involving {model}",
+        )
 
     def without(self, models: str | Iterable[str]) -> Battles:
         """Battles in which none of ``models`` took part."""
@@ -237,14 +253,18 @@ class Battles(ResultDisplay):
     def for_judge(self, judge: str) -> Battles:
         """Battles judged by ``judge``."""
         if judge not in self.judges:
-            raise DataError(f"unknown judge {judge!r}", column="judge",
-                            expected=f"one of {list(self.judges)}")
+            raise DataError(
+                f"unknown judge {judge!r}", column="judge", expected=f"one of {list(self.judges)}"
+            )
         return self.subset((self._frame["judge"] == judge).to_numpy(), reason="other judges")
 
     def _require_model(self, model: str) -> None:
         if model not in self.models:
-            raise DataError(f"unknown model {model!r}", column="model_a/model_b",
-                            expected=f"one of the {len(self.models)} models in the table")
+            raise DataError(
+                f"unknown model {model!r}",
+                column="model_a/model_b",
+                expected=f"one of the {len(self.models)} models in the table",
+            )
 
     # ------------------------------------------------------------- statistics
     def default_target(self) -> str:
@@ -252,11 +272,13 @@ class Battles(ResultDisplay):
         for name in LABEL_COLUMNS:
             if name in self._frame:
                 return name
-        raise DataError("no label column to fit: need 'judge_label' or 'human_label'",
-                        column="judge_label")
+        raise DataError(
+            "no label column to fit: need 'judge_label' or 'human_label'", column="judge_label"
+        )
 
-    def pair_stats(self, target: str | np.ndarray | None = None, *,
-                   weights: str | np.ndarray | None = None) -> PairStats:
+    def pair_stats(
+        self, target: str | np.ndarray | None = None, *, weights: str | np.ndarray | None = None
+    ) -> PairStats:
         """Per-pair sufficient statistics of a target.
 
         Parameters
@@ -278,22 +300,31 @@ class Battles(ResultDisplay):
         values = self.column(target) if isinstance(target, str) else np.asarray(target, float)
         values = np.asarray(values, dtype=float)
         if values.shape != (len(self),):
-            raise DataError(f"target has shape {values.shape}, expected one value per battle "
-                            f"({len(self)},)", column=name)
+            raise DataError(
+                f"target has shape {values.shape}, expected one value per battle ({len(self)},)",
+                column=name,
+            )
         present = ~np.isnan(values)
         outside = present & ((values < 0) | (values > 1))
         if outside.any():
             row = int(np.flatnonzero(outside)[0])
-            raise DataError("target outside [0, 1]", row=row, column=name,
-                            expected="P(A beats B) in [0, 1]", got=float(values[row]))
+            raise DataError(
+                "target outside [0, 1]",
+                row=row,
+                column=name,
+                expected="P(A beats B) in [0, 1]",
+                got=float(values[row]),
+            )
         if weights is None and "weight" in self._frame:
             weights = "weight"
         w = None
         if weights is not None:
             w = np.asarray(self.column(weights) if isinstance(weights, str) else weights, float)
             if w.shape != (len(self),) or not np.all(np.isfinite(w) & (w > 0)):
-                raise DataError("weights must be one positive finite number per battle",
-                                column=weights if isinstance(weights, str) else "weights")
+                raise DataError(
+                    "weights must be one positive finite number per battle",
+                    column=weights if isinstance(weights, str) else "weights",
+                )
         a, b = self.codes()
         report = self._report.with_excluded(f"no {name}", int((~present).sum()))
         if not present.all():
@@ -308,13 +339,18 @@ def _validate(frame: pd.DataFrame, on_invalid: OnInvalid) -> tuple[pd.DataFrame,
     n_input = len(frame)
     missing = [c for c in ("model_a", "model_b") if c not in frame.columns]
     if missing:
-        raise DataError(f"missing required column(s) {missing}; columns present: "
-                        f"{list(frame.columns)}", column=missing[0],
-                        expected="a column naming each battle's model A and model B")
+        raise DataError(
+            f"missing required column(s) {missing}; columns present: {list(frame.columns)}",
+            column=missing[0],
+            expected="a column naming each battle's model A and model B",
+        )
     repeated = frame.columns[frame.columns.duplicated()]
     if len(repeated):
-        raise DataError(f"the column {repeated[0]!r} appears more than once",
-                        column=str(repeated[0]), expected="each column name once")
+        raise DataError(
+            f"the column {repeated[0]!r} appears more than once",
+            column=str(repeated[0]),
+            expected="each column name once",
+        )
     if n_input == 0:
         raise DataError("no battles: the table is empty", expected="at least one row")
     frame = frame.reset_index(drop=True)
@@ -323,26 +359,36 @@ def _validate(frame: pd.DataFrame, on_invalid: OnInvalid) -> tuple[pd.DataFrame,
 
     for col in ("model_a", "model_b"):
         values = frame[col]
-        checker.check(values.isna().to_numpy(), values, col, "missing model name",
-                      "a model name")
+        checker.check(values.isna().to_numpy(), values, col, "missing model name", "a model name")
         out[col] = values.astype("string").astype(object)
     same = (out["model_a"] == out["model_b"]).to_numpy(dtype=bool)  # type: ignore[union-attr]
-    checker.check(same, frame["model_a"], "model_b", "a model battling itself",
-                  "two different models")
+    checker.check(
+        same, frame["model_a"], "model_b", "a model battling itself", "two different models"
+    )
 
     for col in LABEL_COLUMNS:
         if col in frame:
             values = _as_float(frame[col], col, checker)
             known = np.isnan(values) | np.isin(values, _LABEL_VALUES)
-            checker.check(~known, frame[col], col, "unknown label",
-                          "1 (A wins), 0 (B wins), 0.5 (tie) or missing")
+            checker.check(
+                ~known,
+                frame[col],
+                col,
+                "unknown label",
+                "1 (A wins), 0 (B wins), 0.5 (tie) or missing",
+            )
             out[col] = values
 
     for col in (*_SCORE_COLUMNS, *_LENGTH_COLUMNS, "weight"):
         if col in frame:
             values = _as_float(frame[col], col, checker)
-            checker.check(~np.isfinite(values), frame[col], col,
-                          "missing or infinite value", "a finite number")
+            checker.check(
+                ~np.isfinite(values),
+                frame[col],
+                col,
+                "missing or infinite value",
+                "a finite number",
+            )
             if col in _LENGTH_COLUMNS:
                 checker.check(values < 0, frame[col], col, "negative length", "a length >= 0")
             if col == "weight":
@@ -352,18 +398,31 @@ def _validate(frame: pd.DataFrame, on_invalid: OnInvalid) -> tuple[pd.DataFrame,
         diff = np.asarray(out["score_a"]) - np.asarray(out["score_b"])
         if "score_diff" in out:
             off = ~np.isclose(np.asarray(out["score_diff"]), diff, atol=1e-9)
-            checker.check(off, frame["score_diff"], "score_diff",
-                          "score_diff differs from score_a - score_b", "score_a - score_b")
+            checker.check(
+                off,
+                frame["score_diff"],
+                "score_diff",
+                "score_diff differs from score_a - score_b",
+                "score_a - score_b",
+            )
         out["score_diff"] = diff
     elif ("score_a" in out) != ("score_b" in out):
         col = "score_b" if "score_a" in out else "score_a"
-        raise DataError("score_a and score_b come together", column=col,
-                        expected="both rubric scores, or score_diff alone")
+        raise DataError(
+            "score_a and score_b come together",
+            column=col,
+            expected="both rubric scores, or score_diff alone",
+        )
 
     if "position" in frame:
         pos = frame["position"].astype("string").str.lower()
-        checker.check(~pos.isin(["a", "b"]).to_numpy(dtype=bool), frame["position"], "position",
-                      "unknown position", "'a' (A shown first) or 'b' (B shown first)")
+        checker.check(
+            ~pos.isin(["a", "b"]).to_numpy(dtype=bool),
+            frame["position"],
+            "position",
+            "unknown position",
+            "'a' (A shown first) or 'b' (B shown first)",
+        )
         out["position"] = pos.astype(object)
     for col in ("judge", "prompt_id"):
         if col in frame:
@@ -375,8 +434,9 @@ def _validate(frame: pd.DataFrame, on_invalid: OnInvalid) -> tuple[pd.DataFrame,
     if checker.bad.any():
         result = result.loc[~checker.bad].reset_index(drop=True)
         if len(result) == 0:
-            raise DataError(f"every row is invalid ({checker.dropped})",
-                            expected="at least one valid row")
+            raise DataError(
+                f"every row is invalid ({checker.dropped})", expected="at least one valid row"
+            )
     return _shared_categories(result), DropReport(n_input, checker.dropped)
 
 
@@ -385,7 +445,9 @@ def _shared_categories(frame: pd.DataFrame) -> pd.DataFrame:
     a, b = frame["model_a"], frame["model_b"]
     names = sorted(set(pd.unique(a)) | set(pd.unique(b)))
     if isinstance(a.dtype, pd.CategoricalDtype):  # a subset: drop the names no longer used
-        return frame.assign(model_a=a.cat.set_categories(names),
-                            model_b=b.cat.set_categories(names))
-    return frame.assign(model_a=pd.Categorical(a, categories=names),
-                        model_b=pd.Categorical(b, categories=names))
+        return frame.assign(
+            model_a=a.cat.set_categories(names), model_b=b.cat.set_categories(names)
+        )
+    return frame.assign(
+        model_a=pd.Categorical(a, categories=names), model_b=pd.Categorical(b, categories=names)
+    )

@@ -129,20 +129,28 @@ class BootstrapElo(ResultDisplay):
 
     def _headline(self) -> str:
         top = int(np.argmax(self.elo))
-        return (f"{len(self.models)} models, {self.replicates.shape[0]:,} {self.scheme} "
-                f"replicates, {1 - self.alpha:.0%} intervals; top {self.models[top]} "
-                f"{self.elo[top]:.0f} [{self.elo_lo[top]:.0f}, {self.elo_hi[top]:.0f}]; "
-                f"median SE {np.median(self.se):.1f} Elo")
+        return (
+            f"{len(self.models)} models, {self.replicates.shape[0]:,} {self.scheme} "
+            f"replicates, {1 - self.alpha:.0%} intervals; top {self.models[top]} "
+            f"{self.elo[top]:.0f} [{self.elo_lo[top]:.0f}, {self.elo_hi[top]:.0f}]; "
+            f"median SE {np.median(self.se):.1f} Elo"
+        )
 
     def to_frame(self) -> pd.DataFrame:
         """Leaderboard sorted by Elo: ``model, elo, elo_lo, elo_hi, se, n_battles``."""
-        frame = pd.DataFrame({"model": self.models, "elo": self.elo, "elo_lo": self.elo_lo,
-                              "elo_hi": self.elo_hi, "se": self.se,
-                              "n_battles": self.fit.n_battles})
+        frame = pd.DataFrame(
+            {
+                "model": self.models,
+                "elo": self.elo,
+                "elo_lo": self.elo_lo,
+                "elo_hi": self.elo_hi,
+                "se": self.se,
+                "n_battles": self.fit.n_battles,
+            }
+        )
         return frame.sort_values("elo", ascending=False, ignore_index=True)
 
-    def plot(self, ax: Axes | None = None, *,
-             truth: Mapping[str, float] | None = None) -> Axes:
+    def plot(self, ax: Axes | None = None, *, truth: Mapping[str, float] | None = None) -> Axes:
         """Forest plot of the leaderboard (see :func:`judgebayes.plots.forest`)."""
         from judgebayes.plots import forest
 
@@ -151,9 +159,11 @@ class BootstrapElo(ResultDisplay):
     def __str__(self) -> str:
         level = f"{100 * (1 - self.alpha):g}%"
         what = f"within-model ({self.within})" if self.within else "battle"
-        head = (f"Bradley–Terry Elo on {self.fit.target!r} (λ = {self.fit.lam:g}) with {level} "
-                f"{what} bootstrap intervals ({len(self.replicates)} {self.scheme} replicates); "
-                f"{self.fit.report}")
+        head = (
+            f"Bradley–Terry Elo on {self.fit.target!r} (λ = {self.fit.lam:g}) with {level} "
+            f"{what} bootstrap intervals ({len(self.replicates)} {self.scheme} replicates); "
+            f"{self.fit.report}"
+        )
         notes = "".join(f"\nnote: {line}" for line in self.fit.graph.describe())
         return head + notes + "\n" + self.to_frame().to_string(index=False, float_format="%.1f")
 
@@ -162,12 +172,18 @@ def _incidence(stats: PairStats) -> csr_matrix:
     """Sparse (n_models × n_pairs) matrix with +1 at (i, p) and −1 at (j, p)."""
     p = np.arange(stats.n_pairs)
     data = np.concatenate([np.ones(stats.n_pairs), -np.ones(stats.n_pairs)])
-    return csr_matrix((data, (np.concatenate([stats.i, stats.j]), np.concatenate([p, p]))),
-                      shape=(stats.n_models, stats.n_pairs))
+    return csr_matrix(
+        (data, (np.concatenate([stats.i, stats.j]), np.concatenate([p, p]))),
+        shape=(stats.n_models, stats.n_pairs),
+    )
 
 
-def _chord_factor(stats: PairStats, lam: float, theta_hat: np.ndarray, free: np.ndarray,
-                  ) -> tuple:
+def _chord_factor(
+    stats: PairStats,
+    lam: float,
+    theta_hat: np.ndarray,
+    free: np.ndarray,
+) -> tuple:
     """Cholesky factor of the full-data Hessian over the free models (the chord matrix)."""
     return cho_factor(bt_objective(theta_hat, stats, lam)[2][np.ix_(free, free)])
 
@@ -195,7 +211,7 @@ def _poisson_rows(values: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
         cdf = poisson_cdf(np.arange(_table_width(missing[-1]))[None, :], means[:, None])
         grid = np.arange(_TABLE_BINS + 1) / _TABLE_BINS
         for c, full in zip(missing, cdf, strict=True):
-            row = full[:_table_width(c)].copy()
+            row = full[: _table_width(c)].copy()
             row[-1] = 1.0
             guide = np.searchsorted(row, grid, side="right")
             guide = np.where(guide[:-1] == guide[1:], guide[:-1], -guide[:-1] - 1)
@@ -227,7 +243,7 @@ class _PoissonCounts:
         width = _table_width(int(values.max()))
         cdf = np.ones((len(values), width))  # each row is exactly 1.0 beyond its own width
         for row, (f, _) in zip(cdf, rows, strict=True):
-            row[:len(f)] = f
+            row[: len(f)] = f
         self.cdf = cdf.ravel()
         self.guide = np.concatenate([g for _, g in rows])
         self.width = width
@@ -266,10 +282,19 @@ class _PoissonCounts:
         return out
 
 
-def solve_batched(stats: PairStats, lam: float, theta_hat: np.ndarray, free: np.ndarray,
-                  n: np.ndarray, y: np.ndarray, *, tol: float = 1e-8, chord_iter: int = 40,
-                  chol: tuple | None = None, inc: csr_matrix | None = None,
-                  ) -> tuple[np.ndarray, int]:
+def solve_batched(
+    stats: PairStats,
+    lam: float,
+    theta_hat: np.ndarray,
+    free: np.ndarray,
+    n: np.ndarray,
+    y: np.ndarray,
+    *,
+    tol: float = 1e-8,
+    chord_iter: int = 40,
+    chol: tuple | None = None,
+    inc: csr_matrix | None = None,
+) -> tuple[np.ndarray, int]:
     """MAPs of Eq. 1 for a batch of pair statistics ``n, y`` of shape ``(R, n_pairs)``.
 
     Chord Newton from ``theta_hat`` with the Hessian fixed at ``theta_hat`` on the
@@ -280,15 +305,33 @@ def solve_batched(stats: PairStats, lam: float, theta_hat: np.ndarray, free: np.
     (that factor) and ``inc`` (:func:`_incidence`) may be passed in, to share them
     between batches.
     """
-    return _solve_columns(stats, lam, theta_hat, free, np.ascontiguousarray(n.T),
-                          np.ascontiguousarray(y.T), tol=tol, chord_iter=chord_iter,
-                          chol=_chord_factor(stats, lam, theta_hat, free) if chol is None
-                          else chol, inc=_incidence(stats) if inc is None else inc)
+    return _solve_columns(
+        stats,
+        lam,
+        theta_hat,
+        free,
+        np.ascontiguousarray(n.T),
+        np.ascontiguousarray(y.T),
+        tol=tol,
+        chord_iter=chord_iter,
+        chol=_chord_factor(stats, lam, theta_hat, free) if chol is None else chol,
+        inc=_incidence(stats) if inc is None else inc,
+    )
 
 
-def _solve_columns(stats: PairStats, lam: float, theta_hat: np.ndarray, free: np.ndarray,
-                   n: np.ndarray, y: np.ndarray, *, tol: float, chord_iter: int, chol: tuple,
-                   inc: csr_matrix) -> tuple[np.ndarray, int]:
+def _solve_columns(
+    stats: PairStats,
+    lam: float,
+    theta_hat: np.ndarray,
+    free: np.ndarray,
+    n: np.ndarray,
+    y: np.ndarray,
+    *,
+    tol: float,
+    chord_iter: int,
+    chol: tuple,
+    inc: csr_matrix,
+) -> tuple[np.ndarray, int]:
     """:func:`solve_batched` with ``n, y`` of shape ``(n_pairs, R)``."""
     # Pairs × replicates layout: row gathers and the sparse product need no copies.
     theta = np.tile(np.asarray(theta_hat, dtype=float)[:, None], (1, n.shape[1]))
@@ -342,8 +385,16 @@ class CellResampler:
         As for :func:`bootstrap_bt`.
     """
 
-    def __init__(self, stats: PairStats, mask: np.ndarray, *, n_boot: int, seed: int,
-                 scheme: Scheme = "poisson", chunk_size: int = 50) -> None:
+    def __init__(
+        self,
+        stats: PairStats,
+        mask: np.ndarray,
+        *,
+        n_boot: int,
+        seed: int,
+        scheme: Scheme = "poisson",
+        chunk_size: int = 50,
+    ) -> None:
         self.base = stats.cell_count
         self.mask = np.asarray(mask, dtype=bool)
         self.lam_cells = self.base[self.mask]
@@ -357,8 +408,7 @@ class CellResampler:
         indptr = np.searchsorted(stats.cell_pair, np.arange(stats.n_pairs + 1))
         shape = (stats.n_pairs, len(self.base))
         self.to_n = csr_matrix((stats.cell_weight, cells, indptr), shape=shape)
-        self.to_y = csr_matrix((stats.cell_weight * stats.cell_target, cells, indptr),
-                               shape=shape)
+        self.to_y = csr_matrix((stats.cell_weight * stats.cell_target, cells, indptr), shape=shape)
 
     def counts(self, k: int) -> np.ndarray:
         """Cell counts of chunk ``k``, shape ``(n_cells, sizes[k])``."""
@@ -366,8 +416,7 @@ class CellResampler:
         if self.sampler is not None:
             drawn = self.sampler.draw(rng, r)
         else:
-            drawn = rng.multinomial(self.total, self.lam_cells / self.lam_cells.sum(),
-                                    size=r).T
+            drawn = rng.multinomial(self.total, self.lam_cells / self.lam_cells.sum(), size=r).T
         if self.mask.all():
             return drawn
         counts = np.repeat(self.base[:, None], r, axis=1)
@@ -382,8 +431,10 @@ class CellResampler:
     def all_pair_sums(self) -> tuple[np.ndarray, np.ndarray]:
         """``(n, y)`` of all ``n_boot`` replicates, shape ``(n_pairs, n_boot)``."""
         parts = [self.pair_sums(k) for k in range(len(self.sizes))]
-        return (np.concatenate([p[0] for p in parts], axis=1),
-                np.concatenate([p[1] for p in parts], axis=1))
+        return (
+            np.concatenate([p[0] for p in parts], axis=1),
+            np.concatenate([p[1] for p in parts], axis=1),
+        )
 
 
 def one_blas_thread() -> AbstractContextManager:
@@ -400,12 +451,22 @@ def one_blas_thread() -> AbstractContextManager:
     return threadpool_limits(1, user_api="blas")
 
 
-def bootstrap_bt(data: Battles | PairStats, *, target: str | np.ndarray | None = None,
-                 lam: float = 0.01, weights: str | np.ndarray | None = None,
-                 fixed: Mapping[str, float] | None = None, within: str | None = None,
-                 n_boot: int = 1000, alpha: float = 0.05, scheme: Scheme = "poisson",
-                 seed: int = 0, progress: bool = True, chunk_size: int = 50,
-                 n_threads: int | None = None) -> BootstrapElo:
+def bootstrap_bt(
+    data: Battles | PairStats,
+    *,
+    target: str | np.ndarray | None = None,
+    lam: float = 0.01,
+    weights: str | np.ndarray | None = None,
+    fixed: Mapping[str, float] | None = None,
+    within: str | None = None,
+    n_boot: int = 1000,
+    alpha: float = 0.05,
+    scheme: Scheme = "poisson",
+    seed: int = 0,
+    progress: bool = True,
+    chunk_size: int = 50,
+    n_threads: int | None = None,
+) -> BootstrapElo:
     """Bootstrap the Bradley–Terry Elo ratings of :func:`~judgebayes.core.bt.fit_bt`.
 
     Parameters
@@ -448,13 +509,16 @@ def bootstrap_bt(data: Battles | PairStats, *, target: str | np.ndarray | None =
     free = np.setdiff1d(np.arange(stats.n_models), pinned)
     if within is not None:
         if within not in stats.models:
-            raise DataError(f"unknown model {within!r} for the within-model bootstrap",
-                            expected=f"one of the {stats.n_models} models")
+            raise DataError(
+                f"unknown model {within!r} for the within-model bootstrap",
+                expected=f"one of the {stats.n_models} models",
+            )
         mask = stats.involving(stats.models.index(within))
     else:
         mask = np.ones(len(stats.cell_count), dtype=bool)
-    resampler = CellResampler(stats, mask, n_boot=n_boot, seed=seed, scheme=scheme,
-                              chunk_size=chunk_size)
+    resampler = CellResampler(
+        stats, mask, n_boot=n_boot, seed=seed, scheme=scheme, chunk_size=chunk_size
+    )
     sizes = resampler.sizes
     shared = {"inc": _incidence(stats), "tol": _TOL, "chord_iter": 40}
 
@@ -467,12 +531,22 @@ def bootstrap_bt(data: Battles | PairStats, *, target: str | np.ndarray | None =
 
     workers = n_threads or min(os.cpu_count() or 1, len(sizes))
     results: list[tuple[np.ndarray, int]] = []
-    with tqdm(total=n_boot, desc="bootstrap", unit="rep", disable=not progress) as bar, \
-            one_blas_thread(), ThreadPoolExecutor(max_workers=workers) as pool:
+    with (
+        tqdm(total=n_boot, desc="bootstrap", unit="rep", disable=not progress) as bar,
+        one_blas_thread(),
+        ThreadPoolExecutor(max_workers=workers) as pool,
+    ):
         shared["chol"] = _chord_factor(stats, lam, fit.theta, free)
         for out in pool.map(run, range(len(sizes))):
             results.append(out)
             bar.update(len(out[0]))
     replicates = np.concatenate([r[0] for r in results])
-    return BootstrapElo(fit=fit, replicates=replicates, alpha=alpha, scheme=scheme,
-                        within=within, seed=seed, n_exact=sum(r[1] for r in results))
+    return BootstrapElo(
+        fit=fit,
+        replicates=replicates,
+        alpha=alpha,
+        scheme=scheme,
+        within=within,
+        seed=seed,
+        n_exact=sum(r[1] for r in results),
+    )

@@ -36,8 +36,17 @@ from judgebayes.core.report import DropReport
 from judgebayes.core.results import ResultDisplay
 from judgebayes.errors import DataError
 
-__all__ = ["ELO_BASE", "ELO_SCALE", "EloFit", "bt_objective", "elo_to_theta", "fit_bt",
-           "newton_map", "solve_one", "theta_to_elo"]
+__all__ = [
+    "ELO_BASE",
+    "ELO_SCALE",
+    "EloFit",
+    "bt_objective",
+    "elo_to_theta",
+    "fit_bt",
+    "newton_map",
+    "solve_one",
+    "theta_to_elo",
+]
 
 ELO_SCALE = 400.0 / np.log(10.0)
 """Elo points per unit of θ: 400 / ln 10 ≈ 173.7 (seed 000, Section 3.1)."""
@@ -55,9 +64,15 @@ def elo_to_theta(elo: np.ndarray | float) -> np.ndarray | float:
     return (np.asarray(elo) - ELO_BASE) / ELO_SCALE
 
 
-def bt_objective(theta: np.ndarray, stats: PairStats, lam: float,
-                 n: np.ndarray | None = None, y: np.ndarray | None = None, *,
-                 hessian: bool = True) -> tuple[float, np.ndarray, np.ndarray | None]:
+def bt_objective(
+    theta: np.ndarray,
+    stats: PairStats,
+    lam: float,
+    n: np.ndarray | None = None,
+    y: np.ndarray | None = None,
+    *,
+    hessian: bool = True,
+) -> tuple[float, np.ndarray, np.ndarray | None]:
     """Negative penalised log-likelihood of Eq. 1, its gradient and (optionally) Hessian.
 
     Parameters
@@ -142,8 +157,7 @@ class EloFit(ResultDisplay):
 
     def to_frame(self) -> pd.DataFrame:
         """Leaderboard sorted by Elo: ``model, elo, n_battles`` (+ ``component``)."""
-        frame = pd.DataFrame({"model": self.models, "elo": self.elo,
-                              "n_battles": self.n_battles})
+        frame = pd.DataFrame({"model": self.models, "elo": self.elo, "n_battles": self.n_battles})
         if not self.graph.connected:
             comp = self.graph.component_of()
             frame["component"] = [comp[m] for m in self.models]
@@ -151,18 +165,23 @@ class EloFit(ResultDisplay):
 
     def _headline(self) -> str:
         top = int(np.argmax(self.elo))
-        return (f"Bradley–Terry MAP on {self.target!r}, {len(self.models)} models, "
-                f"{self.report.n_used:,} battles; top {self.models[top]} {self.elo[top]:.0f}")
+        return (
+            f"Bradley–Terry MAP on {self.target!r}, {len(self.models)} models, "
+            f"{self.report.n_used:,} battles; top {self.models[top]} {self.elo[top]:.0f}"
+        )
 
     def __str__(self) -> str:
-        head = (f"Bradley–Terry MAP on {self.target!r} (λ = {self.lam:g}), "
-                f"{len(self.models)} models; {self.report}")
+        head = (
+            f"Bradley–Terry MAP on {self.target!r} (λ = {self.lam:g}), "
+            f"{len(self.models)} models; {self.report}"
+        )
         notes = "".join(f"\nnote: {line}" for line in self.graph.describe())
         return head + notes + "\n" + self.to_frame().to_string(index=False, float_format="%.1f")
 
 
-def as_pair_stats(data: Battles | PairStats, target: str | np.ndarray | None,
-              weights: str | np.ndarray | None) -> tuple[PairStats, str]:
+def as_pair_stats(
+    data: Battles | PairStats, target: str | np.ndarray | None, weights: str | np.ndarray | None
+) -> tuple[PairStats, str]:
     if isinstance(data, PairStats):
         return data, "target" if target is None else str(target)
     if not isinstance(data, Battles):
@@ -179,9 +198,14 @@ def anchor_theta(stats: PairStats, fixed: Mapping[str, float] | None) -> dict[in
     return {index[m]: float(elo_to_theta(e)) for m, e in fixed.items() if m in index}
 
 
-def solve_map(stats: PairStats, lam: float, fixed: Mapping[int, float],
-              n: np.ndarray | None = None, y: np.ndarray | None = None,
-              theta0: np.ndarray | None = None) -> tuple[np.ndarray, int]:
+def solve_map(
+    stats: PairStats,
+    lam: float,
+    fixed: Mapping[int, float],
+    n: np.ndarray | None = None,
+    y: np.ndarray | None = None,
+    theta0: np.ndarray | None = None,
+) -> tuple[np.ndarray, int]:
     """MAP of Eq. 1 over the free models, anchors held at ``fixed`` (θ scale)."""
     m = stats.n_models
     theta = np.zeros(m) if theta0 is None else np.array(theta0, dtype=float)
@@ -202,17 +226,31 @@ def solve_map(stats: PairStats, lam: float, fixed: Mapping[int, float],
         theta[free] = x
         return bt_objective(theta, stats, lam, n, y)[2][np.ix_(free, free)]
 
-    res = minimize(fun, theta[free], jac=True, hess=hess, method="Newton-CG",
-                   options={"xtol": 1e-10, "maxiter": 500})
+    res = minimize(
+        fun,
+        theta[free],
+        jac=True,
+        hess=hess,
+        method="Newton-CG",
+        options={"xtol": 1e-10, "maxiter": 500},
+    )
     theta[free] = res.x
     if pin_first:
         theta -= theta.mean()
     return theta, int(res.nit)
 
 
-def newton_map(stats: PairStats, lam: float, free: np.ndarray, n: np.ndarray, y: np.ndarray,
-               theta0: np.ndarray, *, tol: float = 1e-10, max_iter: int = 100,
-               ) -> tuple[np.ndarray, int]:
+def newton_map(
+    stats: PairStats,
+    lam: float,
+    free: np.ndarray,
+    n: np.ndarray,
+    y: np.ndarray,
+    theta0: np.ndarray,
+    *,
+    tol: float = 1e-10,
+    max_iter: int = 100,
+) -> tuple[np.ndarray, int]:
     """MAP of Eq. 1 over the models ``free`` by Newton's method (λ > 0), the rest held.
 
     The same optimum as :func:`solve_map` (the objective is strictly convex for λ > 0),
@@ -253,8 +291,9 @@ def newton_map(stats: PairStats, lam: float, free: np.ndarray, n: np.ndarray, y:
     while it < max_iter:
         it += 1
         g = grad[free]
-        step = cho_solve(cho_factor(hess[np.ix_(free, free)], check_finite=False), -g,
-                         check_finite=False)
+        step = cho_solve(
+            cho_factor(hess[np.ix_(free, free)], check_finite=False), -g, check_finite=False
+        )
         size = float(np.max(np.abs(step)))
         t, slope = 1.0, float(g @ step)
         while True:
@@ -262,8 +301,7 @@ def newton_map(stats: PairStats, lam: float, free: np.ndarray, n: np.ndarray, y:
             trial[free] += t * step
             new_value, new_grad, new_hess = bt_objective(trial, stats, lam, n, y)
             # Armijo; the second term forgives rounding once the decrease is ~1e-13
-            if (new_value <= value + 1e-4 * t * slope + 1e-13 * abs(value)
-                    or t * size < tol):
+            if new_value <= value + 1e-4 * t * slope + 1e-13 * abs(value) or t * size < tol:
                 break
             t *= 0.5
         theta, value, grad, hess = trial, new_value, new_grad, new_hess
@@ -272,9 +310,16 @@ def newton_map(stats: PairStats, lam: float, free: np.ndarray, n: np.ndarray, y:
     return theta, it
 
 
-def solve_one(opponents: np.ndarray, n: np.ndarray, wins: np.ndarray, lam: float,
-              theta0: np.ndarray | float = 0.0, *, tol: float = 1e-12,
-              max_iter: int = 200) -> tuple[np.ndarray, int]:
+def solve_one(
+    opponents: np.ndarray,
+    n: np.ndarray,
+    wins: np.ndarray,
+    lam: float,
+    theta0: np.ndarray | float = 0.0,
+    *,
+    tol: float = 1e-12,
+    max_iter: int = 200,
+) -> tuple[np.ndarray, int]:
     """MAP strength of one model against opponents held fixed, for many data sets at once.
 
     Eq. 1 with a single free strength θ (Algorithm 1, step 2 of seed 000; every
@@ -334,10 +379,15 @@ def solve_one(opponents: np.ndarray, n: np.ndarray, wins: np.ndarray, lam: float
     return (theta[0] if single else theta), it
 
 
-def fit_bt(data: Battles | PairStats, *, target: str | np.ndarray | None = None,
-           lam: float = 0.01, weights: str | np.ndarray | None = None,
-           fixed: Mapping[str, float] | None = None,
-           on_disconnected: str = "warn") -> EloFit:
+def fit_bt(
+    data: Battles | PairStats,
+    *,
+    target: str | np.ndarray | None = None,
+    lam: float = 0.01,
+    weights: str | np.ndarray | None = None,
+    fixed: Mapping[str, float] | None = None,
+    on_disconnected: str = "warn",
+) -> EloFit:
     """Fit Bradley–Terry strengths by penalised maximum likelihood (seed 000, Eq. 1).
 
     Parameters
@@ -374,13 +424,23 @@ def fit_bt(data: Battles | PairStats, *, target: str | np.ndarray | None = None,
     graph = check_graph(stats)
     if not fixed_theta:
         if not graph.connected and (on_disconnected == "raise" or lam == 0):
-            raise DataError(graph.describe()[0] + ("; use lam > 0 or fit each component"
-                                                   if lam == 0 else ""))
+            raise DataError(
+                graph.describe()[0] + ("; use lam > 0 or fit each component" if lam == 0 else "")
+            )
         if lam == 0 and (graph.all_wins or graph.all_losses):
-            raise DataError("the MLE does not exist: " + "; ".join(graph.describe())
-                            + "; use lam > 0")
+            raise DataError(
+                "the MLE does not exist: " + "; ".join(graph.describe()) + "; use lam > 0"
+            )
         graph.warn(stacklevel=3)
     theta, nit = solve_map(stats, lam, fixed_theta)
-    return EloFit(models=stats.models, theta=theta, n_battles=stats.battles_per_model(),
-                  lam=lam, target=name, fixed=tuple(stats.models[k] for k in sorted(fixed_theta)),
-                  graph=graph, report=stats.report, n_iter=nit)
+    return EloFit(
+        models=stats.models,
+        theta=theta,
+        n_battles=stats.battles_per_model(),
+        lam=lam,
+        target=name,
+        fixed=tuple(stats.models[k] for k in sorted(fixed_theta)),
+        graph=graph,
+        report=stats.report,
+        n_iter=nit,
+    )

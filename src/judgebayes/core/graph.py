@@ -56,38 +56,53 @@ class GraphCheck(ResultDisplay):
             lines.append(
                 f"the comparison graph has {len(self.components)} disconnected components, "
                 f"so Elo differences across them are not identified (each component is "
-                f"centred at 1500 by the L2 penalty): {groups}")
+                f"centred at 1500 by the L2 penalty): {groups}"
+            )
         if self.all_wins:
-            lines.append(f"won every battle (rating set by the penalty, not the data): "
-                         f"{', '.join(self.all_wins)}")
+            lines.append(
+                f"won every battle (rating set by the penalty, not the data): "
+                f"{', '.join(self.all_wins)}"
+            )
         if self.all_losses:
-            lines.append(f"lost every battle (rating set by the penalty, not the data): "
-                         f"{', '.join(self.all_losses)}")
+            lines.append(
+                f"lost every battle (rating set by the penalty, not the data): "
+                f"{', '.join(self.all_losses)}"
+            )
         return lines
 
     def warn(self, stacklevel: int = 3) -> None:
         """Emit the problems as warnings."""
         if not self.connected:
             warnings.warn(self.describe()[0], DisconnectedGraphWarning, stacklevel=stacklevel)
-        for line in self.describe()[(0 if self.connected else 1):]:
+        for line in self.describe()[(0 if self.connected else 1) :]:
             warnings.warn(line, JudgeBayesWarning, stacklevel=stacklevel)
 
     def _headline(self) -> str:
         n = sum(len(c) for c in self.components)
         state = "connected" if self.connected else f"{len(self.components)} components"
-        return (f"{n} models, {state}; {len(self.all_wins)} won every battle, "
-                f"{len(self.all_losses)} lost every battle")
+        return (
+            f"{n} models, {state}; {len(self.all_wins)} won every battle, "
+            f"{len(self.all_losses)} lost every battle"
+        )
 
     def to_frame(self) -> pd.DataFrame:
         """One row per model: ``model, component, all_wins, all_losses``."""
         comp = self.component_of()
-        return pd.DataFrame({"model": list(comp), "component": list(comp.values()),
-                             "all_wins": [m in self.all_wins for m in comp],
-                             "all_losses": [m in self.all_losses for m in comp]})
+        return pd.DataFrame(
+            {
+                "model": list(comp),
+                "component": list(comp.values()),
+                "all_wins": [m in self.all_wins for m in comp],
+                "all_losses": [m in self.all_losses for m in comp],
+            }
+        )
 
     def to_dict(self) -> dict[str, object]:
-        return {"components": [list(c) for c in self.components],
-                "all_wins": list(self.all_wins), "all_losses": list(self.all_losses)}
+        return {
+            "components": [list(c) for c in self.components],
+            "all_wins": list(self.all_wins),
+            "all_losses": list(self.all_losses),
+        }
 
 
 def check_graph(stats: PairStats) -> GraphCheck:
@@ -100,7 +115,8 @@ def check_graph(stats: PairStats) -> GraphCheck:
     comps.sort(key=lambda c: (-len(c), c))
     # Total target and weight per model, oriented to that model.
     score = np.bincount(stats.i, stats.y, minlength=m) + np.bincount(
-        stats.j, stats.n - stats.y, minlength=m)
+        stats.j, stats.n - stats.y, minlength=m
+    )
     total = np.bincount(stats.i, stats.n, minlength=m) + np.bincount(stats.j, stats.n, minlength=m)
     tol = 1e-12 * np.maximum(total, 1.0)
     wins = tuple(stats.models[x] for x in np.flatnonzero((total > 0) & (score >= total - tol)))

@@ -40,19 +40,55 @@ import pandas as pd
 
 from judgebayes.errors import DataError
 
-__all__ = ["NA_STRINGS", "file_format", "in_file", "read_frame", "reading", "records_frame",
-           "require_file"]
+__all__ = [
+    "NA_STRINGS",
+    "file_format",
+    "in_file",
+    "read_frame",
+    "reading",
+    "records_frame",
+    "require_file",
+]
 
 #: pandas' default spellings of a missing value (``read_csv``'s ``na_values``), used for
 #: every column that is not a name column.
-NA_STRINGS = ("", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan",
-              "1.#IND", "1.#QNAN", "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a",
-              "nan", "null")
-_FORMATS = {".csv": "csv", ".txt": "csv", ".tsv": "tsv", ".json": "json", ".jsonl": "jsonl",
-            ".ndjson": "jsonl", ".parquet": "parquet", ".pq": "parquet"}
+NA_STRINGS = (
+    "",
+    "#N/A",
+    "#N/A N/A",
+    "#NA",
+    "-1.#IND",
+    "-1.#QNAN",
+    "-NaN",
+    "-nan",
+    "1.#IND",
+    "1.#QNAN",
+    "<NA>",
+    "N/A",
+    "NA",
+    "NULL",
+    "NaN",
+    "None",
+    "n/a",
+    "nan",
+    "null",
+)
+_FORMATS = {
+    ".csv": "csv",
+    ".txt": "csv",
+    ".tsv": "tsv",
+    ".json": "json",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+}
 _UNIT = {"csv": "row", "tsv": "row", "parquet": "row", "json": "record", "jsonl": "record"}
-_COMPRESSED = {b"\x1f\x8b": ("gzip", gzip.decompress), b"BZh": ("bzip2", bz2.decompress),
-               b"\xfd7zXZ\x00": ("xz", lzma.decompress)}
+_COMPRESSED = {
+    b"\x1f\x8b": ("gzip", gzip.decompress),
+    b"BZh": ("bzip2", bz2.decompress),
+    b"\xfd7zXZ\x00": ("xz", lzma.decompress),
+}
 _COMPRESSION_SUFFIXES = (".gz", ".gzip", ".bz2", ".xz")
 _EXPECTED_FILE = "a .csv, .tsv, .json, .jsonl or .parquet file (optionally .gz)"
 _FIELDS = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
@@ -70,13 +106,16 @@ def file_format(path: str | Path, default: str | None = None) -> str:
         suffixes.pop()
     fmt = _FORMATS.get(suffixes[-1] if suffixes else "", default)
     if fmt is None:
-        raise DataError(f"unknown table format {path.suffix!r} for {path}",
-                        expected=".csv, .tsv, .parquet, .json or .jsonl (optionally .gz)")
+        raise DataError(
+            f"unknown table format {path.suffix!r} for {path}",
+            expected=".csv, .tsv, .parquet, .json or .jsonl (optionally .gz)",
+        )
     return fmt
 
 
-def read_frame(path: str | Path, *, text_columns: Iterable[str] | bool = (),
-               default: str | None = None) -> pd.DataFrame:
+def read_frame(
+    path: str | Path, *, text_columns: Iterable[str] | bool = (), default: str | None = None
+) -> pd.DataFrame:
     """One file as a DataFrame; every failure is a :class:`DataError` naming the file.
 
     Parameters
@@ -121,8 +160,11 @@ def reading(path: str | Path, *, unit: str = "row") -> Iterator[None]:
     except DataError as err:
         raise in_file(err, path, unit=unit) from None
     except UnicodeDecodeError as err:
-        raise _located(f"{path.name}: not UTF-8 text ({err.reason} at byte {err.start})",
-                       path, expected="UTF-8 text; re-save the file as UTF-8") from None
+        raise _located(
+            f"{path.name}: not UTF-8 text ({err.reason} at byte {err.start})",
+            path,
+            expected="UTF-8 text; re-save the file as UTF-8",
+        ) from None
     except pd.errors.EmptyDataError:
         raise _located(f"{path.name} is empty", path, expected="a header line and rows") from None
     except FileNotFoundError:
@@ -134,21 +176,27 @@ def reading(path: str | Path, *, unit: str = "row") -> Iterator[None]:
         raise _located(f"{path.name}: cannot read it ({detail})", path) from None
 
 
-def records_frame(records: Sequence[Mapping[str, Any]],
-                  text_columns: Iterable[str] | bool = ()) -> pd.DataFrame:
+def records_frame(
+    records: Sequence[Mapping[str, Any]], text_columns: Iterable[str] | bool = ()
+) -> pd.DataFrame:
     """A DataFrame of records (dicts); ``text_columns`` become names exactly as written."""
     for k, record in enumerate(records):
         if not isinstance(record, Mapping):
-            raise DataError(f"a {type(record).__name__} where a record belongs", row=k,
-                            expected="a JSON object (a record) such as {\"model_a\": ...}")
+            raise DataError(
+                f"a {type(record).__name__} where a record belongs",
+                row=k,
+                expected='a JSON object (a record) such as {"model_a": ...}',
+            )
     frame = pd.DataFrame(list(records))
     for col in _present(frame, text_columns):
         values = frame[col]
         if isinstance(values.dtype, pd.StringDtype) or (
-                values.dtype == object and all(isinstance(v, str) for v in values.dropna())):
+            values.dtype == object and all(isinstance(v, str) for v in values.dropna())
+        ):
             continue  # strings (and missing values) already
-        frame[col] = pd.Series([_as_name(r.get(col), k, col) for k, r in enumerate(records)],
-                               dtype=object)  # numbers as written: 7 -> "7", not 7.0
+        frame[col] = pd.Series(
+            [_as_name(r.get(col), k, col) for k, r in enumerate(records)], dtype=object
+        )  # numbers as written: 7 -> "7", not 7.0
     return frame
 
 
@@ -158,8 +206,13 @@ def _present(frame: pd.DataFrame, text_columns: Iterable[str] | bool) -> list[st
     return [c for c in (text_columns or ()) if c in frame.columns]
 
 
-def in_file(err: DataError, path: str | Path, *, unit: str = "row", first_row: int = 0,
-            ) -> DataError:
+def in_file(
+    err: DataError,
+    path: str | Path,
+    *,
+    unit: str = "row",
+    first_row: int = 0,
+) -> DataError:
     """``err`` naming the file first: ``"f.json, record 4, column 'winner': ..."``.
 
     ``first_row`` is the file's first row in a table joined from several files: the
@@ -176,7 +229,7 @@ def in_file(err: DataError, path: str | Path, *, unit: str = "row", first_row: i
     text = str(err)
     prefix = ", ".join(row + column) + ": "
     if text.startswith(prefix):
-        text = text[len(prefix):]
+        text = text[len(prefix) :]
     local = None if err.row is None else err.row - first_row
     where = [Path(path).name, *(f"{unit} {local}" for _ in row), *column]
     new = _located(", ".join(where) + ": " + text, Path(path))
@@ -207,11 +260,17 @@ def _read_bytes(path: Path) -> bytes:
             try:
                 return decompress(data)
             except (OSError, EOFError, ValueError, lzma.LZMAError, zlib.error) as err:
-                raise _located(f"{path.name}: truncated or corrupt {name} file ({err})",
-                               path, expected=f"a complete {name} file") from None
+                raise _located(
+                    f"{path.name}: truncated or corrupt {name} file ({err})",
+                    path,
+                    expected=f"a complete {name} file",
+                ) from None
     if data.startswith(b"PK\x03\x04"):
-        raise _located(f"{path.name} is a zip archive", path,
-                       expected="the file inside it (unzip it first), or a .gz file")
+        raise _located(
+            f"{path.name} is a zip archive",
+            path,
+            expected="the file inside it (unzip it first), or a .gz file",
+        )
     return data
 
 
@@ -222,11 +281,12 @@ def _decode(data: bytes, path: Path) -> str:
     try:
         return data.decode(encoding)
     except UnicodeDecodeError as err:
-        line = data[:err.start].count(b"\n") + 1
-        raise _located(f"{path.name}, line {line}: not UTF-8 text (byte "
-                       f"0x{data[err.start]:02x})", path,
-                       expected="UTF-8 text; re-save the file as UTF-8 "
-                                "(e.g. iconv -f latin1 -t utf-8)") from None
+        line = data[: err.start].count(b"\n") + 1
+        raise _located(
+            f"{path.name}, line {line}: not UTF-8 text (byte 0x{data[err.start]:02x})",
+            path,
+            expected="UTF-8 text; re-save the file as UTF-8 (e.g. iconv -f latin1 -t utf-8)",
+        ) from None
 
 
 def _expected(fmt: str) -> str:
@@ -235,50 +295,73 @@ def _expected(fmt: str) -> str:
     return "a JSON list of records [{...}, ...] or JSON lines (one object per line)"
 
 
-def _csv(text: str, path: Path, *, sep: str, text_columns: Iterable[str] | bool,
-         ) -> pd.DataFrame:
+def _csv(
+    text: str,
+    path: Path,
+    *,
+    sep: str,
+    text_columns: Iterable[str] | bool,
+) -> pd.DataFrame:
     try:
         # the header and the first row alone: a first row longer than the header would
         # otherwise become an index column (or be cut, with index_col=False) silently
-        header = pd.read_csv(io.StringIO(text), sep=sep, header=None, nrows=2, dtype=str,
-                             keep_default_na=False).iloc[0].tolist()
+        header = (
+            pd.read_csv(
+                io.StringIO(text), sep=sep, header=None, nrows=2, dtype=str, keep_default_na=False
+            )
+            .iloc[0]
+            .tolist()
+        )
         seen: set[str] = set()
         for name in header:
             if name in seen:
-                raise _located(f"{path.name}, line 1: the column {name!r} appears "
-                               f"{header.count(name)} times in the header", path,
-                               expected="each column name once")
+                raise _located(
+                    f"{path.name}, line 1: the column {name!r} appears "
+                    f"{header.count(name)} times in the header",
+                    path,
+                    expected="each column name once",
+                )
             seen.add(name)
         names = set(header) if text_columns is True else set(text_columns or ()) & seen
-        return pd.read_csv(io.StringIO(text), sep=sep, dtype=dict.fromkeys(names, str),
-                           index_col=False, keep_default_na=False,
-                           na_values={c: [""] if c in names else list(NA_STRINGS)
-                                      for c in header})
+        return pd.read_csv(
+            io.StringIO(text),
+            sep=sep,
+            dtype=dict.fromkeys(names, str),
+            index_col=False,
+            keep_default_na=False,
+            na_values={c: [""] if c in names else list(NA_STRINGS) for c in header},
+        )
     except pd.errors.ParserError as err:
         message = " ".join(str(err).split())
         if m := _FIELDS.search(message):
             n_header, line, n_seen = m.groups()
-            raise _located(f"{path.name}, line {line}: {n_seen} fields, but the header has "
-                           f"{n_header}", path,
-                           expected="one value per header column; quote values that "
-                                    f"contain {sep!r}") from None
-        raise _located(f"{path.name}: cannot parse it as a table "
-                       f"({message.removeprefix('Error tokenizing data. ')})", path,
-                       expected="comma-separated values with a header line") from None
+            raise _located(
+                f"{path.name}, line {line}: {n_seen} fields, but the header has {n_header}",
+                path,
+                expected=f"one value per header column; quote values that contain {sep!r}",
+            ) from None
+        raise _located(
+            f"{path.name}: cannot parse it as a table "
+            f"({message.removeprefix('Error tokenizing data. ')})",
+            path,
+            expected="comma-separated values with a header line",
+        ) from None
 
 
 def _json_records(text: str, path: Path, *, lines: bool) -> list[Any]:
     """Records of a JSON list, a JSON-lines text, or an object of columns."""
     start = _SPACE.match(text).end()  # type: ignore[union-attr]
-    first = text[start:start + 1]
+    first = text[start : start + 1]
     if not lines:
         try:
             doc = json.loads(text)
         except json.JSONDecodeError as err:
             if not (first == "{" and err.msg == "Extra data"):  # JSON lines in a .json file
-                raise _located(f"{path.name}, line {err.lineno}, column {err.colno}: "
-                               f"invalid JSON ({err.msg})", path,
-                               expected=_expected("json")) from None
+                raise _located(
+                    f"{path.name}, line {err.lineno}, column {err.colno}: invalid JSON ({err.msg})",
+                    path,
+                    expected=_expected("json"),
+                ) from None
         else:
             return _document_records(doc, path)
     records = []
@@ -288,12 +371,17 @@ def _json_records(text: str, path: Path, *, lines: bool) -> list[Any]:
         try:
             records.append(json.loads(line))
         except json.JSONDecodeError as err:
-            raise _located(f"{path.name}, line {line_no}: invalid JSON ({err.msg})", path,
-                           expected="one JSON object per line") from None
+            raise _located(
+                f"{path.name}, line {line_no}: invalid JSON ({err.msg})",
+                path,
+                expected="one JSON object per line",
+            ) from None
         if not isinstance(records[-1], dict):
-            raise _located(f"{path.name}, line {line_no}: a JSON "
-                           f"{type(records[-1]).__name__}, not an object", path,
-                           expected="one JSON object (a record) per line")
+            raise _located(
+                f"{path.name}, line {line_no}: a JSON {type(records[-1]).__name__}, not an object",
+                path,
+                expected="one JSON object (a record) per line",
+            )
     return records
 
 
@@ -307,9 +395,11 @@ def _document_records(doc: Any, path: Path) -> list[Any]:
             return [{k: v[i] for k, v in doc.items()} for i in range(n)]
     what = "a single JSON object" if isinstance(doc, dict) else f"a JSON {type(doc).__name__}"
     keys = f" (keys {list(doc)[:5]})" if isinstance(doc, dict) else ""
-    raise _located(f"{path.name} holds {what}{keys}, not a list of records", path,
-                   expected="a JSON list of records [{...}, ...], or JSON lines (.jsonl, one "
-                            "object per line)")
+    raise _located(
+        f"{path.name} holds {what}{keys}, not a list of records",
+        path,
+        expected="a JSON list of records [{...}, ...], or JSON lines (.jsonl, one object per line)",
+    )
 
 
 def _as_name(value: Any, row: int, column: str) -> str | None:
@@ -320,8 +410,13 @@ def _as_name(value: Any, row: int, column: str) -> str | None:
         return None
     if isinstance(value, bool | int | float):
         return json.dumps(value)
-    raise DataError(f"a name is a {type(value).__name__}", row=row, column=column,
-                    got=value, expected="a string (or a number)")
+    raise DataError(
+        f"a name is a {type(value).__name__}",
+        row=row,
+        column=column,
+        got=value,
+        expected="a string (or a number)",
+    )
 
 
 def _parquet(path: Path, text_columns: Iterable[str] | bool) -> pd.DataFrame:
@@ -334,18 +429,25 @@ def _parquet(path: Path, text_columns: Iterable[str] | bool) -> pd.DataFrame:
         plain = file.read(4) == b"PAR1"
     data = b"" if plain else _read_bytes(path)  # compressed: unpack in memory
     if not plain and not data.startswith(b"PAR1"):
-        raise _located(f"{path.name} is not a Parquet file", path,
-                       expected="a Parquet file, or the suffix of its real format")
+        raise _located(
+            f"{path.name} is not a Parquet file",
+            path,
+            expected="a Parquet file, or the suffix of its real format",
+        )
     try:
         frame = pd.read_parquet(path if plain else io.BytesIO(data))
     except ImportError:  # pandas found no Parquet engine
-        raise _located(f'{path.name}: reading Parquet needs pyarrow, an optional extra: '
-                       'pip install "judgebayes[parquet]" (or save the table as CSV)',
-                       path) from None
+        raise _located(
+            f"{path.name}: reading Parquet needs pyarrow, an optional extra: "
+            'pip install "judgebayes[parquet]" (or save the table as CSV)',
+            path,
+        ) from None
     for col in _present(frame, text_columns):
         if frame[col].dtype.kind in "biuf":
-            frame[col] = [_as_name(v.item() if hasattr(v, "item") else v, k, col)
-                          for k, v in enumerate(frame[col].to_numpy())]
+            frame[col] = [
+                _as_name(v.item() if hasattr(v, "item") else v, k, col)
+                for k, v in enumerate(frame[col].to_numpy())
+            ]
     return frame
 
 
@@ -357,8 +459,9 @@ def json_ready(value: Any, path: str = "", reasons: dict[str, str] | None = None
     """
     reasons = {} if reasons is None else reasons
     if isinstance(value, Mapping):
-        return {k: json_ready(v, f"{path}.{k}" if path else str(k), reasons)
-                for k, v in value.items()}
+        return {
+            k: json_ready(v, f"{path}.{k}" if path else str(k), reasons) for k, v in value.items()
+        }
     if isinstance(value, list | tuple):
         return [json_ready(v, f"{path}[{i}]", reasons) for i, v in enumerate(value)]
     if isinstance(value, np.ndarray):

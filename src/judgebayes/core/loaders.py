@@ -33,8 +33,14 @@ from judgebayes.core.io import file_format, in_file, read_frame, reading, record
 from judgebayes.core.report import DropReport
 from judgebayes.errors import DataError
 
-__all__ = ["FORMATS", "read_arena", "read_battles", "read_consistency", "read_softelo",
-           "read_table"]
+__all__ = [
+    "FORMATS",
+    "read_arena",
+    "read_battles",
+    "read_consistency",
+    "read_softelo",
+    "read_table",
+]
 
 FORMATS = ("arena", "softelo", "consistency", "csv")
 """The ``format`` values of :func:`read_battles` (the CLI's ``--format``)."""
@@ -67,13 +73,21 @@ def _naming(source: Source, default: str | None) -> Any:
 def _require(frame: pd.DataFrame, columns: Iterable[str], what: str) -> None:
     missing = [c for c in columns if c not in frame.columns]
     if missing:
-        raise DataError(f"{what}: missing column(s) {missing}; columns present: "
-                        f"{list(frame.columns)}", column=missing[0])
+        raise DataError(
+            f"{what}: missing column(s) {missing}; columns present: {list(frame.columns)}",
+            column=missing[0],
+        )
 
 
-def _map_labels(values: pd.Series, mapping: Mapping[Any, float], column: str,
-                expected: str, on_invalid: OnInvalid, *, allow_missing: bool = False,
-                ) -> tuple[np.ndarray, np.ndarray]:
+def _map_labels(
+    values: pd.Series,
+    mapping: Mapping[Any, float],
+    column: str,
+    expected: str,
+    on_invalid: OnInvalid,
+    *,
+    allow_missing: bool = False,
+) -> tuple[np.ndarray, np.ndarray]:
     """Map foreign labels to P(A beats B); returns (labels, bad-row mask).
 
     String keys match case-insensitively after stripping. Missing values give a
@@ -85,9 +99,13 @@ def _map_labels(values: pd.Series, mapping: Mapping[Any, float], column: str,
     bad = mapped.isna().to_numpy() & ~(missing & allow_missing)
     if bad.any() and on_invalid == "raise":
         row = int(np.flatnonzero(bad)[0])
-        raise DataError("missing label" if missing[row] else "unknown label", row=row,
-                        column=column, expected=expected,
-                        got=None if missing[row] else values.iloc[row])
+        raise DataError(
+            "missing label" if missing[row] else "unknown label",
+            row=row,
+            column=column,
+            expected=expected,
+            got=None if missing[row] else values.iloc[row],
+        )
     return mapped.to_numpy(dtype=float), bad
 
 
@@ -99,14 +117,19 @@ def _hashable(v: Any) -> bool:
     return True
 
 
-def _finish(frame: pd.DataFrame, bad: np.ndarray, reason: str, on_invalid: OnInvalid,
-            ) -> Battles:
+def _finish(
+    frame: pd.DataFrame,
+    bad: np.ndarray,
+    reason: str,
+    on_invalid: OnInvalid,
+) -> Battles:
     """Drop loader-level bad rows (counted), then validate the rest."""
     if not bad.any():
         return Battles(frame, on_invalid=on_invalid)
     if bad.all():
-        raise DataError(f"every row is invalid ({reason}: {int(bad.sum())})",
-                        expected="at least one valid row")
+        raise DataError(
+            f"every row is invalid ({reason}: {int(bad.sum())})", expected="at least one valid row"
+        )
     n_input = len(frame)
     battles = Battles(frame.loc[~bad].reset_index(drop=True), on_invalid=on_invalid)
     dropped = {reason: int(bad.sum()), **battles.report.dropped}
@@ -124,9 +147,13 @@ def read_arena(source: Source, *, on_invalid: OnInvalid = "raise") -> Battles:
     with _naming(source, "json"):
         frame = _frame(source, (*NAME_COLUMNS, "winner", "question_id"), "json")
         _require(frame, ("model_a", "model_b", "winner"), "Chatbot Arena battles")
-        labels, bad = _map_labels(frame["winner"], _ARENA_WINNER, "winner",
-                                  "one of 'model_a', 'model_b', 'tie', 'tie (bothbad)'",
-                                  on_invalid)
+        labels, bad = _map_labels(
+            frame["winner"],
+            _ARENA_WINNER,
+            "winner",
+            "one of 'model_a', 'model_b', 'tie', 'tie (bothbad)'",
+            on_invalid,
+        )
         frame = frame.assign(human_label=labels)
         if "question_id" in frame and "prompt_id" not in frame:
             frame = frame.rename(columns={"question_id": "prompt_id"})
@@ -149,28 +176,46 @@ def _parse_scores(values: pd.Series, column: str) -> pd.DataFrame:
                 try:
                     obj = ast.literal_eval(raw)
                 except (ValueError, SyntaxError, TypeError):
-                    raise DataError("unreadable rubric scores", row=row, column=column,
-                                    expected="a dict of criterion -> number",
-                                    got=raw) from None
+                    raise DataError(
+                        "unreadable rubric scores",
+                        row=row,
+                        column=column,
+                        expected="a dict of criterion -> number",
+                        got=raw,
+                    ) from None
         if not isinstance(obj, Mapping) or not obj:
-            raise DataError("rubric scores are not a non-empty dict", row=row, column=column,
-                            expected="a dict of criterion -> number", got=raw)
+            raise DataError(
+                "rubric scores are not a non-empty dict",
+                row=row,
+                column=column,
+                expected="a dict of criterion -> number",
+                got=raw,
+            )
         if criteria is None:
             criteria = sorted(obj)
         elif sorted(obj) != criteria:
             missing = sorted(set(criteria) - set(obj))
             extra = sorted(set(obj) - set(criteria))
-            raise DataError(f"rubric criteria differ from the first row's (missing {missing}, "
-                            f"extra {extra})", row=row, column=column,
-                            expected=f"the criteria {criteria}")
+            raise DataError(
+                f"rubric criteria differ from the first row's (missing {missing}, extra {extra})",
+                row=row,
+                column=column,
+                expected=f"the criteria {criteria}",
+            )
         try:
             scores = {k: float(v) for k, v in obj.items()}
         except (TypeError, ValueError):
-            raise DataError("a rubric score is not a number", row=row, column=column,
-                            got=raw) from None
+            raise DataError(
+                "a rubric score is not a number", row=row, column=column, got=raw
+            ) from None
         if not all(np.isfinite(v) for v in scores.values()):
-            raise DataError("a rubric score is missing (NaN) or infinite", row=row,
-                            column=column, got=raw, expected="finite numbers")
+            raise DataError(
+                "a rubric score is missing (NaN) or infinite",
+                row=row,
+                column=column,
+                got=raw,
+                expected="finite numbers",
+            )
         parsed.append(scores)
     return pd.DataFrame(parsed, columns=criteria)
 
@@ -192,24 +237,31 @@ def read_softelo(path: str | Path | pd.DataFrame, *, on_invalid: OnInvalid = "ra
 
 
 def _softelo(frame: pd.DataFrame, on_invalid: OnInvalid) -> Battles:
-    _require(frame, ("model_a", "model_b", "judge_pref", "scores_a", "scores_b"),
-             "Soft-Elo annotations")
+    _require(
+        frame, ("model_a", "model_b", "judge_pref", "scores_a", "scores_b"), "Soft-Elo annotations"
+    )
     out = frame.drop(columns=["scores_a", "scores_b"])
     bad = np.zeros(len(frame), dtype=bool)
     for src, dst in (("judge_pref", "judge_label"), ("human_pref", "human_label")):
         if src in frame:
             numeric = pd.to_numeric(frame[src], errors="coerce")
-            labels, b = _map_labels(numeric.where(numeric.notna(), frame[src]),
-                                    {0.0: 1.0, 1.0: 0.0, 0.5: 0.5}, src,
-                                    "0 (A wins), 1 (B wins) or 0.5 (tie)", on_invalid,
-                                    allow_missing=src == "human_pref")
+            labels, b = _map_labels(
+                numeric.where(numeric.notna(), frame[src]),
+                {0.0: 1.0, 1.0: 0.0, 0.5: 0.5},
+                src,
+                "0 (A wins), 1 (B wins) or 0.5 (tie)",
+                on_invalid,
+                allow_missing=src == "human_pref",
+            )
             out = out.drop(columns=[src]).assign(**{dst: labels})
             bad |= b
     sa = _parse_scores(frame["scores_a"], "scores_a")
     sb = _parse_scores(frame["scores_b"], "scores_b")
     if list(sa.columns) != list(sb.columns):
-        raise DataError(f"scores_a has criteria {list(sa.columns)} but scores_b has "
-                        f"{list(sb.columns)}", column="scores_b")
+        raise DataError(
+            f"scores_a has criteria {list(sa.columns)} but scores_b has {list(sb.columns)}",
+            column="scores_b",
+        )
     out["score_a"] = sa.mean(axis=1).to_numpy()
     out["score_b"] = sb.mean(axis=1).to_numpy()
     for crit in sa.columns:
@@ -230,21 +282,27 @@ def read_consistency(path: str | Path, *, on_invalid: OnInvalid = "raise") -> Ba
     if path.is_dir():
         files = sorted([*path.glob("*.json"), *path.glob("*.json.gz")])
         if not files:
-            raise DataError(f"no *.json contest files in {path}",
-                            expected="<judge>_contest_data.json files")
+            raise DataError(
+                f"no *.json contest files in {path}", expected="<judge>_contest_data.json files"
+            )
     else:
         files = [path]
     frames, bads, starts = [], [], [0]
     for file in files:
         with _naming(file, "json"):
-            frame, bad = _contest(read_frame(file, text_columns=_CONTEST_NAMES, default="json"),
-                                  file, on_invalid)
+            frame, bad = _contest(
+                read_frame(file, text_columns=_CONTEST_NAMES, default="json"), file, on_invalid
+            )
         frames.append(frame)
         bads.append(bad)
         starts.append(starts[-1] + len(frame))
     try:
-        return _finish(pd.concat(frames, ignore_index=True), np.concatenate(bads),
-                       "winner is neither contestant nor 'Tie'", on_invalid)
+        return _finish(
+            pd.concat(frames, ignore_index=True),
+            np.concatenate(bads),
+            "winner is neither contestant nor 'Tie'",
+            on_invalid,
+        )
     except DataError as err:  # validated once, reported by file and record
         if err.row is None:
             raise
@@ -255,25 +313,35 @@ def read_consistency(path: str | Path, *, on_invalid: OnInvalid = "raise") -> Ba
 _CONTEST_NAMES = ("first", "second", "winner", "question")
 
 
-def _contest(frame: pd.DataFrame, file: Path, on_invalid: OnInvalid,
-             ) -> tuple[pd.DataFrame, np.ndarray]:
+def _contest(
+    frame: pd.DataFrame,
+    file: Path,
+    on_invalid: OnInvalid,
+) -> tuple[pd.DataFrame, np.ndarray]:
     """One judge's contest records (seed 002) as battles, and the rows without a winner."""
     _require(frame, ("first", "second", "winner"), "contest records")
-    winner, first, second = (frame[c].astype(object).to_numpy()
-                             for c in ("winner", "first", "second"))
+    winner, first, second = (
+        frame[c].astype(object).to_numpy() for c in ("winner", "first", "second")
+    )
     tie = np.array([isinstance(w, str) and w.strip().lower() == "tie" for w in winner])
-    label = np.where(winner == first, 1.0, np.where(winner == second, 0.0,
-                                                    np.where(tie, 0.5, np.nan)))
+    label = np.where(
+        winner == first, 1.0, np.where(winner == second, 0.0, np.where(tie, 0.5, np.nan))
+    )
     bad = np.isnan(label)
     if bad.any() and on_invalid == "raise":
         row = int(np.flatnonzero(bad)[0])
         missing = pd.isna(winner[row])
-        raise DataError("missing winner" if missing else "winner is neither contestant nor 'Tie'",
-                        row=row, column="winner", got=None if missing else winner[row],
-                        expected=f"{first[row]!r}, {second[row]!r} or 'Tie'")
+        raise DataError(
+            "missing winner" if missing else "winner is neither contestant nor 'Tie'",
+            row=row,
+            column="winner",
+            got=None if missing else winner[row],
+            expected=f"{first[row]!r}, {second[row]!r} or 'Tie'",
+        )
     judge = file.name.removesuffix(".gz").removesuffix(".json").removesuffix("_contest_data")
     out = frame.drop(columns=["first", "second", "winner"]).rename(
-        columns={"question": "prompt_id"})
+        columns={"question": "prompt_id"}
+    )
     out.insert(0, "model_a", frame["first"])
     out.insert(1, "model_b", frame["second"])
     out.insert(2, "judge", judge)
@@ -282,9 +350,13 @@ def _contest(frame: pd.DataFrame, file: Path, on_invalid: OnInvalid,
     return out, bad
 
 
-def read_table(source: str | Path | pd.DataFrame, *, columns: Mapping[str, str] | None = None,
-               labels: Mapping[Any, float] | None = None,
-               on_invalid: OnInvalid = "raise") -> Battles:
+def read_table(
+    source: str | Path | pd.DataFrame,
+    *,
+    columns: Mapping[str, str] | None = None,
+    labels: Mapping[Any, float] | None = None,
+    on_invalid: OnInvalid = "raise",
+) -> Battles:
     """Any CSV, Parquet or JSON(L) table, with a column mapping.
 
     Parameters
@@ -302,32 +374,45 @@ def read_table(source: str | Path | pd.DataFrame, *, columns: Mapping[str, str] 
         case-insensitively).
     """
     columns = dict(columns or {})
-    names = {*(c for c in NAME_COLUMNS if c not in columns),
-             *(theirs for theirs, ours in columns.items() if ours in NAME_COLUMNS)}
+    names = {
+        *(c for c in NAME_COLUMNS if c not in columns),
+        *(theirs for theirs, ours in columns.items() if ours in NAME_COLUMNS),
+    }
     with _naming(source, None):
         return _table(_frame(source, names, None), columns, labels, on_invalid)
 
 
-def _table(frame: pd.DataFrame, columns: Mapping[str, str],
-           labels: Mapping[Any, float] | None, on_invalid: OnInvalid) -> Battles:
+def _table(
+    frame: pd.DataFrame,
+    columns: Mapping[str, str],
+    labels: Mapping[Any, float] | None,
+    on_invalid: OnInvalid,
+) -> Battles:
     if columns:
         _require(frame, columns.keys(), "column mapping")
         frame = frame.rename(columns=dict(columns))
     bad = np.zeros(len(frame), dtype=bool)
     if labels:
-        norm = {(k.strip().lower() if isinstance(k, str) else k): float(v)
-                for k, v in labels.items()}
+        norm = {
+            (k.strip().lower() if isinstance(k, str) else k): float(v) for k, v in labels.items()
+        }
         for col in ("judge_label", "human_label"):
             if col in frame:
-                frame[col], b = _map_labels(frame[col], norm, col, f"one of {list(labels)}",
-                                            on_invalid, allow_missing=True)
+                frame[col], b = _map_labels(
+                    frame[col], norm, col, f"one of {list(labels)}", on_invalid, allow_missing=True
+                )
                 bad |= b
     return _finish(frame, bad, "unknown label", on_invalid)
 
 
-def read_battles(path: str | Path, format: str, *, columns: Mapping[str, str] | None = None,
-                 labels: Mapping[Any, float] | None = None,
-                 on_invalid: OnInvalid = "raise") -> Battles:
+def read_battles(
+    path: str | Path,
+    format: str,
+    *,
+    columns: Mapping[str, str] | None = None,
+    labels: Mapping[Any, float] | None = None,
+    on_invalid: OnInvalid = "raise",
+) -> Battles:
     """Read battles in one of :data:`FORMATS` (the CLI's ``--format``)."""
     if format == "arena":
         return read_arena(path, on_invalid=on_invalid)

@@ -41,8 +41,7 @@ def oriented_target(a: np.ndarray, b: np.ndarray, target: np.ndarray) -> np.ndar
     targets per pair uses this, so they all see the same numbers.
     """
     target = np.asarray(target, dtype=float)
-    return np.round(np.where(np.asarray(a) > np.asarray(b), 1.0 - target, target)
-                    * _SNAP) / _SNAP
+    return np.round(np.where(np.asarray(a) > np.asarray(b), 1.0 - target, target) * _SNAP) / _SNAP
 
 
 @dataclass(frozen=True, repr=False)
@@ -83,14 +82,23 @@ class PairStats(ResultDisplay):
     report: DropReport
 
     def _headline(self) -> str:
-        return (f"{self.n_models} models, {self.n_pairs:,} pairs, {self.n_battles:,} battles "
-                f"in {len(self.cell_pair):,} distinct cells; {self.report}")
+        return (
+            f"{self.n_models} models, {self.n_pairs:,} pairs, {self.n_battles:,} battles "
+            f"in {len(self.cell_pair):,} distinct cells; {self.report}"
+        )
 
     def to_frame(self) -> pd.DataFrame:
         """One row per pair: ``model_i, model_j, n, y, rate`` (rate = y / n, P(i beats j))."""
         names = np.asarray(self.models, dtype=object)
-        return pd.DataFrame({"model_i": names[self.i], "model_j": names[self.j], "n": self.n,
-                             "y": self.y, "rate": self.y / self.n})
+        return pd.DataFrame(
+            {
+                "model_i": names[self.i],
+                "model_j": names[self.j],
+                "n": self.n,
+                "y": self.y,
+                "rate": self.y / self.n,
+            }
+        )
 
     @property
     def n_models(self) -> int:
@@ -107,8 +115,10 @@ class PairStats(ResultDisplay):
     def battles_per_model(self) -> np.ndarray:
         """Number of battles (not weight) each model took part in."""
         per_pair = np.bincount(self.cell_pair, self.cell_count, minlength=self.n_pairs)
-        return (np.bincount(self.i, per_pair, minlength=self.n_models)
-                + np.bincount(self.j, per_pair, minlength=self.n_models)).astype(np.int64)
+        return (
+            np.bincount(self.i, per_pair, minlength=self.n_models)
+            + np.bincount(self.j, per_pair, minlength=self.n_models)
+        ).astype(np.int64)
 
     def pair_sums(self, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(n, y)`` for cell counts ``counts`` of shape ``(..., n_cells)``.
@@ -147,9 +157,16 @@ class PairStats(ResultDisplay):
         return pair_mask[self.cell_pair]
 
     @classmethod
-    def from_battles(cls, a: np.ndarray, b: np.ndarray, target: np.ndarray,
-                     models: tuple[str, ...], *, weights: np.ndarray | None = None,
-                     report: DropReport | None = None) -> PairStats:
+    def from_battles(
+        cls,
+        a: np.ndarray,
+        b: np.ndarray,
+        target: np.ndarray,
+        models: tuple[str, ...],
+        *,
+        weights: np.ndarray | None = None,
+        report: DropReport | None = None,
+    ) -> PairStats:
         """Aggregate battles given as model-index arrays and targets P(a beats b)."""
         a = np.asarray(a, dtype=np.int64)
         b = np.asarray(b, dtype=np.int64)
@@ -192,8 +209,14 @@ class PairStats(ResultDisplay):
         n = np.bincount(cell_pair, cell_count * cell_weight, minlength=n_pairs)
         y = np.bincount(cell_pair, cell_count * cell_weight * cell_target, minlength=n_pairs)
         return cls(
-            models=tuple(models), i=pair_keys // m, j=pair_keys % m, n=n, y=y,
-            cell_pair=cell_pair, cell_target=cell_target, cell_weight=cell_weight,
+            models=tuple(models),
+            i=pair_keys // m,
+            j=pair_keys % m,
+            n=n,
+            y=y,
+            cell_pair=cell_pair,
+            cell_target=cell_target,
+            cell_weight=cell_weight,
             cell_count=cell_count,
             report=report if report is not None else DropReport(len(a)),
         )

@@ -42,8 +42,9 @@ class ResultDisplay:
 
     def _repr_html_(self) -> str:
         caption = html.escape(repr(self)[1:-1])
-        table = self.to_frame().to_html(max_rows=30, max_cols=12, float_format=_float_html,
-                                        border=0)
+        table = self.to_frame().to_html(
+            max_rows=30, max_cols=12, float_format=_float_html, border=0
+        )
         return f'<div class="judgebayes-result"><p><b>{caption}</b></p>{table}</div>'
 
 

@@ -74,10 +74,15 @@ def _floats(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     if pa.types.is_dictionary(arr.type):
         arr = arr.dictionary_decode()
     t = arr.type
-    if pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t) \
-            or pa.types.is_decimal(t):
-        return pc.cast(arr, pa.float64()).to_numpy(zero_copy_only=False), \
-            np.zeros(len(arr), dtype=bool)
+    if (
+        pa.types.is_integer(t)
+        or pa.types.is_floating(t)
+        or pa.types.is_boolean(t)
+        or pa.types.is_decimal(t)
+    ):
+        return pc.cast(arr, pa.float64()).to_numpy(zero_copy_only=False), np.zeros(
+            len(arr), dtype=bool
+        )
     raw = arr.to_pandas()
     values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
     return values, np.isnan(values) & raw.notna().to_numpy()
@@ -87,8 +92,9 @@ def _mapped(arr: pa.Array, mapping: Mapping[Any, float]) -> tuple[np.ndarray, np
     """Labels mapped as the loaders map them (strings stripped, lower-cased) and missing."""
     idx, values = _encoded(arr)
     keys = [v.strip().lower() if isinstance(v, str) else v for v in values]
-    lut = np.array([float(mapping.get(k, np.nan)) if _hashable(k) else np.nan for k in keys]
-                   + [np.nan])
+    lut = np.array(
+        [float(mapping.get(k, np.nan)) if _hashable(k) else np.nan for k in keys] + [np.nan]
+    )
     missing = np.array([isinstance(v, float) and math.isnan(v) for v in values] + [True])
     return lut[idx], missing[idx]
 
@@ -101,8 +107,7 @@ class _Names:
 
     def codes(self, arr: pa.Array, column: str) -> np.ndarray:
         idx, values = _encoded(arr)
-        lut = np.array([self._code(_as_name(v, 0, column)) for v in values] + [-1],
-                       dtype=np.int32)
+        lut = np.array([self._code(_as_name(v, 0, column)) for v in values] + [-1], dtype=np.int32)
         return lut[idx]
 
     def _code(self, name: str | None) -> int:
@@ -150,8 +155,16 @@ class _Counter:
         self.n_parts = 0
         self.compacted = 0
 
-    def add(self, j: np.ndarray, a: np.ndarray, b: np.ndarray, t: np.ndarray,
-            w: np.ndarray | None, n_judges: int, n_models: int) -> None:
+    def add(
+        self,
+        j: np.ndarray,
+        a: np.ndarray,
+        b: np.ndarray,
+        t: np.ndarray,
+        w: np.ndarray | None,
+        n_judges: int,
+        n_models: int,
+    ) -> None:
         """Count battles: judge codes ``j`` < ``n_judges``, model codes < ``n_models``."""
         missing = np.isnan(t)
         if w is None and self.use_dense and self._fit(n_judges, n_models):
@@ -172,8 +185,16 @@ class _Counter:
                 return
         t = np.where(missing, -1.0, t)
         w = np.ones(len(t)) if w is None else np.where(missing, 1.0, w)  # weight unused there
-        self._part((j.astype(np.int64), a.astype(np.int64), b.astype(np.int64), t, w,
-                    np.ones(len(t), dtype=np.int64)))
+        self._part(
+            (
+                j.astype(np.int64),
+                a.astype(np.int64),
+                b.astype(np.int64),
+                t,
+                w,
+                np.ones(len(t), dtype=np.int64),
+            )
+        )
 
     def _fit(self, nj: int, m: int) -> bool:
         """Grow the dense counter to ``nj`` judges and ``m`` models, or give it up."""
@@ -194,8 +215,14 @@ class _Counter:
     def _dense_cells(self) -> tuple[np.ndarray, ...]:
         j, a, b, code = np.unravel_index(np.flatnonzero(self.dense), self.dense.shape)
         n = self.dense[j, a, b, code]
-        return (j.astype(np.int64), a.astype(np.int64), b.astype(np.int64),
-                np.where(code == 3, -1.0, code / 2.0), np.ones(len(j)), n)
+        return (
+            j.astype(np.int64),
+            a.astype(np.int64),
+            b.astype(np.int64),
+            np.where(code == 3, -1.0, code / 2.0),
+            np.ones(len(j)),
+            n,
+        )
 
     def _part(self, cells: tuple[np.ndarray, ...]) -> None:
         self.parts.append(_reduce(cells))
@@ -212,8 +239,7 @@ class _Counter:
         if self.dense.size:
             self.parts.append(self._dense_cells())
         if not self.parts:
-            return tuple(np.zeros(0, dtype=d) for d in (np.int64,) * 3 + (float,) * 2
-                         + (np.int64,))
+            return tuple(np.zeros(0, dtype=d) for d in (np.int64,) * 3 + (float,) * 2 + (np.int64,))
         self._compact()
         return self.parts[0]
 
@@ -250,8 +276,10 @@ class PairScan(ResultDisplay):
         return int(self.cells[5].sum())
 
     def _headline(self) -> str:
-        return (f"{self.n_battles:,} battles, {len(self.models)} models, {len(self.judges)} "
-                f"judges, target {self.target!r}; {self.report}")
+        return (
+            f"{self.n_battles:,} battles, {len(self.models)} models, {len(self.judges)} "
+            f"judges, target {self.target!r}; {self.report}"
+        )
 
     def to_frame(self) -> pd.DataFrame:
         """Battles and battles with a target, per judge (``""`` when there is none)."""
@@ -266,8 +294,11 @@ class PairScan(ResultDisplay):
         report = self.report
         if judge is not None:
             if judge not in self.judges:
-                raise DataError(f"unknown judge {judge!r}", column="judge",
-                                expected=f"one of {list(self.judges)}")
+                raise DataError(
+                    f"unknown judge {judge!r}",
+                    column="judge",
+                    expected=f"one of {list(self.judges)}",
+                )
             mine = j == self.judges.index(judge)
             report = report.with_excluded("other judges", int(n[~mine].sum()))
             a, b, t, w, n = a[mine], b[mine], t[mine], w[mine], n[mine]
@@ -279,16 +310,24 @@ class PairScan(ResultDisplay):
         local = np.zeros(len(self.models), dtype=np.int64)
         local[used] = np.arange(len(used))
         models = tuple(self.models[k] for k in used)
-        return _pair_stats(local[a[present]], local[b[present]], t[present], w[present],
-                           n[present], models, report)
+        return _pair_stats(
+            local[a[present]], local[b[present]], t[present], w[present], n[present], models, report
+        )
 
     def by_judge(self) -> dict[str, PairStats]:
         """:meth:`pair_stats` of every judge."""
         return {name: self.pair_stats(name) for name in self.judges}
 
 
-def _pair_stats(a: np.ndarray, b: np.ndarray, t: np.ndarray, w: np.ndarray, n: np.ndarray,
-                models: tuple[str, ...], report: DropReport) -> PairStats:
+def _pair_stats(
+    a: np.ndarray,
+    b: np.ndarray,
+    t: np.ndarray,
+    w: np.ndarray,
+    n: np.ndarray,
+    models: tuple[str, ...],
+    report: DropReport,
+) -> PairStats:
     """:meth:`PairStats.from_battles` of counted battles (the same cells, sums and order)."""
     m = len(models)
     swap = a > b
@@ -300,32 +339,58 @@ def _pair_stats(a: np.ndarray, b: np.ndarray, t: np.ndarray, w: np.ndarray, n: n
     cell_count = np.add.reduceat(n[order], starts).astype(float)
     n_pairs = len(pair_keys)
     return PairStats(
-        models=models, i=pair_keys // m, j=pair_keys % m,
+        models=models,
+        i=pair_keys // m,
+        j=pair_keys % m,
         n=np.bincount(cell_pair, cell_count * cell_weight, minlength=n_pairs),
         y=np.bincount(cell_pair, cell_count * cell_weight * cell_target, minlength=n_pairs),
-        cell_pair=cell_pair, cell_target=cell_target, cell_weight=cell_weight,
-        cell_count=cell_count, report=report)
+        cell_pair=cell_pair,
+        cell_target=cell_target,
+        cell_weight=cell_weight,
+        cell_count=cell_count,
+        report=report,
+    )
 
 
 class _Checks:
     """Row checks of one batch: the first bad row raises (naming file and row) or all drop."""
 
-    def __init__(self, n: int, on_invalid: OnInvalid, file: str, path: Path, first_row: int,
-                 dropped: dict[str, int]) -> None:
+    def __init__(
+        self,
+        n: int,
+        on_invalid: OnInvalid,
+        file: str,
+        path: Path,
+        first_row: int,
+        dropped: dict[str, int],
+    ) -> None:
         self.bad = np.zeros(n, dtype=bool)
         self.on_invalid, self.file, self.path, self.first = on_invalid, file, path, first_row
         self.dropped = dropped
 
-    def check(self, mask: np.ndarray, reason: str, column: str, expected: str,
-              got: pa.Array | None, *, key: str | None = None) -> None:
+    def check(
+        self,
+        mask: np.ndarray,
+        reason: str,
+        column: str,
+        expected: str,
+        got: pa.Array | None,
+        *,
+        key: str | None = None,
+    ) -> None:
         mask = mask & ~self.bad
         if not mask.any():
             return
         if self.on_invalid == "raise":
             row = int(np.flatnonzero(mask)[0])
             value = None if got is None else got[row].as_py()
-            raise _in_file(DataError(reason, row=self.first + row, column=column,
-                                    expected=expected, got=value), self.file, self.path)
+            raise _in_file(
+                DataError(
+                    reason, row=self.first + row, column=column, expected=expected, got=value
+                ),
+                self.file,
+                self.path,
+            )
         key = key or f"{reason} in {column!r}"
         self.dropped[key] = self.dropped.get(key, 0) + int(mask.sum())
         self.bad |= mask
@@ -345,41 +410,67 @@ class _Plan:
 
     model_a: str
     model_b: str
-    target: str          # our name of the target
-    source: str          # the file column holding it
+    target: str  # our name of the target
+    source: str  # the file column holding it
     judge: str | None
     weight: str | None
     mapping: Mapping[Any, float] | None  # labels= or the arena winners
-    expected: str = ""   # the mapped values, for an error
+    expected: str = ""  # the mapped values, for an error
 
 
-def _plan(names: list[str], target: str | None, format: str,
-          columns: Mapping[str, str], labels: Mapping[Any, float] | None) -> _Plan:
+def _plan(
+    names: list[str],
+    target: str | None,
+    format: str,
+    columns: Mapping[str, str],
+    labels: Mapping[Any, float] | None,
+) -> _Plan:
     ours = {columns.get(c, c): c for c in names}  # our name -> the file's
     missing = [c for c in ("model_a", "model_b") if c not in ours]
     if format == "arena" and "winner" not in ours:
         missing.append("winner")
     if missing:
-        raise DataError(f"missing required column(s) {missing}; columns present: {names}",
-                        column=missing[0],
-                        expected="a column naming each battle's model A and model B")
+        raise DataError(
+            f"missing required column(s) {missing}; columns present: {names}",
+            column=missing[0],
+            expected="a column naming each battle's model A and model B",
+        )
     if format == "arena":
-        return _Plan(ours["model_a"], ours["model_b"], "human_label", ours["winner"], None,
-                     ours.get("weight"), _ARENA_WINNER, _WINNERS)
+        return _Plan(
+            ours["model_a"],
+            ours["model_b"],
+            "human_label",
+            ours["winner"],
+            None,
+            ours.get("weight"),
+            _ARENA_WINNER,
+            _WINNERS,
+        )
     if target is None:
         target = next((c for c in LABEL_COLUMNS if c in ours), None)
         if target is None:
-            raise DataError("no label column to fit: need 'judge_label' or 'human_label'",
-                            column="judge_label")
+            raise DataError(
+                "no label column to fit: need 'judge_label' or 'human_label'", column="judge_label"
+            )
     if target not in ours:
-        raise DataError(f"this table has no {target!r} column (columns: {', '.join(names)})",
-                        column=target)
+        raise DataError(
+            f"this table has no {target!r} column (columns: {', '.join(names)})", column=target
+        )
     norm = None
     if labels and target in LABEL_COLUMNS:
-        norm = {(k.strip().lower() if isinstance(k, str) else k): float(v)
-                for k, v in labels.items()}
-    return _Plan(ours["model_a"], ours["model_b"], target, ours[target], ours.get("judge"),
-                 ours.get("weight"), norm, f"one of {list(labels or ())}")
+        norm = {
+            (k.strip().lower() if isinstance(k, str) else k): float(v) for k, v in labels.items()
+        }
+    return _Plan(
+        ours["model_a"],
+        ours["model_b"],
+        target,
+        ours[target],
+        ours.get("judge"),
+        ours.get("weight"),
+        norm,
+        f"one of {list(labels or ())}",
+    )
 
 
 def _dataset(source: Path, dictionary: set[str] | None = None) -> ds.Dataset:
@@ -388,40 +479,67 @@ def _dataset(source: Path, dictionary: set[str] | None = None) -> ds.Dataset:
         import pyarrow as pa
         import pyarrow.dataset as ds
     except ImportError:
-        raise _in_file(DataError('reading Parquet needs pyarrow, an optional extra: pip '
-                                 'install "judgebayes[parquet]"'), source.name, source) from None
+        raise _in_file(
+            DataError(
+                "reading Parquet needs pyarrow, an optional extra: pip "
+                'install "judgebayes[parquet]"'
+            ),
+            source.name,
+            source,
+        ) from None
     fmt = ds.ParquetFileFormat(  # no pre-buffering: it holds column chunks ahead of use
         read_options=ds.ParquetReadOptions(dictionary_columns=dictionary or set()),
-        default_fragment_scan_options=ds.ParquetFragmentScanOptions(pre_buffer=False))
+        default_fragment_scan_options=ds.ParquetFragmentScanOptions(pre_buffer=False),
+    )
     if source.is_dir() and not any(p.is_file() for p in source.rglob("*")):
-        raise _in_file(DataError(f"{source} is a folder with no files",
-                                 expected="a Parquet file or a folder of Parquet files"),
-                       source.name, source)
+        raise _in_file(
+            DataError(
+                f"{source} is a folder with no files",
+                expected="a Parquet file or a folder of Parquet files",
+            ),
+            source.name,
+            source,
+        )
     try:
         return ds.dataset(source, format=fmt, partitioning="hive" if source.is_dir() else None)
     except (pa.ArrowException, OSError) as err:
         detail = " ".join(str(err).split())
-        raise _in_file(DataError(f"cannot read it as Parquet ({detail})",
-                                expected="a Parquet file or a folder of them"),
-                      source.name, source) from None
+        raise _in_file(
+            DataError(
+                f"cannot read it as Parquet ({detail})",
+                expected="a Parquet file or a folder of them",
+            ),
+            source.name,
+            source,
+        ) from None
 
 
-def _batches(source: Path, plan: _Plan, batch_size: int, progress: bool,
-             ) -> Iterator[tuple[dict[str, pa.Array], str, Path, int]]:
+def _batches(
+    source: Path,
+    plan: _Plan,
+    batch_size: int,
+    progress: bool,
+) -> Iterator[tuple[dict[str, pa.Array], str, Path, int]]:
     """Record batches of the needed columns, with the file (name, path) and first row."""
     import pyarrow as pa
     import pyarrow.dataset as ds
 
     schema = _dataset(source).schema
-    wanted = [c for c in (plan.model_a, plan.model_b, plan.source, plan.judge, plan.weight)
-              if c is not None]
-    text = {c for c in wanted if pa.types.is_string(schema.field(c).type)
-            or pa.types.is_large_string(schema.field(c).type)}
+    wanted = [
+        c
+        for c in (plan.model_a, plan.model_b, plan.source, plan.judge, plan.weight)
+        if c is not None
+    ]
+    text = {
+        c
+        for c in wanted
+        if pa.types.is_string(schema.field(c).type)
+        or pa.types.is_large_string(schema.field(c).type)
+    }
     data = _dataset(source, text)
     fragments = sorted(data.get_fragments(), key=lambda f: f.path)
     total = sum(f.metadata.num_rows for f in fragments)
-    with tqdm(total=total, desc="scan", unit="row", unit_scale=True,
-              disable=not progress) as bar:
+    with tqdm(total=total, desc="scan", unit="row", unit_scale=True, disable=not progress) as bar:
         for fragment in fragments:
             path = Path(fragment.path)
             file = str(path.relative_to(source)) if source.is_dir() else path.name
@@ -429,15 +547,21 @@ def _batches(source: Path, plan: _Plan, batch_size: int, progress: bool,
             read = [c for c in dict.fromkeys(wanted) if c not in keys]
             first = 0
             try:
-                for batch in fragment.to_batches(schema=data.schema, columns=read,
-                                                 batch_size=batch_size, batch_readahead=0,
-                                                 fragment_readahead=0, use_threads=False):
+                for batch in fragment.to_batches(
+                    schema=data.schema,
+                    columns=read,
+                    batch_size=batch_size,
+                    batch_readahead=0,
+                    fragment_readahead=0,
+                    use_threads=False,
+                ):
                     n = batch.num_rows
                     cols = {c: batch.column(c) for c in read}
                     for c in wanted:
                         if c in keys:  # a hive partition: one value for the whole file
                             cols[c] = pa.DictionaryArray.from_arrays(
-                                np.zeros(n, dtype=np.int32), pa.array([keys[c]]))
+                                np.zeros(n, dtype=np.int32), pa.array([keys[c]])
+                            )
                     yield cols, file, path, first
                     first += n
                     bar.update(n)
@@ -446,11 +570,17 @@ def _batches(source: Path, plan: _Plan, batch_size: int, progress: bool,
                 raise _in_file(DataError(f"cannot read it ({detail})"), file, path) from None
 
 
-def scan_pairs(source: str | Path, *, target: str | None = None,
-               format: Literal["table", "arena"] = "table",
-               columns: Mapping[str, str] | None = None,
-               labels: Mapping[Any, float] | None = None, on_invalid: OnInvalid = "raise",
-               batch_size: int = 1 << 20, progress: bool = True) -> PairScan:
+def scan_pairs(
+    source: str | Path,
+    *,
+    target: str | None = None,
+    format: Literal["table", "arena"] = "table",
+    columns: Mapping[str, str] | None = None,
+    labels: Mapping[Any, float] | None = None,
+    on_invalid: OnInvalid = "raise",
+    batch_size: int = 1 << 20,
+    progress: bool = True,
+) -> PairScan:
     """Count the battles of a Parquet file or folder per judge and ordered pair.
 
     Parameters
@@ -488,18 +618,27 @@ def scan_pairs(source: str | Path, *, target: str | None = None,
         raise ValueError(f"format must be 'table' or 'arena', got {format!r}")
     source = Path(source)
     if not source.exists():
-        raise _in_file(DataError(f"no such file or folder: {source}",
-                                expected="a Parquet file or a folder of them"),
-                      source.name, source)
-    plan = _plan(list(_dataset(source).schema.names), target, format, dict(columns or {}),
-                 labels)
+        raise _in_file(
+            DataError(
+                f"no such file or folder: {source}", expected="a Parquet file or a folder of them"
+            ),
+            source.name,
+            source,
+        )
+    plan = _plan(list(_dataset(source).schema.names), target, format, dict(columns or {}), labels)
     models, judges, counter = _Names(), _Names(), _Counter()
     dropped: dict[str, int] = {}
     n_input = 0
     for cols, file, path, first in _batches(source, plan, batch_size, progress):
         n_input += len(cols[plan.model_a])
-        _count(cols, plan, _Checks(len(cols[plan.model_a]), on_invalid, file, path, first,
-                                   dropped), models, judges, counter)
+        _count(
+            cols,
+            plan,
+            _Checks(len(cols[plan.model_a]), on_invalid, file, path, first, dropped),
+            models,
+            judges,
+            counter,
+        )
     if n_input == 0:
         raise DataError("no battles: the table is empty", expected="at least one row")
     cells = counter.cells()
@@ -509,13 +648,23 @@ def scan_pairs(source: str | Path, *, target: str | None = None,
     judge_names, judge_rank = judges.sorted_codes()
     j, a, b, t, w, n = cells
     j = np.r_[-1, judge_rank][j]
-    return PairScan(target=plan.target, models=model_names, judges=judge_names,
-                    report=DropReport(n_input, dropped),
-                    cells=(j, model_rank[a], model_rank[b], t, w, n))
+    return PairScan(
+        target=plan.target,
+        models=model_names,
+        judges=judge_names,
+        report=DropReport(n_input, dropped),
+        cells=(j, model_rank[a], model_rank[b], t, w, n),
+    )
 
 
-def _count(cols: dict[str, pa.Array], plan: _Plan, check: _Checks, models: _Names,
-           judges: _Names, counter: _Counter) -> None:
+def _count(
+    cols: dict[str, pa.Array],
+    plan: _Plan,
+    check: _Checks,
+    models: _Names,
+    judges: _Names,
+    counter: _Counter,
+) -> None:
     """Validate one batch (the in-memory checks, in their order) and count its battles."""
     raw = cols[plan.source]
     if plan.mapping is not None:  # loader-level mapping first, as read_arena / read_table
@@ -525,8 +674,13 @@ def _count(cols: dict[str, pa.Array], plan: _Plan, check: _Checks, models: _Name
         column = "winner" if arena else plan.target
         if check.on_invalid == "raise" and unknown.any():
             row = int(np.flatnonzero(unknown)[0])
-            check.check(unknown, "missing label" if missing[row] else "unknown label", column,
-                        plan.expected, None if missing[row] else raw)
+            check.check(
+                unknown,
+                "missing label" if missing[row] else "unknown label",
+                column,
+                plan.expected,
+                None if missing[row] else raw,
+            )
         reason = "unknown winner" if arena else "unknown label"
         check.check(unknown, reason, column, "", None, key=reason)
     else:
@@ -535,8 +689,9 @@ def _count(cols: dict[str, pa.Array], plan: _Plan, check: _Checks, models: _Name
     b = models.codes(cols[plan.model_b], "model_b")
     check.check(a < 0, "missing model name", "model_a", "a model name", None)
     check.check(b < 0, "missing model name", "model_b", "a model name", None)
-    check.check(a == b, "a model battling itself", "model_b", "two different models",
-                cols[plan.model_a])
+    check.check(
+        a == b, "a model battling itself", "model_b", "two different models", cols[plan.model_a]
+    )
     if plan.mapping is None:
         if plan.target in LABEL_COLUMNS:
             check.check(not_number, "not a number", plan.target, "a number", raw)
@@ -548,17 +703,33 @@ def _count(cols: dict[str, pa.Array], plan: _Plan, check: _Checks, models: _Name
     if plan.weight is not None:
         w, not_number = _floats(cols[plan.weight])
         check.check(not_number, "not a number", "weight", "a number", cols[plan.weight])
-        check.check(~np.isfinite(w), "missing or infinite value", "weight", "a finite number",
-                    cols[plan.weight])
+        check.check(
+            ~np.isfinite(w),
+            "missing or infinite value",
+            "weight",
+            "a finite number",
+            cols[plan.weight],
+        )
         check.check(w <= 0, "non-positive weight", "weight", "a weight > 0", cols[plan.weight])
     outside = ~check.bad & ((target < 0) | (target > 1))
     if outside.any():  # as Battles.pair_stats: never dropped
         row = int(np.flatnonzero(outside)[0])
-        raise _in_file(DataError("target outside [0, 1]", row=check.first + row,
-                                column=plan.target, expected="P(A beats B) in [0, 1]",
-                                got=float(target[row])), check.file, check.path)
-    j = (judges.codes(cols[plan.judge], "judge") + 1 if plan.judge is not None
-         else np.zeros(len(a), dtype=np.int32))
+        raise _in_file(
+            DataError(
+                "target outside [0, 1]",
+                row=check.first + row,
+                column=plan.target,
+                expected="P(A beats B) in [0, 1]",
+                got=float(target[row]),
+            ),
+            check.file,
+            check.path,
+        )
+    j = (
+        judges.codes(cols[plan.judge], "judge") + 1
+        if plan.judge is not None
+        else np.zeros(len(a), dtype=np.int32)
+    )
     if check.bad.any():
         ok = ~check.bad
         j, a, b, target, w = j[ok], a[ok], b[ok], target[ok], None if w is None else w[ok]
@@ -566,8 +737,9 @@ def _count(cols: dict[str, pa.Array], plan: _Plan, check: _Checks, models: _Name
         counter.add(j, a, b, target, w, len(judges.index) + 1, len(models.index))
 
 
-def stream_pair_stats(source: str | Path, *, judge: str | None = None, by_judge: bool = False,
-                      **scan: Any) -> PairStats | dict[str, PairStats]:
+def stream_pair_stats(
+    source: str | Path, *, judge: str | None = None, by_judge: bool = False, **scan: Any
+) -> PairStats | dict[str, PairStats]:
     """Pair statistics of a Parquet file or folder, streamed (see :func:`scan_pairs`).
 
     Equal to ``Battles(frame).pair_stats(target)`` on the same rows (with ``judge``:
@@ -576,4 +748,3 @@ def stream_pair_stats(source: str | Path, *, judge: str | None = None, by_judge:
     """
     result = scan_pairs(source, **scan)
     return result.by_judge() if by_judge else result.pair_stats(judge)
-

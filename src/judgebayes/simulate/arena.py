@@ -56,8 +56,11 @@ def _draw_strengths(n_models: int, elo_sd: float, rng: np.random.Generator) -> n
     return theta - theta.mean()
 
 
-def _draw_pairs(n_models: int, n_battles: int, rng: np.random.Generator,
-                ) -> tuple[np.ndarray, np.ndarray]:
+def _draw_pairs(
+    n_models: int,
+    n_battles: int,
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, np.ndarray]:
     a = rng.integers(0, n_models, n_battles)
     b = (a + rng.integers(1, n_models, n_battles)) % n_models  # uniform over b != a
     return a, b
@@ -86,36 +89,45 @@ def _human_mean(d: np.ndarray, beta: float, c: float, tau: float, nu: float) -> 
 
 
 HumanModel = Literal["logistic", "misspecified"]
-_SHARED_NOISE = 0.5      # correlation of the humans' prompt-level noise with the judge's
-_PROMPT_SCALE_SD = 0.5   # sd of the log noise scale across prompts
-_INDIFFERENCE = 0.58     # half-width of the humans' tie zone, in units of τ (≈ 36 % ties)
-_LAPSE = 0.1             # share of decisive human clicks that are random
-_N_QUADRATURE = 20_000   # common random numbers for the population Elo of that story
+_SHARED_NOISE = 0.5  # correlation of the humans' prompt-level noise with the judge's
+_PROMPT_SCALE_SD = 0.5  # sd of the log noise scale across prompts
+_INDIFFERENCE = 0.58  # half-width of the humans' tie zone, in units of τ (≈ 36 % ties)
+_LAPSE = 0.1  # share of decisive human clicks that are random
+_N_QUADRATURE = 20_000  # common random numbers for the population Elo of that story
 _QUADRATURE_SEED = 20_261_123
 
 
-def _misspecified_labels(mean: np.ndarray, judge_noise: np.ndarray, beta: float, tau: float,
-                         normals: np.ndarray, uniform: np.ndarray) -> np.ndarray:
+def _misspecified_labels(
+    mean: np.ndarray,
+    judge_noise: np.ndarray,
+    beta: float,
+    tau: float,
+    normals: np.ndarray,
+    uniform: np.ndarray,
+) -> np.ndarray:
     """Human labels of the misspecified story from standard normals (2, n) and uniforms (n).
 
     z_h = c·d + ρ·(z − c·d) + √(1 − ρ²)·τ_p·ε with τ_p = τ·exp(0.5·ξ); a tie when
     |z_h| < 0.58·τ; otherwise A with probability 0.05 + 0.9·σ(β z_h).
     """
     tau_p = tau * np.exp(_PROMPT_SCALE_SD * normals[0])
-    z_h = (mean + _SHARED_NOISE * judge_noise
-           + np.sqrt(1.0 - _SHARED_NOISE**2) * tau_p * normals[1])
+    z_h = mean + _SHARED_NOISE * judge_noise + np.sqrt(1.0 - _SHARED_NOISE**2) * tau_p * normals[1]
     label = (uniform < _LAPSE / 2 + (1.0 - _LAPSE) * expit(beta * z_h)).astype(float)
     return np.where(np.abs(z_h) < _INDIFFERENCE * tau, 0.5, label)
 
 
-def _misspecified_mean(d: np.ndarray, c: float, beta: float, tau: float, common: np.ndarray,
-                       ties: bool) -> np.ndarray:
+def _misspecified_mean(
+    d: np.ndarray, c: float, beta: float, tau: float, common: np.ndarray, ties: bool
+) -> np.ndarray:
     """E[label | d] of the misspecified story by common random numbers (ties count ½)."""
     mean = c * np.asarray(d, dtype=float)[:, None]
     judge_noise = tau * common[3][None, :]
     tau_p = tau * np.exp(_PROMPT_SCALE_SD * common[0])[None, :]
-    z_h = (mean + _SHARED_NOISE * judge_noise
-           + np.sqrt(1.0 - _SHARED_NOISE**2) * tau_p * common[1][None, :])
+    z_h = (
+        mean
+        + _SHARED_NOISE * judge_noise
+        + np.sqrt(1.0 - _SHARED_NOISE**2) * tau_p * common[1][None, :]
+    )
     p_a = _LAPSE / 2 + (1.0 - _LAPSE) * expit(beta * z_h)
     if not ties:
         return p_a.mean(axis=1)
@@ -132,8 +144,9 @@ def _population_elo(theta: np.ndarray, mean_label) -> np.ndarray:
     """
     m = len(theta)
     i, j = np.triu_indices(m, 1)
-    stats = PairStats.from_battles(i, j, mean_label(theta[i] - theta[j]),
-                                   tuple(str(k) for k in range(m)))
+    stats = PairStats.from_battles(
+        i, j, mean_label(theta[i] - theta[j]), tuple(str(k) for k in range(m))
+    )
     return fit_bt(stats, lam=0.0).elo
 
 
@@ -168,17 +181,25 @@ class SimulatedArena(ResultDisplay):
 
     def _headline(self) -> str:
         elo = self.truth["elo"]
-        return (f"{len(self.truth)} models, {len(self.battles):,} battles, true Elo "
-                f"{elo.min():.0f}–{elo.max():.0f}; seed {self.params.get('seed')}")
+        return (
+            f"{len(self.truth)} models, {len(self.battles):,} battles, true Elo "
+            f"{elo.min():.0f}–{elo.max():.0f}; seed {self.params.get('seed')}"
+        )
 
     def to_frame(self) -> pd.DataFrame:
         """The truth: one row per model."""
         return self.truth
 
 
-def simulate_bt(n_models: int = 10, n_battles: int = 2000, *, elo_sd: float = 100.0,
-                theta: np.ndarray | None = None, tie_nu: float = 0.0, seed: int = 0,
-                ) -> SimulatedArena:
+def simulate_bt(
+    n_models: int = 10,
+    n_battles: int = 2000,
+    *,
+    elo_sd: float = 100.0,
+    theta: np.ndarray | None = None,
+    tie_nu: float = 0.0,
+    seed: int = 0,
+) -> SimulatedArena:
     """Battles from the Bradley–Terry (Davidson) model, labels in ``human_label``.
 
     Parameters
@@ -202,19 +223,31 @@ def simulate_bt(n_models: int = 10, n_battles: int = 2000, *, elo_sd: float = 10
     win, tie, _ = davidson_probs(theta[a] - theta[b], tie_nu)
     u = rng.random(n_battles)
     label = np.where(u < win, 1.0, np.where(u < win + tie, 0.5, 0.0))
-    frame = pd.DataFrame({"model_a": np.asarray(names)[a], "model_b": np.asarray(names)[b],
-                          "human_label": label})
+    frame = pd.DataFrame(
+        {"model_a": np.asarray(names)[a], "model_b": np.asarray(names)[b], "human_label": label}
+    )
     truth = pd.DataFrame({"model": names, "theta": theta, "elo": theta_to_elo(theta)})
     return SimulatedArena(Battles(frame), truth, {"tie_nu": tie_nu, "seed": seed})
 
 
-def simulate_arena(n_models: int = 55, n_battles: int = 25_000, *, elo_sd: float = 75.0,
-                   beta: float = 0.5, tau: float = 2.0, tie_nu: float = 0.5,
-                   n_criteria: int = 6, criterion_noise: float = 0.6,
-                   position_bias: float = 0.0, length_bias: float = 0.0,
-                   self_bias: float = 0.0, judge_model: str | None = None,
-                   judge: str = "sim-judge", human_model: HumanModel = "logistic",
-                   seed: int = 0) -> SimulatedArena:
+def simulate_arena(
+    n_models: int = 55,
+    n_battles: int = 25_000,
+    *,
+    elo_sd: float = 75.0,
+    beta: float = 0.5,
+    tau: float = 2.0,
+    tie_nu: float = 0.5,
+    n_criteria: int = 6,
+    criterion_noise: float = 0.6,
+    position_bias: float = 0.0,
+    length_bias: float = 0.0,
+    self_bias: float = 0.0,
+    judge_model: str | None = None,
+    judge: str = "sim-judge",
+    human_model: HumanModel = "logistic",
+    seed: int = 0,
+) -> SimulatedArena:
     """A simulated LLM-judged arena with human labels (see the module docstring).
 
     Parameters
@@ -273,15 +306,20 @@ def simulate_arena(n_models: int = 55, n_battles: int = 25_000, *, elo_sd: float
 
     if human_model == "logistic":  # Davidson tie, else the calibration model of Eq. 5
         _, tie, _ = davidson_probs(d, tie_nu)
-        human = np.where(rng.random(n_battles) < tie, 0.5,
-                         (rng.random(n_battles) < expit(beta * z)).astype(float))
+        human = np.where(
+            rng.random(n_battles) < tie,
+            0.5,
+            (rng.random(n_battles) < expit(beta * z)).astype(float),
+        )
         mean_label = lambda gap, nu: _human_mean(gap, beta, c, tau, nu)  # noqa: E731
     elif human_model == "misspecified":
-        human = _misspecified_labels(c * d, z - c * d, beta, tau,
-                                     rng.standard_normal((2, n_battles)), rng.random(n_battles))
+        human = _misspecified_labels(
+            c * d, z - c * d, beta, tau, rng.standard_normal((2, n_battles)), rng.random(n_battles)
+        )
         common = np.random.default_rng(_QUADRATURE_SEED).standard_normal((4, _N_QUADRATURE))
         mean_label = lambda gap, nu: _misspecified_mean(  # noqa: E731
-            gap, c, beta, tau, common, ties=nu > 0)
+            gap, c, beta, tau, common, ties=nu > 0
+        )
     else:
         raise ValueError(f"human_model must be 'logistic' or 'misspecified', got {human_model!r}")
 
@@ -290,17 +328,20 @@ def simulate_arena(n_models: int = 55, n_battles: int = 25_000, *, elo_sd: float
     len_b = np.round(np.exp(rng.normal(np.log(400.0), 0.6, n_battles)))
     bias = length_bias * np.log(len_a / len_b)
     if judge_model is not None:
-        bias += self_bias * ((names[a] == judge_model).astype(float)
-                             - (names[b] == judge_model).astype(float))
+        bias += self_bias * (
+            (names[a] == judge_model).astype(float) - (names[b] == judge_model).astype(float)
+        )
     first_is_a = rng.random(n_battles) < 0.5
 
     def order_scores(a_first: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         margin = z + bias + np.where(a_first, position_bias, -position_bias)
         shape = (n_battles, n_criteria)
-        sa = np.clip(np.round(6.5 + margin[:, None] / 2 + rng.normal(0, criterion_noise, shape)),
-                     1, 10).mean(axis=1)
-        sb = np.clip(np.round(6.5 - margin[:, None] / 2 + rng.normal(0, criterion_noise, shape)),
-                     1, 10).mean(axis=1)
+        sa = np.clip(
+            np.round(6.5 + margin[:, None] / 2 + rng.normal(0, criterion_noise, shape)), 1, 10
+        ).mean(axis=1)
+        sb = np.clip(
+            np.round(6.5 - margin[:, None] / 2 + rng.normal(0, criterion_noise, shape)), 1, 10
+        ).mean(axis=1)
         return sa, sb
 
     sa1, sb1 = order_scores(first_is_a)
@@ -310,20 +351,46 @@ def simulate_arena(n_models: int = 55, n_battles: int = 25_000, *, elo_sd: float
     flip = np.sign(sa1 - sb1) != np.sign(sa2 - sb2)
     judge_label = np.where(flip | (s == 0), 0.5, (s > 0).astype(float))
 
-    frame = pd.DataFrame({
-        "model_a": names[a], "model_b": names[b], "judge": judge,
-        "prompt_id": np.arange(n_battles), "position": np.where(first_is_a, "a", "b"),
-        "len_a": len_a, "len_b": len_b, "score_a": score_a, "score_b": score_b,
-        "s_a_first": np.where(first_is_a, sa1 - sb1, sa2 - sb2),
-        "s_b_first": np.where(first_is_a, sa2 - sb2, sa1 - sb1),
-        "judge_label": judge_label, "human_label": human,
-    })
+    frame = pd.DataFrame(
+        {
+            "model_a": names[a],
+            "model_b": names[b],
+            "judge": judge,
+            "prompt_id": np.arange(n_battles),
+            "position": np.where(first_is_a, "a", "b"),
+            "len_a": len_a,
+            "len_b": len_b,
+            "score_a": score_a,
+            "score_b": score_b,
+            "s_a_first": np.where(first_is_a, sa1 - sb1, sa2 - sb2),
+            "s_b_first": np.where(first_is_a, sa2 - sb2, sa1 - sb1),
+            "judge_label": judge_label,
+            "human_label": human,
+        }
+    )
     human_elo = _population_elo(theta, lambda gap: mean_label(gap, tie_nu))
     decisive_elo = _population_elo(theta, lambda gap: mean_label(gap, 0.0))
-    truth = pd.DataFrame({"model": names, "theta": theta, "elo": human_elo,
-                          "elo_decisive": decisive_elo, "generating_elo": theta_to_elo(theta)})
-    params = {"beta": beta, "c": c, "tau": tau, "tie_nu": tie_nu, "elo_sd": elo_sd,
-              "position_bias": position_bias, "length_bias": length_bias,
-              "self_bias": self_bias, "judge_model": judge_model, "human_model": human_model,
-              "human_tie_rate": float(np.mean(human == 0.5)), "seed": seed}
+    truth = pd.DataFrame(
+        {
+            "model": names,
+            "theta": theta,
+            "elo": human_elo,
+            "elo_decisive": decisive_elo,
+            "generating_elo": theta_to_elo(theta),
+        }
+    )
+    params = {
+        "beta": beta,
+        "c": c,
+        "tau": tau,
+        "tie_nu": tie_nu,
+        "elo_sd": elo_sd,
+        "position_bias": position_bias,
+        "length_bias": length_bias,
+        "self_bias": self_bias,
+        "judge_model": judge_model,
+        "human_model": human_model,
+        "human_tie_rate": float(np.mean(human == 0.5)),
+        "seed": seed,
+    }
     return SimulatedArena(Battles(frame), truth, params)

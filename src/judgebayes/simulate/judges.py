@@ -23,10 +23,19 @@ from judgebayes.simulate.arena import (
 __all__ = ["simulate_judges"]
 
 
-def simulate_judges(n_models: int = 10, n_judges: int = 4, n_battles: int = 2000, *,
-                    elo_sd: float = 100.0, psi: np.ndarray | None = None, tau: float = 0.0,
-                    eta: np.ndarray | None = None, own_model: dict[str, str] | None = None,
-                    tie_nu: float = 0.0, seed: int = 0) -> SimulatedArena:
+def simulate_judges(
+    n_models: int = 10,
+    n_judges: int = 4,
+    n_battles: int = 2000,
+    *,
+    elo_sd: float = 100.0,
+    psi: np.ndarray | None = None,
+    tau: float = 0.0,
+    eta: np.ndarray | None = None,
+    own_model: dict[str, str] | None = None,
+    tie_nu: float = 0.0,
+    seed: int = 0,
+) -> SimulatedArena:
     """Several judges rating the same kind of battles (the multi-judge BT story).
 
     Judge k's verdict on i vs j follows the Davidson model with strength gap
@@ -65,8 +74,9 @@ def simulate_judges(n_models: int = 10, n_judges: int = 4, n_battles: int = 2000
     theta = _draw_strengths(n_models, elo_sd, rng)
     psi = np.linspace(0.5, 1.5, n_judges) if psi is None else np.asarray(psi, float)
     eta = np.zeros(n_judges) if eta is None else np.asarray(eta, float)
-    delta = rng.normal(0.0, tau, (n_judges, n_models)) if tau > 0 else np.zeros((n_judges,
-                                                                                n_models))
+    delta = (
+        rng.normal(0.0, tau, (n_judges, n_models)) if tau > 0 else np.zeros((n_judges, n_models))
+    )
     delta -= delta.mean(axis=1, keepdims=True)
     frames = []
     for k, judge in enumerate(judges):
@@ -77,9 +87,19 @@ def simulate_judges(n_models: int = 10, n_judges: int = 4, n_battles: int = 2000
         win, tie, _ = davidson_probs(gap, tie_nu)
         u = rng.random(n_battles)
         label = np.where(u < win, 1.0, np.where(u < win + tie, 0.5, 0.0))
-        frames.append(pd.DataFrame({"model_a": names[a], "model_b": names[b], "judge": judge,
-                                    "judge_label": label}))
+        frames.append(
+            pd.DataFrame(
+                {"model_a": names[a], "model_b": names[b], "judge": judge, "judge_label": label}
+            )
+        )
     truth = pd.DataFrame({"model": names, "theta": theta, "elo": theta_to_elo(theta)})
-    params = {"psi": psi, "delta": delta, "eta": eta, "tau": tau, "tie_nu": tie_nu,
-              "judges": judges, "seed": seed}
+    params = {
+        "psi": psi,
+        "delta": delta,
+        "eta": eta,
+        "tau": tau,
+        "tie_nu": tie_nu,
+        "judges": judges,
+        "seed": seed,
+    }
     return SimulatedArena(Battles(pd.concat(frames, ignore_index=True)), truth, params)

@@ -31,17 +31,28 @@ __all__ = ["SoftEloByJudge", "softelo_by_judge"]
 def _judge_row(name: str, n_battles: int, result: SoftEloResult) -> dict[str, object]:
     held, summary = result.held, result.summary().set_index("method")
     row: dict[str, object] = {
-        "judge": name, "n_battles": n_battles,
-        "n_models": len(held.table), "beta": float(held.table["beta"].mean()),
-        "ece": result.temperature.ece, "agreement_r": result.temperature.agreement_r,
-        "kappa": held.kappa, "mean_abs_s": held.mean_abs_s}
+        "judge": name,
+        "n_battles": n_battles,
+        "n_models": len(held.table),
+        "beta": float(held.table["beta"].mean()),
+        "ece": result.temperature.ece,
+        "agreement_r": result.temperature.agreement_r,
+        "kappa": held.kappa,
+        "mean_abs_s": held.mean_abs_s,
+    }
     for m in held.methods:
         s = summary.loc[m]
-        row |= {f"mae_{m}": s["mae"], f"rho_{m}": s["spearman"],
-                f"r_strength_{m}": s["r_strength"], f"width_{m}": s["median_width"],
-                f"width_min_{m}": s["width_min"], f"width_max_{m}": s["width_max"],
-                f"coverage_{m}": s["coverage"], f"q_hat_{m}": s["q_hat"],
-                f"median_se_{m}": s["median_se"]}
+        row |= {
+            f"mae_{m}": s["mae"],
+            f"rho_{m}": s["spearman"],
+            f"r_strength_{m}": s["r_strength"],
+            f"width_{m}": s["median_width"],
+            f"width_min_{m}": s["width_min"],
+            f"width_max_{m}": s["width_max"],
+            f"coverage_{m}": s["coverage"],
+            f"q_hat_{m}": s["q_hat"],
+            f"median_se_{m}": s["median_se"],
+        }
         if m != "hard" and "delta_rho" in s:
             row[f"delta_rho_{m}"] = s["delta_rho"]
     if {"hard", "soft"} <= set(held.methods):
@@ -79,10 +90,12 @@ class SoftEloByJudge(ResultDisplay):
         t = self.table
         head = f"{len(t)} judges"
         if "mae_reduction" in t:
-            head += (f": MAE hard → soft {t['mae_hard'].mean():.1f} → {t['mae_soft'].mean():.1f}"
-                     f" Elo (−{t['mae_reduction'].min():.0%} to −{t['mae_reduction'].max():.0%})"
-                     f", {self.conformal} width {t['width_hard'].mean():.0f} → "
-                     f"{t['width_soft'].mean():.0f} Elo")
+            head += (
+                f": MAE hard → soft {t['mae_hard'].mean():.1f} → {t['mae_soft'].mean():.1f}"
+                f" Elo (−{t['mae_reduction'].min():.0%} to −{t['mae_reduction'].max():.0%})"
+                f", {self.conformal} width {t['width_hard'].mean():.0f} → "
+                f"{t['width_soft'].mean():.0f} Elo"
+            )
         return head
 
     def to_frame(self) -> pd.DataFrame:
@@ -96,33 +109,54 @@ class SoftEloByJudge(ResultDisplay):
         t = self.table
         out = {"table1": t[["judge", "kappa", "mae_hard", "rho_hard"]]}
         if "mae_reduction" in t:
-            out["table2"] = t[["judge", "beta", "mae_hard", "mae_soft", "mae_reduction",
-                               "delta_rho_soft"]].sort_values("mae_reduction",
-                                                              ascending=False)
-            out["table3"] = t[["judge", *(f"{c}_{m}" for m in ("hard", "soft") for c in (
-                "coverage", "width", "width_min", "width_max")), "width_reduction"]]
+            out["table2"] = t[
+                ["judge", "beta", "mae_hard", "mae_soft", "mae_reduction", "delta_rho_soft"]
+            ].sort_values("mae_reduction", ascending=False)
+            out["table3"] = t[
+                [
+                    "judge",
+                    *(
+                        f"{c}_{m}"
+                        for m in ("hard", "soft")
+                        for c in ("coverage", "width", "width_min", "width_max")
+                    ),
+                    "width_reduction",
+                ]
+            ]
         return out
 
     def __str__(self) -> str:
-        return (f"{self._headline()}\n"
-                + "\n\n".join(f"{k}:\n{v.to_string(index=False, float_format='%.3f')}"
-                              for k, v in self.tables().items()))
+        return f"{self._headline()}\n" + "\n\n".join(
+            f"{k}:\n{v.to_string(index=False, float_format='%.3f')}"
+            for k, v in self.tables().items()
+        )
 
     def plot(self, ax: Axes | None = None, *, start: str = "hard", end: str = "soft") -> Axes:
         """Appendix I, Fig. 17: each judge's (q̂, median SE) moving ``start`` → ``end``
         over contours of constant width (:func:`judgebayes.plots.width_decomposition_plot`)."""
         from judgebayes.plots import width_decomposition_plot
 
-        points = pd.concat([width_points(r.conformal.table, label=j)
-                            for j, r in self.results.items()], ignore_index=True)
+        points = pd.concat(
+            [width_points(r.conformal.table, label=j) for j, r in self.results.items()],
+            ignore_index=True,
+        )
         return width_decomposition_plot(points, ax=ax, start=start, end=end)
 
 
-def softelo_by_judge(battles: Battles, *, judge: str = "judge",
-                     methods: Sequence[str] = ("hard", "soft"), lam: float = 0.01,
-                     n_boot: int = 20, alpha: float = 0.1, n_calibration: int | None = None,
-                     n_splits: int = 5, conformal: str = "split", seed: int = 0,
-                     progress: bool = True) -> SoftEloByJudge:
+def softelo_by_judge(
+    battles: Battles,
+    *,
+    judge: str = "judge",
+    methods: Sequence[str] = ("hard", "soft"),
+    lam: float = 0.01,
+    n_boot: int = 20,
+    alpha: float = 0.1,
+    n_calibration: int | None = None,
+    n_splits: int = 5,
+    conformal: str = "split",
+    seed: int = 0,
+    progress: bool = True,
+) -> SoftEloByJudge:
     """Run the seed-000 pipeline on every judge and tabulate them (Tables 1–3, 5).
 
     Each judge's battles go through :func:`~judgebayes.softelo.pipeline.run_softelo`
@@ -149,9 +183,18 @@ def softelo_by_judge(battles: Battles, *, judge: str = "judge",
     results, rows = {}, []
     for name in tqdm(names, desc="judges", disable=not progress):
         mine = Battles(frame[frame[judge].astype(str) == name])
-        result = run_softelo(mine, methods=methods, lam=lam, n_boot=n_boot, alpha=alpha,
-                             n_calibration=n_calibration, n_splits=n_splits, seed=seed,
-                             conformal=conformal, progress=False)
+        result = run_softelo(
+            mine,
+            methods=methods,
+            lam=lam,
+            n_boot=n_boot,
+            alpha=alpha,
+            n_calibration=n_calibration,
+            n_splits=n_splits,
+            seed=seed,
+            conformal=conformal,
+            progress=False,
+        )
         results[name] = result
         rows.append(_judge_row(name, len(mine), result))
     return SoftEloByJudge(table=pd.DataFrame(rows), results=results, conformal=conformal)

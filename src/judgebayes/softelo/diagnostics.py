@@ -16,8 +16,14 @@ import pandas as pd
 from judgebayes.core.battles import Battles
 from judgebayes.errors import DataError
 
-__all__ = ["cohen_kappa", "position_bias", "reliability", "residual_by_quartile",
-           "verbosity_bias", "verdict_disagreement"]
+__all__ = [
+    "cohen_kappa",
+    "position_bias",
+    "reliability",
+    "residual_by_quartile",
+    "verbosity_bias",
+    "verdict_disagreement",
+]
 
 
 def cohen_kappa(a: np.ndarray, b: np.ndarray) -> float:
@@ -31,7 +37,7 @@ def cohen_kappa(a: np.ndarray, b: np.ndarray) -> float:
     if a.shape != b.shape or a.size == 0:
         raise DataError("cohen_kappa needs two non-empty label vectors of the same length")
     values, codes = np.unique(np.concatenate([a, b]), return_inverse=True)
-    ca, cb = codes[: a.size], codes[a.size:]
+    ca, cb = codes[: a.size], codes[a.size :]
     k = len(values)
     table = np.bincount(ca * k + cb, minlength=k * k).reshape(k, k) / a.size
     p_o = np.trace(table)
@@ -39,8 +45,7 @@ def cohen_kappa(a: np.ndarray, b: np.ndarray) -> float:
     return float((p_o - p_e) / (1 - p_e)) if p_e < 1 else 1.0
 
 
-def reliability(p: np.ndarray, outcome: np.ndarray, n_bins: int = 10) -> tuple[pd.DataFrame,
-                                                                                  float]:
+def reliability(p: np.ndarray, outcome: np.ndarray, n_bins: int = 10) -> tuple[pd.DataFrame, float]:
     """Reliability table over equal-mass bins and the expected calibration error.
 
     Parameters
@@ -62,15 +67,20 @@ def reliability(p: np.ndarray, outcome: np.ndarray, n_bins: int = 10) -> tuple[p
         raise DataError(f"need at least {n_bins} predictions for {n_bins} bins, got {p.size}")
     order = np.argsort(p, kind="stable")
     bins = np.array_split(order, n_bins)
-    table = pd.DataFrame({"p_mean": [p[b].mean() for b in bins],
-                          "outcome_mean": [outcome[b].mean() for b in bins],
-                          "n": [len(b) for b in bins]})
+    table = pd.DataFrame(
+        {
+            "p_mean": [p[b].mean() for b in bins],
+            "outcome_mean": [outcome[b].mean() for b in bins],
+            "n": [len(b) for b in bins],
+        }
+    )
     ece = float(np.sum(table["n"] / p.size * np.abs(table["p_mean"] - table["outcome_mean"])))
     return table, ece
 
 
-def position_bias(battles: Battles, *, first: str = "s_a_first",
-                  second: str = "s_b_first") -> dict[str, float]:
+def position_bias(
+    battles: Battles, *, first: str = "s_a_first", second: str = "s_b_first"
+) -> dict[str, float]:
     """Position-bias rates from the two presentation orders (seed 000, Appendix F.1).
 
     Needs the model-oriented score difference of each order: ``first`` from the
@@ -88,14 +98,21 @@ def position_bias(battles: Battles, *, first: str = "s_a_first",
     s2 = np.asarray(battles.column(second), float)
     picks_first = np.concatenate([s1[s1 != 0] > 0, s2[s2 != 0] < 0])
     both = (s1 != 0) & (s2 != 0)
-    return {"p_first_picked": float(picks_first.mean()),
-            "flip_rate": float(np.mean(np.sign(s1[both]) != np.sign(s2[both]))),
-            "first_advantage": float(np.mean(np.concatenate([s1, -s2]))),
-            "n_battles": len(s1)}
+    return {
+        "p_first_picked": float(picks_first.mean()),
+        "flip_rate": float(np.mean(np.sign(s1[both]) != np.sign(s2[both]))),
+        "first_advantage": float(np.mean(np.concatenate([s1, -s2]))),
+        "n_battles": len(s1),
+    }
 
 
-def verbosity_bias(battles: Battles, *, score: str = "score_diff", verdict: str = "judge_label",
-                   near_tie: float = 0.3) -> dict[str, float]:
+def verbosity_bias(
+    battles: Battles,
+    *,
+    score: str = "score_diff",
+    verdict: str = "judge_label",
+    near_tie: float = 0.3,
+) -> dict[str, float]:
     """P(judge prefers the longer response | |s| ≤ near_tie) (seed 000, Appendix F.1).
 
     Near-tied judge scores neutralise the quality channel, so a verdict that still
@@ -105,23 +122,31 @@ def verbosity_bias(battles: Battles, *, score: str = "score_diff", verdict: str 
     a tied verdict are left out.
     """
     s = np.asarray(battles.column(score), float)
-    pick = (np.asarray(battles.column(verdict), float) * 2 - 1 if verdict in battles
-            else np.sign(s))
-    longer_a = np.sign(np.asarray(battles.column("len_a"), float)
-                       - np.asarray(battles.column("len_b"), float))
+    pick = np.asarray(battles.column(verdict), float) * 2 - 1 if verdict in battles else np.sign(s)
+    longer_a = np.sign(
+        np.asarray(battles.column("len_a"), float) - np.asarray(battles.column("len_b"), float)
+    )
     keep = (np.abs(s) <= near_tie) & (pick != 0) & (longer_a != 0)
     if not keep.any():
-        raise DataError(f"no near-tied battles (|s| <= {near_tie}) with a verdict and a "
-                        f"longer response", column=score)
+        raise DataError(
+            f"no near-tied battles (|s| <= {near_tie}) with a verdict and a longer response",
+            column=score,
+        )
     prefers_longer = np.sign(pick[keep]) == longer_a[keep]
     rate = float(prefers_longer.mean())
     se = float(np.sqrt(rate * (1 - rate) / keep.sum()))
-    return {"p_prefers_longer": rate, "ci_lo": rate - 1.96 * se, "ci_hi": rate + 1.96 * se,
-            "n_battles": int(keep.sum())}
+    return {
+        "p_prefers_longer": rate,
+        "ci_lo": rate - 1.96 * se,
+        "ci_hi": rate + 1.96 * se,
+        "n_battles": int(keep.sum()),
+    }
 
 
-def residual_by_quartile(human_elo: np.ndarray, residual: Mapping[str, np.ndarray],
-                         ) -> pd.DataFrame:
+def residual_by_quartile(
+    human_elo: np.ndarray,
+    residual: Mapping[str, np.ndarray],
+) -> pd.DataFrame:
     """Mean signed residual ε = Elo_LLM − Elo_Human per human-Elo quartile (seed 000, Fig. 4b).
 
     Parameters
@@ -138,8 +163,9 @@ def residual_by_quartile(human_elo: np.ndarray, residual: Mapping[str, np.ndarra
     return frame.groupby("quartile", observed=True).mean()
 
 
-def verdict_disagreement(battles: Battles, *, score: str = "score_diff",
-                         verdict: str = "judge_label") -> dict[str, float]:
+def verdict_disagreement(
+    battles: Battles, *, score: str = "score_diff", verdict: str = "judge_label"
+) -> dict[str, float]:
     """Share of decisive battles whose verdict picks the side the judge scored lower.
 
     Seed 000, Appendix G: "11.6 % of decisive battles exhibit a verdict-vs-score sign
@@ -160,11 +186,17 @@ def verdict_disagreement(battles: Battles, *, score: str = "score_diff",
     v = np.asarray(battles.column(verdict), float)
     decisive = np.isin(v, [0.0, 1.0]) & (s != 0) & ~np.isnan(s)
     if not decisive.any():
-        raise DataError("no decisive battles (verdict 1 or 0 with a non-zero score "
-                        "difference)", column=verdict)
+        raise DataError(
+            "no decisive battles (verdict 1 or 0 with a non-zero score difference)", column=verdict
+        )
     disagree = ((v == 1) & (s < 0)) | ((v == 0) & (s > 0))
     k, n = int(disagree[decisive].sum()), int(decisive.sum())
     rate = k / n
     se = float(np.sqrt(rate * (1 - rate) / n))
-    return {"rate": rate, "ci_lo": rate - 1.96 * se, "ci_hi": rate + 1.96 * se,
-            "n_disagree": k, "n_decisive": n}
+    return {
+        "rate": rate,
+        "ci_lo": rate - 1.96 * se,
+        "ci_hi": rate + 1.96 * se,
+        "n_disagree": k,
+        "n_decisive": n,
+    }

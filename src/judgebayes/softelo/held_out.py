@@ -72,9 +72,11 @@ class HeldOutElo(ResultDisplay):
 
     def _headline(self) -> str:
         mae = self.summary()["mae"]
-        return (f"{len(self.table)} models, {' vs '.join(self.methods)}: MAE "
-                f"{' → '.join(f'{v:.0f}' for v in mae)} Elo; κ {self.kappa:.2f}, "
-                f"mean |s| {self.mean_abs_s:.2f}")
+        return (
+            f"{len(self.table)} models, {' vs '.join(self.methods)}: MAE "
+            f"{' → '.join(f'{v:.0f}' for v in mae)} Elo; κ {self.kappa:.2f}, "
+            f"mean |s| {self.mean_abs_s:.2f}"
+        )
 
     def to_frame(self) -> pd.DataFrame:
         """The per-model table (see ``table``)."""
@@ -88,19 +90,27 @@ class HeldOutElo(ResultDisplay):
         human = self.table["elo_human"].to_numpy()
         for m in self.methods:
             elo = self.table[f"elo_{m}"].to_numpy()
-            rows.append({"method": m, "mae": float(np.mean(np.abs(elo - human))),
-                         "spearman": spearman_rho(elo, human),
-                         "r_strength": pearson_r(elo - human, human)})
+            rows.append(
+                {
+                    "method": m,
+                    "mae": float(np.mean(np.abs(elo - human))),
+                    "spearman": spearman_rho(elo, human),
+                    "r_strength": pearson_r(elo - human, human),
+                }
+            )
         frame = pd.DataFrame(rows)
         if "hard" in self.methods:
             frame["delta_rho"] = frame["spearman"] - float(
-                frame.loc[frame["method"] == "hard", "spearman"].iloc[0])
+                frame.loc[frame["method"] == "hard", "spearman"].iloc[0]
+            )
         return frame
 
     def residual_by_quartile(self) -> pd.DataFrame:
         """Mean signed residual per human-Elo quartile (Fig. 4b / Appendix F.2)."""
-        return residual_by_quartile(self.table["elo_human"].to_numpy(),
-                                    {m: self.table[f"residual_{m}"] for m in self.methods})
+        return residual_by_quartile(
+            self.table["elo_human"].to_numpy(),
+            {m: self.table[f"residual_{m}"] for m in self.methods},
+        )
 
     def plot(self, ax: Axes | None = None, *, start: str = "hard", end: str = "soft") -> Axes:
         """Judge Elo vs human Elo with ``start`` → ``end`` arrows (Fig. 4a)."""
@@ -110,18 +120,30 @@ class HeldOutElo(ResultDisplay):
 
     def __str__(self) -> str:
         which = {"per_fold": "β per fold", "pooled": "pooled β", "fixed": "fixed β"}[
-            self.beta_mode] + (" (ties as ½)" if self.beta_ties == "half" else "")
-        return (f"held-out Elo of {len(self.table)} models (λ = {self.lam:g}, {which}, κ = "
-                f"{self.kappa:.3f}, mean |s| = {self.mean_abs_s:.2f})\n"
-                + self.summary().to_string(index=False, float_format="%.3f"))
+            self.beta_mode
+        ] + (" (ties as ½)" if self.beta_ties == "half" else "")
+        return (
+            f"held-out Elo of {len(self.table)} models (λ = {self.lam:g}, {which}, κ = "
+            f"{self.kappa:.3f}, mean |s| = {self.mean_abs_s:.2f})\n"
+            + self.summary().to_string(index=False, float_format="%.3f")
+        )
 
 
-def held_out_elo(battles: Battles, *, methods: Sequence[str] = ("hard", "soft"),
-                 lam: float = 0.01, n_boot: int = 20, score: str = "score_diff",
-                 judge: str = "judge_label", human: str = "human_label",
-                 models: Sequence[str] | None = None, beta: str | float = "per_fold",
-                 beta_ties: str = "exclude", seed: int = 0,
-                 progress: bool = True) -> HeldOutElo:
+def held_out_elo(
+    battles: Battles,
+    *,
+    methods: Sequence[str] = ("hard", "soft"),
+    lam: float = 0.01,
+    n_boot: int = 20,
+    score: str = "score_diff",
+    judge: str = "judge_label",
+    human: str = "human_label",
+    models: Sequence[str] | None = None,
+    beta: str | float = "per_fold",
+    beta_ties: str = "exclude",
+    seed: int = 0,
+    progress: bool = True,
+) -> HeldOutElo:
     """Leave-one-model-out, two-step held-out Elo (seed 000, Algorithm 1).
 
     For each held-out model m: β_m* by MLE on human non-ties of battles without m
@@ -181,9 +203,21 @@ def held_out_elo(battles: Battles, *, methods: Sequence[str] = ("hard", "soft"),
     tolerances (about 1e-5 Elo); with ``lam=0`` (no penalty, so no guaranteed optimum)
     that route is used.
     """
-    return _held_out(battles, methods=methods, lam=lam, n_boot=n_boot, score=score,
-                     judge=judge, human=human, models=models, beta=beta, beta_ties=beta_ties,
-                     seed=seed, progress=progress, fast=lam > 0)
+    return _held_out(
+        battles,
+        methods=methods,
+        lam=lam,
+        n_boot=n_boot,
+        score=score,
+        judge=judge,
+        human=human,
+        models=models,
+        beta=beta,
+        beta_ties=beta_ties,
+        seed=seed,
+        progress=progress,
+        fast=lam > 0,
+    )
 
 
 def held_out_elo_reference(battles: Battles, **kwargs: object) -> HeldOutElo:
@@ -200,12 +234,22 @@ def held_out_elo_reference(battles: Battles, **kwargs: object) -> HeldOutElo:
     return _held_out(battles, **kwargs, fast=False)  # type: ignore[arg-type]
 
 
-def _held_out(battles: Battles, *, methods: Sequence[str] = ("hard", "soft"),
-              lam: float = 0.01, n_boot: int = 20, score: str = "score_diff",
-              judge: str = "judge_label", human: str = "human_label",
-              models: Sequence[str] | None = None, beta: str | float = "per_fold",
-              beta_ties: str = "exclude", seed: int = 0, progress: bool = True,
-              fast: bool = True) -> HeldOutElo:
+def _held_out(
+    battles: Battles,
+    *,
+    methods: Sequence[str] = ("hard", "soft"),
+    lam: float = 0.01,
+    n_boot: int = 20,
+    score: str = "score_diff",
+    judge: str = "judge_label",
+    human: str = "human_label",
+    models: Sequence[str] | None = None,
+    beta: str | float = "per_fold",
+    beta_ties: str = "exclude",
+    seed: int = 0,
+    progress: bool = True,
+    fast: bool = True,
+) -> HeldOutElo:
     names = battles.models
     a, b = battles.codes()
     yj = np.asarray(battles.column(judge), float)
@@ -213,8 +257,7 @@ def _held_out(battles: Battles, *, methods: Sequence[str] = ("hard", "soft"),
     for m in methods:
         if m not in ("hard", "soft") and not m.startswith("smooth_"):
             raise ValueError(f"unknown method {m!r}: 'hard', 'soft' or 'smooth_<c>'")
-    s = (np.asarray(battles.column(score), float) if "soft" in methods or score in battles
-         else None)
+    s = np.asarray(battles.column(score), float) if "soft" in methods or score in battles else None
     if beta_ties not in ("exclude", "half"):
         raise ValueError(f"beta_ties must be 'exclude' or 'half', got {beta_ties!r}")
     usable = np.isin(yh, [0.0, 1.0]) if beta_ties == "exclude" else np.isin(yh, [0, 0.5, 1])
@@ -223,11 +266,27 @@ def _held_out(battles: Battles, *, methods: Sequence[str] = ("hard", "soft"),
     if n_boot == 1:
         raise ValueError("n_boot must be at least 2 (or 0: no SE)")
     mode = beta if isinstance(beta, str) else "fixed"
-    fixed_beta = (float(beta) if mode == "fixed" else beta_mle(s[usable], yh[usable])
-                  if mode == "pooled" and "soft" in methods else np.nan)
+    fixed_beta = (
+        float(beta)
+        if mode == "fixed"
+        else beta_mle(s[usable], yh[usable])
+        if mode == "pooled" and "soft" in methods
+        else np.nan
+    )
     chosen = list(names) if models is None else list(models)
-    data = _Folds(names, a, b, yj, yh, s, usable, tuple(methods), lam,
-                  per_fold_beta=mode == "per_fold" and "soft" in methods, beta=fixed_beta)
+    data = _Folds(
+        names,
+        a,
+        b,
+        yj,
+        yh,
+        s,
+        usable,
+        tuple(methods),
+        lam,
+        per_fold_beta=mode == "per_fold" and "soft" in methods,
+        beta=fixed_beta,
+    )
     rows = []
     rng = np.random.default_rng(seed)
     # the reference route as it was: BLAS threads limited only inside bootstrap_bt
@@ -243,13 +302,28 @@ def _held_out(battles: Battles, *, methods: Sequence[str] = ("hard", "soft"),
     both = ~np.isnan(yh) & ~np.isnan(yj)
     kappa = cohen_kappa(yj[both], yh[both]) if both.any() else float("nan")
     mean_abs_s = float(np.mean(np.abs(s))) if s is not None else float("nan")
-    return HeldOutElo(table=table, methods=tuple(methods), kappa=kappa, mean_abs_s=mean_abs_s,
-                      lam=lam, n_boot=n_boot, beta_mode=mode, beta_ties=beta_ties)
+    return HeldOutElo(
+        table=table,
+        methods=tuple(methods),
+        kappa=kappa,
+        mean_abs_s=mean_abs_s,
+        lam=lam,
+        n_boot=n_boot,
+        beta_mode=mode,
+        beta_ties=beta_ties,
+    )
 
 
-def budget_curve(battles: Battles, *, budgets: Sequence[float] = (5, 10, 25, 50, 100),
-                 n_rep: int = 3, lam: float = 0.01, reference: str = "full", seed: int = 0,
-                 progress: bool = True) -> pd.DataFrame:
+def budget_curve(
+    battles: Battles,
+    *,
+    budgets: Sequence[float] = (5, 10, 25, 50, 100),
+    n_rep: int = 3,
+    lam: float = 0.01,
+    reference: str = "full",
+    seed: int = 0,
+    progress: bool = True,
+) -> pd.DataFrame:
     """Held-out Elo MAE and β* as the per-model budget b = |B| / M grows (Appendix C, Fig. 6).
 
     For each budget, ``n_rep`` random subsets of round(b·M) battles are drawn and
@@ -282,8 +356,9 @@ def budget_curve(battles: Battles, *, budgets: Sequence[float] = (5, 10, 25, 50,
     n_models = len(battles.models)
     full = None
     if reference == "full":
-        full = held_out_elo(battles, methods=(), lam=lam, n_boot=0, progress=False
-                            ).table.set_index("model")["elo_human"]
+        full = held_out_elo(battles, methods=(), lam=lam, n_boot=0, progress=False).table.set_index(
+            "model"
+        )["elo_human"]
     rows = []
     for budget in tqdm(budgets, desc="budgets", disable=not progress):
         size = min(len(frame), round(budget * n_models))
@@ -291,20 +366,38 @@ def budget_curve(battles: Battles, *, budgets: Sequence[float] = (5, 10, 25, 50,
             sub = Battles(frame.iloc[np.sort(rng.choice(len(frame), size, replace=False))])
             t = held_out_elo(sub, lam=lam, n_boot=0, progress=False).table
             human = t["elo_human"] if full is None else t["model"].map(full)
-            rows.append({"budget": budget, "rep": rep, "n_battles": size,
-                         "mae_hard": float(np.mean(np.abs(t["elo_hard"] - human))),
-                         "mae_soft": float(np.mean(np.abs(t["elo_soft"] - human))),
-                         "beta": float(t["beta"].mean()), "reference": reference})
+            rows.append(
+                {
+                    "budget": budget,
+                    "rep": rep,
+                    "n_battles": size,
+                    "mae_hard": float(np.mean(np.abs(t["elo_hard"] - human))),
+                    "mae_soft": float(np.mean(np.abs(t["elo_soft"] - human))),
+                    "beta": float(t["beta"].mean()),
+                    "reference": reference,
+                }
+            )
     return pd.DataFrame(rows)
 
 
 class _Folds:
     """The data of the held-out protocol and one fold of it, by either route."""
 
-    def __init__(self, names: tuple[str, ...], a: np.ndarray, b: np.ndarray, yj: np.ndarray,
-                 yh: np.ndarray, s: np.ndarray | None, usable: np.ndarray,
-                 methods: tuple[str, ...], lam: float, *, per_fold_beta: bool,
-                 beta: float) -> None:
+    def __init__(
+        self,
+        names: tuple[str, ...],
+        a: np.ndarray,
+        b: np.ndarray,
+        yj: np.ndarray,
+        yh: np.ndarray,
+        s: np.ndarray | None,
+        usable: np.ndarray,
+        methods: tuple[str, ...],
+        lam: float,
+        *,
+        per_fold_beta: bool,
+        beta: float,
+    ) -> None:
         self.names, self.a, self.b, self.yj, self.yh, self.s = names, a, b, yj, yh, s
         self.usable, self.methods, self.lam = usable, methods, lam
         self.per_fold_beta, self.beta = per_fold_beta, beta
@@ -322,10 +415,8 @@ class _Folds:
         mine = (a == k) | (b == k)
         rest = ~mine
         labelled = rest & self.usable
-        beta_m = (beta_mle(self.s[labelled], self.yh[labelled])
-                  if self.per_fold_beta else self.beta)
-        row: dict[str, object] = {"model": names[k], "n_battles": int(mine.sum()),
-                                  "beta": beta_m}
+        beta_m = beta_mle(self.s[labelled], self.yh[labelled]) if self.per_fold_beta else self.beta
+        row: dict[str, object] = {"model": names[k], "n_battles": int(mine.sum()), "beta": beta_m}
         for method, t in self.targets(beta_m).items():
             ok = ~np.isnan(t)
             anchors = PairStats.from_battles(a[rest & ok], b[rest & ok], t[rest & ok], names)
@@ -337,11 +428,15 @@ class _Folds:
             if method != "human":
                 se = np.nan
                 if n_boot > 0:
-                    boot = bootstrap_bt(held, lam=lam, within=names[k], n_boot=n_boot,
-                                        seed=seeds[self.methods.index(method)],
-                                        progress=False,
-                                        fixed={names[j]: float(theta_to_elo(v))
-                                               for j, v in fixed.items()})
+                    boot = bootstrap_bt(
+                        held,
+                        lam=lam,
+                        within=names[k],
+                        n_boot=n_boot,
+                        seed=seeds[self.methods.index(method)],
+                        progress=False,
+                        fixed={names[j]: float(theta_to_elo(v)) for j, v in fixed.items()},
+                    )
                     se = float(boot.se[k])
                 row[f"se_{method}"] = se
         return row
@@ -368,16 +463,22 @@ class _Folds:
         ok = ~np.isnan(t)
         size = self.pairs.n_pairs
         y = oriented_target(self.a[ok], self.b[ok], t[ok])
-        return (np.bincount(self.pair_of[ok], minlength=size).astype(float),
-                np.bincount(self.pair_of[ok], y, minlength=size), ok)
+        return (
+            np.bincount(self.pair_of[ok], minlength=size).astype(float),
+            np.bincount(self.pair_of[ok], y, minlength=size),
+            ok,
+        )
 
     def _fold_beta(self, mine: np.ndarray) -> float:
         """β_m* on the human labels of the battles without the held-out model."""
         values, n, wins = self.grouped
         out = mine[self.usable]
         index, y = self.score_index[out], self.yh[self.usable][out]
-        return beta_mle_counts(values, n - np.bincount(index, minlength=len(values)),
-                               wins - np.bincount(index, y, minlength=len(values)))
+        return beta_mle_counts(
+            values,
+            n - np.bincount(index, minlength=len(values)),
+            wins - np.bincount(index, y, minlength=len(values)),
+        )
 
     def fold_fast(self, k: int, n_boot: int, seeds: list[int]) -> dict[str, object]:
         """Fold ``k`` from per-pair sums built once: Newton for the anchors, a vectorised
@@ -387,8 +488,7 @@ class _Folds:
         names, a, b, lam, pairs = self.names, self.a, self.b, self.lam, self.pairs
         mine = (a == k) | (b == k)
         beta_m = self._fold_beta(mine) if self.per_fold_beta else self.beta
-        row: dict[str, object] = {"model": names[k], "n_battles": int(mine.sum()),
-                                  "beta": beta_m}
+        row: dict[str, object] = {"model": names[k], "n_battles": int(mine.sum()), "beta": beta_m}
         own = np.flatnonzero((pairs.i == k) | (pairs.j == k))
         k_is_i = pairs.i[own] == k
         opponents = np.where(k_is_i, pairs.j[own], pairs.i[own])
@@ -396,8 +496,9 @@ class _Folds:
         for method, t in self.targets(beta_m).items():
             n, y, ok = self.sums[method] if method in self.sums else self._pair_sums(t)
             if method not in self.start:  # warm start of every fold: the all-model fit
-                self.start[method] = newton_map(pairs, lam, np.arange(len(names)), n, y,
-                                                np.zeros(len(names)))[0]
+                self.start[method] = newton_map(
+                    pairs, lam, np.arange(len(names)), n, y, np.zeros(len(names))
+                )[0]
             n_rest, y_rest = n.copy(), y.copy()
             n_rest[own] = y_rest[own] = 0.0
             start = self.start[method].copy()
@@ -407,13 +508,31 @@ class _Folds:
             theta_k, _ = solve_one(theta_anchor[opponents], n[own], wins, lam)
             row[f"elo_{method}"] = float(theta_to_elo(theta_k))
             if method != "human":
-                row[f"se_{method}"] = (np.nan if n_boot == 0 else self._within_se(
-                    k, t, mine & ok, theta_anchor, theta_k, n_boot,
-                    seeds[self.methods.index(method)]))
+                row[f"se_{method}"] = (
+                    np.nan
+                    if n_boot == 0
+                    else self._within_se(
+                        k,
+                        t,
+                        mine & ok,
+                        theta_anchor,
+                        theta_k,
+                        n_boot,
+                        seeds[self.methods.index(method)],
+                    )
+                )
         return row
 
-    def _within_se(self, k: int, t: np.ndarray, sel: np.ndarray, theta_anchor: np.ndarray,
-                   theta_k: float, n_boot: int, seed: int) -> float:
+    def _within_se(
+        self,
+        k: int,
+        t: np.ndarray,
+        sel: np.ndarray,
+        theta_anchor: np.ndarray,
+        theta_k: float,
+        n_boot: int,
+        seed: int,
+    ) -> float:
         """SE of model k's Elo over ``n_boot`` within-model bootstrap replicates: the
         counts ``bootstrap_bt(..., within=model)`` draws, each refitted with the anchors
         held."""
@@ -422,6 +541,7 @@ class _Folds:
         n, y = CellResampler(held, mask, n_boot=n_boot, seed=seed).all_pair_sums()
         k_is_i = (held.i == k)[:, None]
         opponents = np.where(held.i == k, held.j, held.i)
-        theta, _ = solve_one(theta_anchor[opponents], n, np.where(k_is_i, y, n - y),
-                             self.lam, theta_k)
+        theta, _ = solve_one(
+            theta_anchor[opponents], n, np.where(k_is_i, y, n - y), self.lam, theta_k
+        )
         return float(np.std(theta_to_elo(theta), ddof=1))

@@ -76,28 +76,42 @@ class ConformalComparison(ResultDisplay):
         """The conformal design in words (split sizes, or jackknife+ over n models)."""
         ev = next(iter(self.evaluations.values()))
         if self.conformal == "jackknife+":
-            return (f"jackknife+ over {ev.n_calibration + 1} models (each calibrated on the "
-                    f"{ev.n_calibration} others)")
-        return (f"split conformal on {ev.n_splits} splits ({ev.n_calibration} calibration / "
-                f"{ev.n_test} test models)")
+            return (
+                f"jackknife+ over {ev.n_calibration + 1} models (each calibrated on the "
+                f"{ev.n_calibration} others)"
+            )
+        return (
+            f"split conformal on {ev.n_splits} splits ({ev.n_calibration} calibration / "
+            f"{ev.n_test} test models)"
+        )
 
     def _headline(self) -> str:
         ev = next(iter(self.evaluations.values()))
-        head = (f"{' vs '.join(self.table['method'])}, {self.design}: median width "
-                f"{' → '.join(f'{w:.0f}' for w in self.table['median_width'])} Elo, coverage "
-                f"{' / '.join(f'{c:.2f}' for c in self.table['coverage'])} "
-                f"(target {1 - ev.alpha:.2f})")
+        head = (
+            f"{' vs '.join(self.table['method'])}, {self.design}: median width "
+            f"{' → '.join(f'{w:.0f}' for w in self.table['median_width'])} Elo, coverage "
+            f"{' / '.join(f'{c:.2f}' for c in self.table['coverage'])} "
+            f"(target {1 - ev.alpha:.2f})"
+        )
         if self.note is not None:
-            head += (f"; UNBOUNDED: the level needs {conformal_rank(ev.n_calibration, ev.alpha)}"
-                     f" calibration models, there were {ev.n_calibration}")
+            head += (
+                f"; UNBOUNDED: the level needs {conformal_rank(ev.n_calibration, ev.alpha)}"
+                f" calibration models, there were {ev.n_calibration}"
+            )
         return head
 
     def to_frame(self) -> pd.DataFrame:
         """The per-method table (see ``table``)."""
         return self.table.copy()
 
-    def plot(self, held: HeldOutElo | None = None, ax: Axes | None = None, *,
-             methods: tuple[str, ...] = ("hard", "soft"), kind: str = "intervals") -> Axes:
+    def plot(
+        self,
+        held: HeldOutElo | None = None,
+        ax: Axes | None = None,
+        *,
+        methods: tuple[str, ...] = ("hard", "soft"),
+        kind: str = "intervals",
+    ) -> Axes:
         """``kind="intervals"``: per-model intervals of ``methods`` on ``held``'s models,
         sorted by human Elo (Fig. 1c; :func:`judgebayes.plots.conformal_plot`).
         ``kind="widths"``: the width decomposition of Appendix I (Fig. 17), each method's
@@ -106,8 +120,12 @@ class ConformalComparison(ResultDisplay):
         from judgebayes.plots import conformal_plot, width_decomposition_plot
 
         if kind == "widths":
-            return width_decomposition_plot(width_points(self.table, label=self.conformal),
-                                            ax=ax, start=methods[0], end=methods[-1])
+            return width_decomposition_plot(
+                width_points(self.table, label=self.conformal),
+                ax=ax,
+                start=methods[0],
+                end=methods[-1],
+            )
         if kind != "intervals":
             raise ValueError(f"kind must be 'intervals' or 'widths', got {kind!r}")
         if held is None:
@@ -116,12 +134,15 @@ class ConformalComparison(ResultDisplay):
 
     def __str__(self) -> str:
         ev = next(iter(self.evaluations.values()))
-        text = (f"{100 * (1 - ev.alpha):g}% {self.design}\n"
-                + self.table.to_string(index=False, float_format="%.3f"))
+        text = f"{100 * (1 - ev.alpha):g}% {self.design}\n" + self.table.to_string(
+            index=False, float_format="%.3f"
+        )
         if self.conformal == "jackknife+":
-            text += ("\nnote: a model's coverage by its own leave-one-out interval is "
-                     "⌈(1−α)n⌉/n by construction (a rank identity); the ≥ 1 − α guarantee is "
-                     "for a new model exchangeable with these")
+            text += (
+                "\nnote: a model's coverage by its own leave-one-out interval is "
+                "⌈(1−α)n⌉/n by construction (a rank identity); the ≥ 1 − α guarantee is "
+                "for a new model exchangeable with these"
+            )
         if self.note is not None:
             text += f"\nnote: {self.note}"
         return text
@@ -137,9 +158,15 @@ def width_points(table: pd.DataFrame, label: str = "") -> pd.DataFrame:
     return pd.DataFrame([row])
 
 
-def conformal_comparison(held: HeldOutElo, *, alpha: float = 0.1,
-                         n_calibration: int | None = None, n_splits: int = 5,
-                         seed: int = 0, method: str = "split") -> ConformalComparison:
+def conformal_comparison(
+    held: HeldOutElo,
+    *,
+    alpha: float = 0.1,
+    n_calibration: int | None = None,
+    n_splits: int = 5,
+    seed: int = 0,
+    method: str = "split",
+) -> ConformalComparison:
     """Conformal intervals on the human Elo axis for every Elo method, paired on the same models.
 
     Scores S_i = |ε_i| / SE_i (seed 000, Eqs. 2–3), half-width q̂·SE_i (Eq. 4).
@@ -183,25 +210,38 @@ def conformal_comparison(held: HeldOutElo, *, alpha: float = 0.1,
         raise ValueError(f"method must be one of {CONFORMAL_METHODS}, got {method!r}")
     t = held.table
     if t[[f"se_{m}" for m in held.methods]].isna().any().any():
-        raise DataError("conformal intervals need the within-model bootstrap SEs: run "
-                        "held_out_elo with n_boot > 0")
+        raise DataError(
+            "conformal intervals need the within-model bootstrap SEs: run "
+            "held_out_elo with n_boot > 0"
+        )
     rows, evals = [], {}
     for m in held.methods:
         args = (t["elo_human"].to_numpy(), t[f"elo_{m}"].to_numpy(), t[f"se_{m}"].to_numpy())
         if method == "split":
-            ev = evaluate_split_conformal(*args, alpha=alpha, n_calibration=n_calibration,
-                                          n_splits=n_splits, seed=seed)
+            ev = evaluate_split_conformal(
+                *args, alpha=alpha, n_calibration=n_calibration, n_splits=n_splits, seed=seed
+            )
             width = ev.median_width
-            lo, hi = (float(np.min(ev.median_width_per_split)),
-                      float(np.max(ev.median_width_per_split)))
+            lo, hi = (
+                float(np.min(ev.median_width_per_split)),
+                float(np.max(ev.median_width_per_split)),
+            )
         else:
             ev = loo_conformal(*args, alpha=alpha)
             width, lo, hi = float(np.median(ev.median_width_per_split)), np.nan, np.nan
         evals[m] = ev
-        rows.append({"method": m, "conformal": method, "coverage": ev.coverage,
-                     "median_width": width, "width_min": lo, "width_max": hi,
-                     "q_hat": float(np.mean(ev.q_hat_per_split)),
-                     "median_se": float(np.median(t[f"se_{m}"]))})
+        rows.append(
+            {
+                "method": m,
+                "conformal": method,
+                "coverage": ev.coverage,
+                "median_width": width,
+                "width_min": lo,
+                "width_max": hi,
+                "q_hat": float(np.mean(ev.q_hat_per_split)),
+                "median_se": float(np.median(t[f"se_{m}"])),
+            }
+        )
     return ConformalComparison(table=pd.DataFrame(rows), evaluations=evals, conformal=method)
 
 
@@ -228,36 +268,69 @@ class ConformalPool(ResultDisplay):
     @property
     def q_hat(self) -> float:
         """q̂ of the pool (Eq. 4): the interval half-width is q̂ · SE."""
-        return conformal_quantile(nonconformity_scores(self.human, self.elo, self.se),
-                                  self.alpha)
+        return conformal_quantile(nonconformity_scores(self.human, self.elo, self.se), self.alpha)
 
     def _headline(self) -> str:
-        return (f"{self.method} pool of {len(self.human)} calibration models at "
-                f"α = {self.alpha:g}: q̂ {self.q_hat:.2f}, median SE "
-                f"{np.median(self.se):.1f} Elo")
+        return (
+            f"{self.method} pool of {len(self.human)} calibration models at "
+            f"α = {self.alpha:g}: q̂ {self.q_hat:.2f}, median SE "
+            f"{np.median(self.se):.1f} Elo"
+        )
 
     def to_frame(self) -> pd.DataFrame:
         """One row per calibration model: ``elo_human, elo, se, score`` (S_i of Eq. 3)."""
-        return pd.DataFrame({"elo_human": self.human, "elo": self.elo, "se": self.se,
-                             "score": nonconformity_scores(self.human, self.elo, self.se)})
+        return pd.DataFrame(
+            {
+                "elo_human": self.human,
+                "elo": self.elo,
+                "se": self.se,
+                "score": nonconformity_scores(self.human, self.elo, self.se),
+            }
+        )
 
     @classmethod
-    def from_held_out(cls, held: HeldOutElo, *, method: str = "soft", alpha: float = 0.1,
-                      exclude: Sequence[str] = ()) -> ConformalPool:
+    def from_held_out(
+        cls,
+        held: HeldOutElo,
+        *,
+        method: str = "soft",
+        alpha: float = 0.1,
+        exclude: Sequence[str] = (),
+    ) -> ConformalPool:
         """Pool of the held-out models (less ``exclude``, e.g. the model to predict)."""
         t = held.table[~held.table["model"].isin(list(exclude))]
-        return cls(t["elo_human"].to_numpy(), t[f"elo_{method}"].to_numpy(),
-                   t[f"se_{method}"].to_numpy(), alpha, method)
+        return cls(
+            t["elo_human"].to_numpy(),
+            t[f"elo_{method}"].to_numpy(),
+            t[f"se_{method}"].to_numpy(),
+            alpha,
+            method,
+        )
 
     def interval(self, elo: float | np.ndarray, se: float | np.ndarray) -> ConformalInterval:
         """Eq. 4 for new models with judge-derived Elo ``elo`` and bootstrap SE ``se``."""
-        return split_conformal(np.atleast_1d(elo), self.human, self.elo,
-                               se=np.atleast_1d(se), calib_se=self.se, alpha=self.alpha)
+        return split_conformal(
+            np.atleast_1d(elo),
+            self.human,
+            self.elo,
+            se=np.atleast_1d(se),
+            calib_se=self.se,
+            alpha=self.alpha,
+        )
 
-    def predict(self, battles: Battles, model: str, anchors: Mapping[str, float], *,
-                beta: float | None = None, lam: float = 0.01, n_boot: int = 20,
-                score: str = "score_diff", judge: str = "judge_label",
-                seed: int = 0) -> ConformalInterval:
+    def predict(
+        self,
+        battles: Battles,
+        model: str,
+        anchors: Mapping[str, float],
+        *,
+        beta: float | None = None,
+        lam: float = 0.01,
+        n_boot: int = 20,
+        score: str = "score_diff",
+        judge: str = "judge_label",
+        seed: int = 0,
+    ) -> ConformalInterval:
         """Human-Elo interval for a new model that has only judge battles.
 
         Fits the new model's Elo with the anchors held fixed (Algorithm 1, step 7)
@@ -281,10 +354,18 @@ class ConformalPool(ResultDisplay):
                 raise ValueError("a soft pool needs the temperature beta")
             target = soft_targets(battles.column(score), beta)
         else:
-            target = method_target(self.method, np.asarray(battles.column(judge), float),
-                                    None, np.nan)
-        boot = bootstrap_bt(battles, target=target, lam=lam, fixed=anchors, within=model,
-                            n_boot=n_boot, seed=seed, progress=False)
+            target = method_target(
+                self.method, np.asarray(battles.column(judge), float), None, np.nan
+            )
+        boot = bootstrap_bt(
+            battles,
+            target=target,
+            lam=lam,
+            fixed=anchors,
+            within=model,
+            n_boot=n_boot,
+            seed=seed,
+            progress=False,
+        )
         k = boot.models.index(model)
         return self.interval(boot.elo[k], boot.se[k])
-

@@ -56,12 +56,13 @@ class SoftEloResult(ResultDisplay):
         def chain(column: str, fmt: str, sep: str = " → ") -> str:
             return sep.join(format(v, fmt) for v in table[column])
 
-        return (f"β = {self.temperature.beta:.3f} on {self.temperature.n} human labels; "
-                f"{len(self.held.table)} models, {chain('method', 's', ' vs ')}: MAE "
-                f"{chain('mae', '.0f')} Elo, {self.conformal.conformal} conformal width "
-                f"{chain('median_width', '.0f')} Elo, coverage {chain('coverage', '.2f', ' / ')}"
-                + ("" if self.conformal.note is None
-                   else " (UNBOUNDED: too few calibration models)"))
+        return (
+            f"β = {self.temperature.beta:.3f} on {self.temperature.n} human labels; "
+            f"{len(self.held.table)} models, {chain('method', 's', ' vs ')}: MAE "
+            f"{chain('mae', '.0f')} Elo, {self.conformal.conformal} conformal width "
+            f"{chain('median_width', '.0f')} Elo, coverage {chain('coverage', '.2f', ' / ')}"
+            + ("" if self.conformal.note is None else " (UNBOUNDED: too few calibration models)")
+        )
 
     def to_frame(self) -> pd.DataFrame:
         """:meth:`summary`."""
@@ -69,10 +70,12 @@ class SoftEloResult(ResultDisplay):
 
     def __str__(self) -> str:
         note = self.conformal.note
-        return (f"{self.temperature}\nκ = {self.held.kappa:.3f}, mean |s| = "
-                f"{self.held.mean_abs_s:.2f}; {self.conformal.design}\n"
-                + self.summary().to_string(index=False, float_format="%.3f")
-                + ("" if note is None else f"\nnote: {note}"))
+        return (
+            f"{self.temperature}\nκ = {self.held.kappa:.3f}, mean |s| = "
+            f"{self.held.mean_abs_s:.2f}; {self.conformal.design}\n"
+            + self.summary().to_string(index=False, float_format="%.3f")
+            + ("" if note is None else f"\nnote: {note}")
+        )
 
     def plot(self, axes: Sequence[Axes] | np.ndarray | None = None) -> np.ndarray:
         """Reliability diagram, held-out arrows, residual ramp and conformal intervals.
@@ -113,10 +116,19 @@ class SoftEloResult(ResultDisplay):
         return out
 
 
-def run_softelo(battles: Battles, *, methods: Sequence[str] = ("hard", "soft"),
-                lam: float = 0.01, n_boot: int = 20, alpha: float = 0.1,
-                n_calibration: int | None = None, n_splits: int = 5, seed: int = 0,
-                conformal: str = "split", progress: bool = True) -> SoftEloResult:
+def run_softelo(
+    battles: Battles,
+    *,
+    methods: Sequence[str] = ("hard", "soft"),
+    lam: float = 0.01,
+    n_boot: int = 20,
+    alpha: float = 0.1,
+    n_calibration: int | None = None,
+    n_splits: int = 5,
+    seed: int = 0,
+    conformal: str = "split",
+    progress: bool = True,
+) -> SoftEloResult:
     """Temperature (Eq. 6), held-out Elo (Algorithm 1) and conformal intervals in one call.
 
     Parameters are those of :func:`~judgebayes.softelo.temperature.fit_temperature`,
@@ -126,8 +138,15 @@ def run_softelo(battles: Battles, *, methods: Sequence[str] = ("hard", "soft"),
     ``"jackknife+"`` (leave-one-model-out over all models; finite with few models).
     """
     temperature = fit_temperature(battles)
-    held = held_out_elo(battles, methods=methods, lam=lam, n_boot=n_boot, seed=seed,
-                        progress=progress)
-    conformal = conformal_comparison(held, alpha=alpha, n_calibration=n_calibration,
-                                     n_splits=n_splits, seed=seed, method=conformal)
+    held = held_out_elo(
+        battles, methods=methods, lam=lam, n_boot=n_boot, seed=seed, progress=progress
+    )
+    conformal = conformal_comparison(
+        held,
+        alpha=alpha,
+        n_calibration=n_calibration,
+        n_splits=n_splits,
+        seed=seed,
+        method=conformal,
+    )
     return SoftEloResult(temperature, held, conformal)

@@ -38,8 +38,9 @@ from judgebayes.errors import DataError
 __all__ = ["soft_elo_posterior", "temperature_data", "temperature_model"]
 
 
-def temperature_model(s: jnp.ndarray, prior_scale: float = 2.0,
-                      y: jnp.ndarray | None = None) -> None:
+def temperature_model(
+    s: jnp.ndarray, prior_scale: float = 2.0, y: jnp.ndarray | None = None
+) -> None:
     """y* ~ Bernoulli(σ(β s)) with β ~ HalfNormal(prior_scale) (seed 000, Eq. 5–6).
 
     Parameters
@@ -56,24 +57,40 @@ def temperature_model(s: jnp.ndarray, prior_scale: float = 2.0,
         numpyro.sample("y", dist.Bernoulli(logits=beta * s), obs=y)
 
 
-def temperature_data(battles: Battles, *, score: str = "score_diff", human: str = "human_label",
-                     prior_scale: float = 2.0) -> dict:
+def temperature_data(
+    battles: Battles,
+    *,
+    score: str = "score_diff",
+    human: str = "human_label",
+    prior_scale: float = 2.0,
+) -> dict:
     """Keyword arguments of :func:`temperature_model`: s and y* on the human non-ties."""
     s = np.asarray(battles.column(score), dtype=float)
     y = np.asarray(battles.column(human), dtype=float)
     decisive = np.isin(y, [0.0, 1.0])
     if decisive.sum() < 2:
-        raise DataError("need human non-tie labels to fit the temperature β (seed 000, Eq. 6)",
-                        column=human)
-    return {"s": jnp.asarray(s[decisive]), "prior_scale": float(prior_scale),
-            "y": jnp.asarray(y[decisive])}
+        raise DataError(
+            "need human non-tie labels to fit the temperature β (seed 000, Eq. 6)", column=human
+        )
+    return {
+        "s": jnp.asarray(s[decisive]),
+        "prior_scale": float(prior_scale),
+        "y": jnp.asarray(y[decisive]),
+    }
 
 
-def soft_elo_posterior(battles: Battles, *, score: str = "score_diff",
-                       human: str = "human_label", lam: float = 0.01,
-                       beta: Literal["posterior", "fixed"] = "posterior", n_draws: int = 1000,
-                       chains: int = 2, seed: int = 0, progress: bool = False,
-                       ) -> az.InferenceData:
+def soft_elo_posterior(
+    battles: Battles,
+    *,
+    score: str = "score_diff",
+    human: str = "human_label",
+    lam: float = 0.01,
+    beta: Literal["posterior", "fixed"] = "posterior",
+    n_draws: int = 1000,
+    chains: int = 2,
+    seed: int = 0,
+    progress: bool = False,
+) -> az.InferenceData:
     """Soft-Elo posterior with (or without) the temperature's uncertainty.
 
     Parameters
@@ -105,8 +122,15 @@ def soft_elo_posterior(battles: Battles, *, score: str = "score_diff",
         raise ValueError("beta must be 'posterior' or 'fixed'")
     s = np.asarray(battles.column(score), dtype=float)
     draws_per_chain = max(1000, -(-n_draws // chains))
-    post = fit(temperature_model, temperature_data(battles, score=score, human=human),
-               chains=chains, draws=draws_per_chain, warmup=1000, seed=seed, progress=progress)
+    post = fit(
+        temperature_model,
+        temperature_data(battles, score=score, human=human),
+        chains=chains,
+        draws=draws_per_chain,
+        warmup=1000,
+        seed=seed,
+        progress=progress,
+    )
     every = post.posterior["beta"].values.reshape(-1)
     betas = every[np.linspace(0, len(every) - 1, n_draws).astype(int)]  # thinned
     if beta == "fixed":
@@ -120,7 +144,7 @@ def soft_elo_posterior(battles: Battles, *, score: str = "score_diff",
     rng = np.random.default_rng(seed)
     thetas = np.empty((len(betas), m))
     for start in range(0, len(betas), 100):
-        bk = betas[start:start + 100]
+        bk = betas[start : start + 100]
         target = expit(bk[:, None] * s[None, :])
         target = np.where(sign_a_is_lo, target, 1.0 - target)
         y = np.stack([np.bincount(pair_of, t, minlength=stats.n_pairs) for t in target])
@@ -130,10 +154,15 @@ def soft_elo_posterior(battles: Battles, *, score: str = "score_diff",
             hess = bt_objective(mode, stats, lam, stats.n, y[r])[2]
             draw = rng.multivariate_normal(mode, np.linalg.inv(hess), method="cholesky")
             thetas[start + r] = draw - draw.mean()  # the identified, zero-sum direction
-    idata = az.from_dict(posterior={"beta": betas[None], "theta": thetas[None],
-                                    "elo": np.asarray(theta_to_elo(thetas))[None]},
-                         coords={"model": list(stats.models)},
-                         dims={"theta": ["model"], "elo": ["model"]})
+    idata = az.from_dict(
+        posterior={
+            "beta": betas[None],
+            "theta": thetas[None],
+            "elo": np.asarray(theta_to_elo(thetas))[None],
+        },
+        coords={"model": list(stats.models)},
+        dims={"theta": ["model"], "elo": ["model"]},
+    )
     idata.posterior.attrs["beta"] = beta
     idata.posterior.attrs["inference"] = "cut: NUTS for beta, Laplace for theta | beta"
     return idata

@@ -31,12 +31,12 @@ __all__ = ["SameFamilyExcess", "SingleOrderElo", "same_family_excess", "single_o
 
 def _judge_names(battles: Battles, judge: str) -> list[str]:
     if judge not in battles:
-        raise DataError(f"same-family effects compare judges: the battles need a {judge!r} "
-                        f"column", column=judge)
+        raise DataError(
+            f"same-family effects compare judges: the battles need a {judge!r} column", column=judge
+        )
     names = sorted(pd.unique(battles.frame[judge].astype(str)))
     if len(names) < 2:
-        raise DataError(f"same-family effects need at least two judges, got {names}",
-                        column=judge)
+        raise DataError(f"same-family effects need at least two judges, got {names}", column=judge)
     return names
 
 
@@ -44,20 +44,37 @@ def _completion_scores(frame: pd.DataFrame, judge: str) -> pd.DataFrame:
     """Mean per-completion score of each (judge, model): judges × models."""
     for col in ("score_a", "score_b"):
         if col not in frame:
-            raise DataError(f"the score-level probe needs per-completion scores ({col!r}; "
-                            f"combine_orders writes score_a / score_b)", column=col)
-    long = pd.concat([
-        pd.DataFrame({"judge": frame[judge].astype(str), "model": frame["model_a"].astype(str),
-                      "score": pd.to_numeric(frame["score_a"], errors="coerce")}),
-        pd.DataFrame({"judge": frame[judge].astype(str), "model": frame["model_b"].astype(str),
-                      "score": pd.to_numeric(frame["score_b"], errors="coerce")})])
+            raise DataError(
+                f"the score-level probe needs per-completion scores ({col!r}; "
+                f"combine_orders writes score_a / score_b)",
+                column=col,
+            )
+    long = pd.concat(
+        [
+            pd.DataFrame(
+                {
+                    "judge": frame[judge].astype(str),
+                    "model": frame["model_a"].astype(str),
+                    "score": pd.to_numeric(frame["score_a"], errors="coerce"),
+                }
+            ),
+            pd.DataFrame(
+                {
+                    "judge": frame[judge].astype(str),
+                    "model": frame["model_b"].astype(str),
+                    "score": pd.to_numeric(frame["score_b"], errors="coerce"),
+                }
+            ),
+        ]
+    )
     return long.groupby(["judge", "model"])["score"].mean().unstack("model")
 
 
 def _welch_se(same: np.ndarray, cross: np.ndarray) -> np.ndarray:
     """√(s²_same / n_same + s²_cross / n_cross) along the last axis."""
-    return np.sqrt(same.var(axis=-1, ddof=1) / same.shape[-1]
-                   + cross.var(axis=-1, ddof=1) / cross.shape[-1])
+    return np.sqrt(
+        same.var(axis=-1, ddof=1) / same.shape[-1] + cross.var(axis=-1, ddof=1) / cross.shape[-1]
+    )
 
 
 def _deviation_from_others(wide: pd.DataFrame) -> pd.DataFrame:
@@ -97,18 +114,22 @@ class SameFamilyExcess(ResultDisplay):
         parts = []
         for level, rows in self.table.groupby("level", sort=False):
             parts.append(f"{level} {rows['excess'].min():+.2f} to {rows['excess'].max():+.2f}")
-        return (f"{self.table['judge'].nunique()} judges, same- minus cross-family excess: "
-                + "; ".join(parts) + f" ({1 - self.alpha:.0%} bootstrap-t over targets)")
+        return (
+            f"{self.table['judge'].nunique()} judges, same- minus cross-family excess: "
+            + "; ".join(parts)
+            + f" ({1 - self.alpha:.0%} bootstrap-t over targets)"
+        )
 
     def to_frame(self) -> pd.DataFrame:
         """The per-judge, per-level table (see ``table``)."""
         return self.table.copy()
 
     def __str__(self) -> str:
-        return (f"same-family minus cross-family deviation from the other judges' median "
-                f"({100 * (1 - self.alpha):g}% bootstrap-t over target models, "
-                f"{self.n_boot} replicates)\n"
-                + self.table.to_string(index=False, float_format="%.3f"))
+        return (
+            f"same-family minus cross-family deviation from the other judges' median "
+            f"({100 * (1 - self.alpha):g}% bootstrap-t over target models, "
+            f"{self.n_boot} replicates)\n" + self.table.to_string(index=False, float_format="%.3f")
+        )
 
     def plot(self, axes: Sequence[Axes] | np.ndarray | None = None) -> np.ndarray:
         """Fig. 13: one panel per level, the excess of each judge with its interval."""
@@ -118,25 +139,40 @@ class SameFamilyExcess(ResultDisplay):
         if axes is None:
             import matplotlib.pyplot as plt
 
-            axes = plt.subplots(1, len(levels), figsize=(4.2 * len(levels), 3.4),
-                                squeeze=False)[1][0]
+            axes = plt.subplots(1, len(levels), figsize=(4.2 * len(levels), 3.4), squeeze=False)[1][
+                0
+            ]
         panels = list(np.ravel(axes))
         for ax, level in zip(panels, levels, strict=True):
             rows = self.table[self.table["level"] == level]
-            interval_bars(rows["judge"], rows["excess"], rows["ci_lo"], rows["ci_hi"], ax=ax,
-                          ylabel="same − cross family",
-                          title="score (1–10)" if level == "score" else f"{level} residual")
+            interval_bars(
+                rows["judge"],
+                rows["excess"],
+                rows["ci_lo"],
+                rows["ci_hi"],
+                ax=ax,
+                ylabel="same − cross family",
+                title="score (1–10)" if level == "score" else f"{level} residual",
+            )
         out = np.empty(len(panels), dtype=object)
         out[:] = panels
         return out
 
 
-def same_family_excess(battles: Battles, model_family: Mapping[str, str],
-                       judge_family: Mapping[str, str], *, judge: str = "judge",
-                       methods: Sequence[str] = ("hard", "soft"),
-                       held: Mapping[str, HeldOutElo] | None = None, lam: float = 0.01,
-                       n_boot: int = 2000, alpha: float = 0.05, seed: int = 0,
-                       progress: bool = True) -> SameFamilyExcess:
+def same_family_excess(
+    battles: Battles,
+    model_family: Mapping[str, str],
+    judge_family: Mapping[str, str],
+    *,
+    judge: str = "judge",
+    methods: Sequence[str] = ("hard", "soft"),
+    held: Mapping[str, HeldOutElo] | None = None,
+    lam: float = 0.01,
+    n_boot: int = 2000,
+    alpha: float = 0.05,
+    seed: int = 0,
+    progress: bool = True,
+) -> SameFamilyExcess:
     """Does each judge credit its own family more than the other judges do? (seed 000, App. F.1)
 
     Following Appendix F's paragraph "Same-family effects" (Fig. 13): for each judge
@@ -191,25 +227,25 @@ def same_family_excess(battles: Battles, model_family: Mapping[str, str],
     models = sorted(set(frame["model_a"].astype(str)) | set(frame["model_b"].astype(str)))
     missing = [m for m in models if m not in model_family]
     if missing:
-        raise DataError(f"model_family has no family for model(s) {missing[:5]}",
-                        column="model_a")
+        raise DataError(f"model_family has no family for model(s) {missing[:5]}", column="model_a")
     levels = {"score": _deviation_from_others(_completion_scores(frame, judge))}
     if methods:
         fits = dict(held or {})
         for j in judges:
             if j not in fits:
                 sub = Battles(frame[frame[judge].astype(str) == j])
-                fits[j] = held_out_elo(sub, methods=methods, lam=lam, n_boot=0,
-                                       progress=progress)
+                fits[j] = held_out_elo(sub, methods=methods, lam=lam, n_boot=0, progress=progress)
         for m in methods:
-            wide = pd.DataFrame({j: fits[j].table.set_index("model")[f"residual_{m}"]
-                                 for j in judges}).T
+            wide = pd.DataFrame(
+                {j: fits[j].table.set_index("model")[f"residual_{m}"] for j in judges}
+            ).T
             levels[f"elo_{m}"] = _deviation_from_others(wide)
     dev = pd.concat({k: v.stack() for k, v in levels.items()}, axis=1).dropna()
     dev.index.names = ["judge", "model"]
     dev = dev.reset_index()
-    dev["same_family"] = [model_family[m] == judge_family[j]
-                          for j, m in zip(dev["judge"], dev["model"], strict=True)]
+    dev["same_family"] = [
+        model_family[m] == judge_family[j] for j, m in zip(dev["judge"], dev["model"], strict=True)
+    ]
     rng = np.random.default_rng(seed)
     rows = []
     for j in judges:
@@ -232,11 +268,25 @@ def same_family_excess(battles: Battles, model_family: Mapping[str, str],
                 t = t[np.isfinite(t)]  # a replicate with no spread has no t
                 q_lo, q_hi = np.quantile(t, [alpha / 2, 1 - alpha / 2])
                 lo, hi = excess - q_hi * se, excess - q_lo * se
-            rows.append({"judge": j, "family": judge_family[j], "level": level,
-                         "excess": excess, "se": float(se), "ci_lo": float(lo),
-                         "ci_hi": float(hi), "n_same": n_s, "n_cross": n_c})
-    return SameFamilyExcess(table=pd.DataFrame(rows), deviations=dev[
-        ["judge", "model", "same_family", *levels]], alpha=alpha, n_boot=n_boot)
+            rows.append(
+                {
+                    "judge": j,
+                    "family": judge_family[j],
+                    "level": level,
+                    "excess": excess,
+                    "se": float(se),
+                    "ci_lo": float(lo),
+                    "ci_hi": float(hi),
+                    "n_same": n_s,
+                    "n_cross": n_c,
+                }
+            )
+    return SameFamilyExcess(
+        table=pd.DataFrame(rows),
+        deviations=dev[["judge", "model", "same_family", *levels]],
+        alpha=alpha,
+        n_boot=n_boot,
+    )
 
 
 def _order_label(s: np.ndarray) -> np.ndarray:
@@ -261,24 +311,27 @@ class SingleOrderElo(ResultDisplay):
 
     def summary(self) -> dict[str, float]:
         """``mae_a_first``, ``mae_b_first``, ``mae_both`` and ``mae_gap`` = |MAE_A − MAE_B|."""
-        out = {f"mae_{o}": float(self.table[f"abs_resid_{o}"].mean())
-               for o in ("a_first", "b_first", "both")}
+        out = {
+            f"mae_{o}": float(self.table[f"abs_resid_{o}"].mean())
+            for o in ("a_first", "b_first", "both")
+        }
         out["mae_gap"] = abs(out["mae_a_first"] - out["mae_b_first"])
         return out
 
     def _headline(self) -> str:
         s = self.summary()
-        return (f"{len(self.table)} models: Hard-Elo MAE A-first {s['mae_a_first']:.1f}, "
-                f"B-first {s['mae_b_first']:.1f}, swap-averaged {s['mae_both']:.1f} Elo; "
-                f"|MAE_A − MAE_B| = {s['mae_gap']:.1f}")
+        return (
+            f"{len(self.table)} models: Hard-Elo MAE A-first {s['mae_a_first']:.1f}, "
+            f"B-first {s['mae_b_first']:.1f}, swap-averaged {s['mae_both']:.1f} Elo; "
+            f"|MAE_A − MAE_B| = {s['mae_gap']:.1f}"
+        )
 
     def to_frame(self) -> pd.DataFrame:
         """The per-model table (see ``table``)."""
         return self.table.copy()
 
     def __str__(self) -> str:
-        return (self._headline() + "\n"
-                + self.table.to_string(index=False, float_format="%.1f"))
+        return self._headline() + "\n" + self.table.to_string(index=False, float_format="%.1f")
 
     def plot(self, ax: Axes | None = None) -> Axes:
         """Fig. 11b: per-model |ε| in one lane per order, connectors, MAE ticks."""
@@ -287,10 +340,16 @@ class SingleOrderElo(ResultDisplay):
         return order_lanes_plot(self.table, ax=ax)
 
 
-def single_order_elo(battles: Battles, *, first: str = "s_a_first",
-                     second: str = "s_b_first", judge: str = "judge_label",
-                     human: str = "human_label", lam: float = 0.01,
-                     progress: bool = True) -> SingleOrderElo:
+def single_order_elo(
+    battles: Battles,
+    *,
+    first: str = "s_a_first",
+    second: str = "s_b_first",
+    judge: str = "judge_label",
+    human: str = "human_label",
+    lam: float = 0.01,
+    progress: bool = True,
+) -> SingleOrderElo:
     """Held-out Hard-Elo on each presentation order alone (seed 000, App. F.1, Fig. 11b).
 
     The hard label of one order is the sign of that order's model-oriented score
@@ -314,17 +373,24 @@ def single_order_elo(battles: Battles, *, first: str = "s_a_first",
     """
     for col in (first, second):
         if col not in battles:
-            raise DataError(f"single-order fits need {col!r}, the score difference of one "
-                            f"presentation order", column=col)
+            raise DataError(
+                f"single-order fits need {col!r}, the score difference of one presentation order",
+                column=col,
+            )
     frame = battles.frame.assign(
         label_a_first=_order_label(np.asarray(battles.column(first), float)),
-        label_b_first=_order_label(np.asarray(battles.column(second), float)))
+        label_b_first=_order_label(np.asarray(battles.column(second), float)),
+    )
     both = Battles(frame)
     table = None
-    for order, column in (("a_first", "label_a_first"), ("b_first", "label_b_first"),
-                          ("both", judge)):
-        held = held_out_elo(both, methods=("hard",), n_boot=0, lam=lam, judge=column,
-                            human=human, progress=progress)
+    for order, column in (
+        ("a_first", "label_a_first"),
+        ("b_first", "label_b_first"),
+        ("both", judge),
+    ):
+        held = held_out_elo(
+            both, methods=("hard",), n_boot=0, lam=lam, judge=column, human=human, progress=progress
+        )
         t = held.table.set_index("model")
         if table is None:
             table = t[["elo_human"]].copy()

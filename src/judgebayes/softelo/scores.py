@@ -29,8 +29,11 @@ def _criteria(frame: pd.DataFrame, criteria: Sequence[str] | None) -> list[str]:
     return found
 
 
-def combine_orders(calls: pd.DataFrame | Battles, *, criteria: Sequence[str] | None = None,
-                   ) -> Battles:
+def combine_orders(
+    calls: pd.DataFrame | Battles,
+    *,
+    criteria: Sequence[str] | None = None,
+) -> Battles:
     """One battle per (judge, prompt, model pair) from judge calls in either order.
 
     Seed 000, Appendix A: s(x, A) is the mean over rubric criteria; each call's
@@ -60,8 +63,9 @@ def combine_orders(calls: pd.DataFrame | Battles, *, criteria: Sequence[str] | N
         model-oriented difference of the call that showed A / B first; NaN when
         that order was not judged), ``n_calls`` and ``human_label``.
     """
-    frame = calls.frame if isinstance(calls, Battles) else pd.DataFrame(calls).reset_index(
-        drop=True)
+    frame = (
+        calls.frame if isinstance(calls, Battles) else pd.DataFrame(calls).reset_index(drop=True)
+    )
     for col in ("model_a", "model_b", "prompt_id"):
         if col not in frame:
             raise DataError(f"judge calls need a {col!r} column", column=col)
@@ -70,22 +74,31 @@ def combine_orders(calls: pd.DataFrame | Battles, *, criteria: Sequence[str] | N
         cols = [f"score_{side}:{c}" for c in crits for side in "ab"]
         missing = [c for c in cols if c not in frame]
         if missing:
-            raise DataError(f"missing criterion column(s) {missing}", column=missing[0],
-                            expected=f"scores for every criterion {crits}")
+            raise DataError(
+                f"missing criterion column(s) {missing}",
+                column=missing[0],
+                expected=f"scores for every criterion {crits}",
+            )
         block = frame[cols].apply(pd.to_numeric, errors="coerce")
         bad = block.isna().to_numpy()
         if bad.any():
             row, col = np.argwhere(bad)[0]
-            raise DataError("missing criterion score", row=int(row), column=cols[col],
-                            expected="a number for every criterion")
+            raise DataError(
+                "missing criterion score",
+                row=int(row),
+                column=cols[col],
+                expected="a number for every criterion",
+            )
         first = block[[f"score_a:{c}" for c in crits]].to_numpy().mean(axis=1)
         second = block[[f"score_b:{c}" for c in crits]].to_numpy().mean(axis=1)
     elif "score_a" in frame and "score_b" in frame:
         first = pd.to_numeric(frame["score_a"]).to_numpy(float)
         second = pd.to_numeric(frame["score_b"]).to_numpy(float)
     else:
-        raise DataError("no scores: need score_a:<criterion>/score_b:<criterion> or "
-                        "score_a/score_b columns", column="score_a")
+        raise DataError(
+            "no scores: need score_a:<criterion>/score_b:<criterion> or score_a/score_b columns",
+            column="score_a",
+        )
     diff = first - second
     a = frame["model_a"].astype(str).to_numpy()
     b = frame["model_b"].astype(str).to_numpy()
@@ -98,26 +111,39 @@ def combine_orders(calls: pd.DataFrame | Battles, *, criteria: Sequence[str] | N
     work["s_lo_first"] = np.where(lo_first, d_lo, np.nan)
     work["s_hi_first"] = np.where(lo_first, np.nan, d_lo)
     work["d"] = d_lo
-    work["p_lo"], work["p_hi"] = np.where(lo_first, first, second), np.where(lo_first, second,
-                                                                             first)
+    work["p_lo"], work["p_hi"] = (
+        np.where(lo_first, first, second),
+        np.where(lo_first, second, first),
+    )
     if "human_label" in frame:
         h = pd.to_numeric(frame["human_label"], errors="coerce").to_numpy()
         work["human_label"] = np.where(lo_first, h, 1 - h)
     group = work.groupby([*keys, "model_a", "model_b"], sort=False, dropna=False)
-    out = group.agg(n_calls=("d", "size"), score_diff=("d", "mean"),
-                    score_a=("p_lo", "mean"), score_b=("p_hi", "mean"),
-                    s_a_first=("s_lo_first", "max"), s_b_first=("s_hi_first", "max"),
-                    n_lo_first=("s_lo_first", "count"), n_hi_first=("s_hi_first", "count"))
+    out = group.agg(
+        n_calls=("d", "size"),
+        score_diff=("d", "mean"),
+        score_a=("p_lo", "mean"),
+        score_b=("p_hi", "mean"),
+        s_a_first=("s_lo_first", "max"),
+        s_b_first=("s_hi_first", "max"),
+        n_lo_first=("s_lo_first", "count"),
+        n_hi_first=("s_hi_first", "count"),
+    )
     if (out["n_lo_first"] > 1).any() or (out["n_hi_first"] > 1).any():
         where = out.index[(out["n_lo_first"] > 1) | (out["n_hi_first"] > 1)][0]
-        raise DataError(f"the same presentation order was judged twice for {where}",
-                        expected="at most one call per order per prompt and pair")
+        raise DataError(
+            f"the same presentation order was judged twice for {where}",
+            expected="at most one call per order per prompt and pair",
+        )
     if "human_label" in work:
-        spread = group["human_label"].agg(lambda x: np.nanmax(x) - np.nanmin(x)
-                                          if x.notna().any() else 0.0)
+        spread = group["human_label"].agg(
+            lambda x: np.nanmax(x) - np.nanmin(x) if x.notna().any() else 0.0
+        )
         if (spread > 0).any():
-            raise DataError(f"the two orders carry different human labels for "
-                            f"{spread.index[spread > 0][0]}", column="human_label")
+            raise DataError(
+                f"the two orders carry different human labels for {spread.index[spread > 0][0]}",
+                column="human_label",
+            )
         out["human_label"] = group["human_label"].max()
     out = out.drop(columns=["n_lo_first", "n_hi_first"]).reset_index()
     s1, s2 = out["s_a_first"].to_numpy(), out["s_b_first"].to_numpy()
@@ -138,8 +164,9 @@ def _smoothed(judge: np.ndarray, c: float) -> np.ndarray:
     return np.where(judge == 1, c, np.where(judge == 0, 1 - c, 0.5))
 
 
-def method_target(method: str, judge: np.ndarray, score: np.ndarray | None,
-                  beta: float) -> np.ndarray:
+def method_target(
+    method: str, judge: np.ndarray, score: np.ndarray | None, beta: float
+) -> np.ndarray:
     """Training target of a held-out ``method``: ``hard`` (judge labels), ``soft`` (σ(β s))
     or ``smooth_<c>`` (label smoothing with constant c)."""
     if method == "hard":
@@ -149,4 +176,3 @@ def method_target(method: str, judge: np.ndarray, score: np.ndarray | None,
     if method.startswith("smooth_"):
         return _smoothed(judge, float(method.removeprefix("smooth_")))
     raise ValueError(f"unknown method {method!r}: 'hard', 'soft' or 'smooth_<c>'")
-
