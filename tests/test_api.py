@@ -35,9 +35,11 @@ EXPECTED = {
     "check_graph",
     "elo_to_theta",
     "fit_bt",
+    "read_aligned",
     "read_arena",
     "read_battles",
     "read_consistency",
+    "read_judge_table",
     "read_softelo",
     "read_table",
     "simulate_arena",
@@ -91,6 +93,7 @@ EXPECTED = {
 # Every subpackage's public names, pinned the same way.
 SUBPACKAGES = {
     "core": {
+        "BATTLE_COLUMNS",
         "ELO_BASE",
         "ELO_SCALE",
         "FORMATS",
@@ -107,9 +110,11 @@ SUBPACKAGES = {
         "check_graph",
         "elo_to_theta",
         "fit_bt",
+        "read_aligned",
         "read_arena",
         "read_battles",
         "read_consistency",
+        "read_judge_table",
         "read_softelo",
         "read_table",
         "theta_to_elo",

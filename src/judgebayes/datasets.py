@@ -9,6 +9,8 @@ through the package's loaders, data frames for Elo tables):
 :func:`load_contestant_elo`     the 35 contestants' Chatbot Arena Elo (Table 2)
 :func:`load_softelo_sample`     seed 000: 1,000 LMArena battles with human and judge labels
 :func:`load_uda_elo`            seed 003: per-judge Elo tables of the UDA paper (shipped)
+:func:`load_ppr`                humans and 3 LLM judges on the same 26,919 Chatbot Arena
+                                battles (Chatzi et al., a multi-judge ``Battles``)
 ==============================  =========================================================
 
 Where the files come from:
@@ -16,7 +18,7 @@ Where the files come from:
 * ``JUDGEBAYES_DATA`` set: a local folder laid out like the project's shared data
   (``llm_consistency/contests/<judge>_contest_data.json``,
   ``llm_consistency/judge_arena_elo.csv``, ``llm_consistency/contestant_arena_elo.csv``,
-  ``softelo/sample_annotations.csv``); nothing is downloaded.
+  ``softelo/sample_annotations.csv``, ``ppr/<judge>.json``); nothing is downloaded.
 * otherwise: the upstream repositories' raw files at pinned commits, fetched with
   :mod:`pooch` on first use into a cache folder (pooch's OS cache,
   ``~/.cache/judgebayes`` on Linux; ``JUDGEBAYES_CACHE`` overrides it) and checked
@@ -32,7 +34,8 @@ the paper's appendix (no upstream file exists) and ship inside the package.
 
 Sources and licences: github.com/ashwinsrama/LLM_Consistency (Apache-2.0) at commit
 ``e98cca2``; github.com/kargibora/SoftElo at commit ``6a916b3`` (no licence file: the
-package downloads it for you and does not redistribute it).
+package downloads it for you and does not redistribute it);
+github.com/Networks-Learning/prediction-powered-ranking (MIT) at commit ``af64521``.
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ from urllib.parse import quote
 
 import pandas as pd
 
+from judgebayes.core.aligned import read_aligned
 from judgebayes.core.battles import Battles
 from judgebayes.core.loaders import read_consistency, read_softelo
 from judgebayes.errors import DataError
@@ -56,11 +60,13 @@ __all__ = [
     "CACHE_ENV",
     "DATA_ENV",
     "JUDGES",
+    "PPR_JUDGES",
     "cache_dir",
     "fetch",
     "load_consistency",
     "load_contestant_elo",
     "load_judge_elo",
+    "load_ppr",
     "load_softelo_sample",
     "load_uda_elo",
     "registry",
@@ -77,6 +83,19 @@ _CONSISTENCY = (
 _SOFTELO = (
     "https://raw.githubusercontent.com/kargibora/SoftElo/6a916b30947629904f030bde41c68d0e7eca6a96/"
 )
+_PPR = (
+    "https://raw.githubusercontent.com/Networks-Learning/prediction-powered-ranking/"
+    "af64521891fda0057d3b8766b830142a9fa54414/data/"
+)
+# ``data/<name>.json`` (JSON lines) at the pinned commit -> SHA-256
+_PPR_HASHES = {
+    "human": "5dacc3a3bf14e878c8ebab50919266d652d9934f1573188fcef3b61f4762b3ae",
+    "gpt-4-0125-preview": "c97f185690160612e387b3dc8c309b459037126075b68e70312a4792895ea4cd",
+    "claude-3-opus-20240229": "feaa70627a9531d98f6ed7b9bd02492bf5d983abad402c1d58f354a12b09d3ab",
+    "gpt-3.5-turbo": "8aafbce912a5079026d34a98cebfe7dc3ce8126668b7a3b6ca6a55023e7338fd",
+}
+PPR_JUDGES: tuple[str, ...] = ("gpt-4-0125-preview", "claude-3-opus-20240229", "gpt-3.5-turbo")
+"""The three LLM judges of the PPR data, in the order of the paper."""
 
 # judge -> SHA-256 of ``Preference Data/<judge>_contest_data.json`` at the pinned commit
 _CONTEST_HASHES = {
@@ -129,6 +148,7 @@ _ENTRIES: dict[str, tuple[str, str]] = {  # cache path -> (upstream URL, SHA-256
         _SOFTELO + "data/sample_annotations.csv",
         "3da08b17ab2a48ff5861094f9fe53fe23abd9f0f2a63ac4cf0b922e990bb7308",
     ),
+    **{f"ppr/{name}.json": (_PPR + f"{name}.json", sha) for name, sha in _PPR_HASHES.items()},
 }
 
 # Elo table -> (file under JUDGEBAYES_DATA, upstream script, dict literal, name column)
@@ -187,7 +207,7 @@ def _local(name: str) -> Path:
     if not path.is_file():
         raise DataError(
             f"{DATA_ENV}={root} has no {name}: point it at a folder laid out like "
-            f"the package's data (llm_consistency/, softelo/) or unset it to "
+            f"the package's data (llm_consistency/, softelo/, ppr/, ...) or unset it to "
             f"download from upstream"
         )
     return path
@@ -394,3 +414,37 @@ def load_uda_elo(table: Literal["arenahard", "transfer"] = "arenahard") -> pd.Da
     with resources.as_file(source) as path:
         frame = pd.read_csv(path)
     return frame.rename(columns={"row": "judge"})
+
+
+def load_ppr(judges: Sequence[str] | None = None) -> Battles:
+    """Humans and three LLM judges on the same 26,919 Chatbot Arena battles of 20 models.
+
+    The data of Chatzi et al., *Prediction-Powered Ranking of Large Language Models*
+    (NeurIPS 2024, arXiv:2402.17826): one JSON-lines file per annotator (``human``,
+    ``gpt-4-0125-preview``, ``claude-3-opus-20240229``, ``gpt-3.5-turbo``), line k of each
+    the same battle, joined by its ``num`` (:func:`~judgebayes.read_aligned`). Human
+    winners A/B/tie are 9,516 / 9,391 / 8,012 (5,132 of the ties "both bad",
+    ``human_bothbad``); on the battles neither side calls a tie the judges agree with the
+    humans 0.83, 0.72 and 0.57; gpt-3.5-turbo says ``model_a`` in 86% of battles.
+    Upstream: github.com/Networks-Learning/prediction-powered-ranking, ``data/`` (MIT).
+
+    Parameters
+    ----------
+    judges
+        Load only these judges (names as in :data:`PPR_JUDGES`); all three when ``None``.
+
+    Returns
+    -------
+    Battles
+        One row per (battle, judge): ``battle_id`` (upstream ``num``), ``prompt_id``
+        (``question_id``), ``model_a``, ``model_b``, ``position = "a"``, ``judge``,
+        ``judge_label``, ``human_label``, ``human_bothbad``.
+        :meth:`~judgebayes.Battles.human_battles` gives the all-human table.
+    """
+    chosen = PPR_JUDGES if judges is None else tuple(judges)
+    unknown = [j for j in chosen if j not in PPR_JUDGES]
+    if unknown:
+        raise DataError(
+            f"no PPR data for judge {unknown[0]!r}", expected=f"one of {', '.join(PPR_JUDGES)}"
+        )
+    return read_aligned(fetch("ppr/human.json"), {j: fetch(f"ppr/{j}.json") for j in chosen})

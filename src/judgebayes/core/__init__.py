@@ -10,7 +10,8 @@ cost O(pairs). Parquet arenas larger than memory are aggregated batch by batch i
 same statistics (:func:`~judgebayes.core.stream.scan_pairs`). No JAX here.
 """
 
-from judgebayes.core.battles import LABEL_COLUMNS, SCHEMA, Battles
+from judgebayes.core.aligned import read_aligned, read_judge_table
+from judgebayes.core.battles import BATTLE_COLUMNS, LABEL_COLUMNS, SCHEMA, Battles
 from judgebayes.core.bootstrap import BootstrapElo, bootstrap_bt
 from judgebayes.core.bt import (
     ELO_BASE,
@@ -35,6 +36,7 @@ from judgebayes.core.report import DropReport
 from judgebayes.core.stream import PairScan, scan_pairs, stream_pair_stats
 
 __all__ = [
+    "BATTLE_COLUMNS",
     "ELO_BASE",
     "ELO_SCALE",
     "FORMATS",
@@ -52,9 +54,11 @@ __all__ = [
     "check_graph",
     "elo_to_theta",
     "fit_bt",
+    "read_aligned",
     "read_arena",
     "read_battles",
     "read_consistency",
+    "read_judge_table",
     "read_softelo",
     "read_table",
     "scan_pairs",
