@@ -65,6 +65,8 @@ EXPECTED = {
     "JudgedItems",
     "calibrate",
     "read_judged_items",
+    "read_inspect_logs",
+    "read_prevalence",
     # the one-call Soft-Elo pipeline
     "SoftEloResult",
     "run_softelo",
@@ -196,6 +198,7 @@ SUBPACKAGES = {
     },
     "calibration": {
         "ESTIMATORS",
+        "ITEM_FORMATS",
         "AccuracyEstimate",
         "BootstrapEstimate",
         "Calibration",
@@ -207,7 +210,9 @@ SUBPACKAGES = {
         "judge_rates",
         "naive_estimate",
         "ppi_mean",
+        "read_inspect_logs",
         "read_judged_items",
+        "read_prevalence",
         "rg_shared_difference",
         "rogan_gladen",
         "shared_calibration_bias",

@@ -11,6 +11,8 @@ through the package's loaders, data frames for Elo tables):
 :func:`load_uda_elo`            seed 003: per-judge Elo tables of the UDA paper (shipped)
 :func:`load_ppr`                humans and 3 LLM judges on the same 26,919 Chatbot Arena
                                 battles (Chatzi et al., a multi-judge ``Battles``)
+:func:`load_debias_judge`       seed 001: claude-opus-4 against 3 models, one judge's pick
+                                and the human winner per battle (``JudgedItems``)
 ==============================  =========================================================
 
 Where the files come from:
@@ -35,7 +37,8 @@ the paper's appendix (no upstream file exists) and ship inside the package.
 Sources and licences: github.com/ashwinsrama/LLM_Consistency (Apache-2.0) at commit
 ``e98cca2``; github.com/kargibora/SoftElo at commit ``6a916b3`` (no licence file: the
 package downloads it for you and does not redistribute it);
-github.com/Networks-Learning/prediction-powered-ranking (MIT) at commit ``af64521``.
+github.com/Networks-Learning/prediction-powered-ranking (MIT) at commit ``af64521``;
+github.com/yiqunchen/debias-llm-as-a-judge (MIT) at commit ``4b4879a``.
 """
 
 from __future__ import annotations
@@ -51,6 +54,8 @@ from urllib.parse import quote
 
 import pandas as pd
 
+from judgebayes.calibration.items import JudgedItems
+from judgebayes.calibration.readers import read_prevalence
 from judgebayes.core.aligned import read_aligned
 from judgebayes.core.battles import Battles
 from judgebayes.core.loaders import read_consistency, read_softelo
@@ -59,12 +64,16 @@ from judgebayes.errors import DataError
 __all__ = [
     "CACHE_ENV",
     "DATA_ENV",
+    "DEBIAS_JUDGES",
+    "DEBIAS_OPPONENTS",
+    "DEBIAS_TARGET",
     "JUDGES",
     "PPR_JUDGES",
     "cache_dir",
     "fetch",
     "load_consistency",
     "load_contestant_elo",
+    "load_debias_judge",
     "load_judge_elo",
     "load_ppr",
     "load_softelo_sample",
@@ -94,6 +103,47 @@ _PPR_HASHES = {
     "claude-3-opus-20240229": "feaa70627a9531d98f6ed7b9bd02492bf5d983abad402c1d58f354a12b09d3ab",
     "gpt-3.5-turbo": "8aafbce912a5079026d34a98cebfe7dc3ce8126668b7a3b6ca6a55023e7338fd",
 }
+_DEBIAS = (
+    "https://raw.githubusercontent.com/yiqunchen/debias-llm-as-a-judge/"
+    "4b4879ac7ae25fbe41b34ea1e0199d6986763167/data/judge_results/"
+)
+DEBIAS_TARGET = "claude-opus-4-20250514"
+"""The model every battle of the debias_judge data involves (θ = P(humans prefer it))."""
+# ``<target>_vs_<opponent>_<judge>.json`` at the pinned commit -> SHA-256
+_DEBIAS_HASHES = {
+    ("gemini-2.5-flash", "gpt-4o-mini"): (
+        "8c849adddb3dff079b7862dc2466634b1f305a5b025d1f4aa21a1871527bc73a"
+    ),
+    ("gemini-2.5-flash", "gpt-5.2"): (
+        "2d4663045c61c7107c878b1610e688763c225f803c6fe9317bbfcb4ef4d5f3e1"
+    ),
+    ("gemini-2.5-pro", "gpt-4o-mini"): (
+        "2ffbbd51361740e60aa90aab1282a6ca55ab97a8de42fd6e0fa4ebe484d1bec6"
+    ),
+    ("gemini-2.5-pro", "gpt-5.2"): (
+        "ec244dce584daaea2bde1df564096818b44485eb47c596ff1fcaad84df695b05"
+    ),
+    ("qwen3-235b-a22b-no-thinking", "gpt-4o-mini"): (
+        "6380ea971a316b8d2915edc4893bc35a1a0d9bae795ee3cb1ac43d092e07e796"
+    ),
+    ("qwen3-235b-a22b-no-thinking", "gpt-5.2"): (
+        "97a072e741952e55b14b00e9917dbf2b5323c6ee6b8d7cdbe4555bedb793830b"
+    ),
+}
+DEBIAS_JUDGES: tuple[str, ...] = ("gpt-4o-mini", "gpt-5.2")
+"""The two judges of the debias_judge data."""
+DEBIAS_OPPONENTS: tuple[str, ...] = (
+    "gemini-2.5-flash",
+    "gemini-2.5-pro",
+    "qwen3-235b-a22b-no-thinking",
+)
+"""The three opponents of claude-opus-4 in the debias_judge data."""
+
+
+def _debias_name(opponent: str, judge: str) -> str:
+    return f"debias_judge/{DEBIAS_TARGET}_vs_{opponent}_{judge}.json"
+
+
 PPR_JUDGES: tuple[str, ...] = ("gpt-4-0125-preview", "claude-3-opus-20240229", "gpt-3.5-turbo")
 """The three LLM judges of the PPR data, in the order of the paper."""
 
@@ -149,6 +199,13 @@ _ENTRIES: dict[str, tuple[str, str]] = {  # cache path -> (upstream URL, SHA-256
         "3da08b17ab2a48ff5861094f9fe53fe23abd9f0f2a63ac4cf0b922e990bb7308",
     ),
     **{f"ppr/{name}.json": (_PPR + f"{name}.json", sha) for name, sha in _PPR_HASHES.items()},
+    **{
+        _debias_name(opponent, judge): (
+            _DEBIAS + _debias_name(opponent, judge).removeprefix("debias_judge/"),
+            sha,
+        )
+        for (opponent, judge), sha in _DEBIAS_HASHES.items()
+    },
 }
 
 # Elo table -> (file under JUDGEBAYES_DATA, upstream script, dict literal, name column)
@@ -448,3 +505,46 @@ def load_ppr(judges: Sequence[str] | None = None) -> Battles:
             f"no PPR data for judge {unknown[0]!r}", expected=f"one of {', '.join(PPR_JUDGES)}"
         )
     return read_aligned(fetch("ppr/human.json"), {j: fetch(f"ppr/{j}.json") for j in chosen})
+
+
+def load_debias_judge(
+    judge: str = "gpt-4o-mini", opponents: Sequence[str] | None = None
+) -> JudgedItems:
+    """claude-opus-4 against three models: one LLM judge's pick and the human winner.
+
+    Chatbot Arena battles of claude-opus-4-20250514 against gemini-2.5-flash (325),
+    gemini-2.5-pro (277) and qwen3-235b-a22b-no-thinking (275), each judged by
+    gpt-4o-mini and by gpt-5.2, from the R package of github.com/yiqunchen/debias-llm-
+    as-a-judge (MIT, ``data/judge_results/``). As judged items (seed 001,
+    :func:`~judgebayes.calibration.read_prevalence`): θ = P(humans prefer claude-opus-4)
+    per opponent (the items' ``model``), the judge's pick as its label; a battle without
+    a pick is left out and counted in ``report``. The package's vignette "Real Data
+    Example" (gemini-2.5-pro, gpt-4o-mini) has 276 battles with a pick, human preference
+    for Claude 0.236 and the judge's 0.159.
+
+    Parameters
+    ----------
+    judge
+        ``"gpt-4o-mini"`` or ``"gpt-5.2"`` (:data:`DEBIAS_JUDGES`).
+    opponents
+        Some of :data:`DEBIAS_OPPONENTS`; all three when ``None``.
+
+    Returns
+    -------
+    JudgedItems
+        One item per battle with a pick; every battle has a human winner, so every
+        item is a calibration item until you hide some human labels.
+    """
+    if judge not in DEBIAS_JUDGES:
+        raise DataError(
+            f"no debias_judge data for judge {judge!r}", expected=f"one of {DEBIAS_JUDGES}"
+        )
+    chosen = DEBIAS_OPPONENTS if opponents is None else tuple(opponents)
+    unknown = [o for o in chosen if o not in DEBIAS_OPPONENTS]
+    if unknown or not chosen:
+        raise DataError(
+            f"no debias_judge opponent {unknown[0] if unknown else 'given'!r}",
+            expected=f"some of {', '.join(DEBIAS_OPPONENTS)}",
+        )
+    files = [fetch(_debias_name(o, judge)) for o in chosen]
+    return read_prevalence(files, target=DEBIAS_TARGET, judge=judge)

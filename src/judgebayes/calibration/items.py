@@ -4,22 +4,22 @@
 judge_label`` plus optional ``human_label``, ``split``, ``run``). Rows with a human
 label form the calibration set unless a ``split`` column says otherwise; repeated
 judge runs of one item are collapsed to the item's mean judge label (Appendix E.4).
-:func:`read_judged_items` reads such a table from CSV, TSV, Parquet or JSON(L).
+:func:`~judgebayes.calibration.readers.read_judged_items` reads such a table from CSV,
+TSV, Parquet or JSON(L), and the formats judge tools write.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from judgebayes.core.io import read_frame, reading
+from judgebayes.core.report import DropReport
 from judgebayes.errors import DataError
 
-__all__ = ["JudgedItems", "read_judged_items"]
+__all__ = ["JudgedItems"]
 
 _REQUIRED = ("model", "item_id", "judge_label")
 
@@ -66,6 +66,9 @@ class JudgedItems:
         "test"} and ``run`` (repeated judge runs of one item).
     labels
         Optional mapping of other label spellings to 0/1, e.g. ``{"Yes": 1, "No": 0}``.
+    dropped
+        Rows a reader left out before building the table, by reason (a judge that gave
+        no verdict): counted in :attr:`report`.
 
     Notes
     -----
@@ -79,11 +82,23 @@ class JudgedItems:
     """
 
     def __init__(
-        self, frame: pd.DataFrame | Mapping, *, labels: Mapping[Any, float] | None = None
+        self,
+        frame: pd.DataFrame | Mapping,
+        *,
+        labels: Mapping[Any, float] | None = None,
+        dropped: Mapping[str, int] | None = None,
     ) -> None:
         if not isinstance(frame, pd.DataFrame):
             frame = pd.DataFrame(frame)
         self._frame, self.n_input = _validate_items(frame.reset_index(drop=True), labels)
+        left_out = {k: int(v) for k, v in (dropped or {}).items() if v}
+        self._report = DropReport(self.n_input + sum(left_out.values()), left_out)
+
+    @property
+    def report(self) -> DropReport:
+        """Rows read and rows a reader left out, by reason (judged rows, before runs
+        are collapsed)."""
+        return self._report
 
     @property
     def frame(self) -> pd.DataFrame:
@@ -99,9 +114,11 @@ class JudgedItems:
 
     def __repr__(self) -> str:
         s = self.summary()
+        left_out = self._report.n_dropped
         return (
             f"JudgedItems({len(self)} judged items from {self.n_input} rows, "
-            f"{len(s)} models, {int(s['n_cal'].sum())} with human labels)"
+            f"{len(s)} models, {int(s['n_cal'].sum())} with human labels"
+            + (f"; {left_out} rows left out: {dict(self._report.dropped)})" if left_out else ")")
         )
 
     def _rows(self, model: str, split: str) -> pd.DataFrame:
@@ -245,36 +262,3 @@ def _validate_items(
     return items[
         ["model", "item_id", "split", "judge_label", "judge_pos", "n_runs", "human_label"]
     ], len(frame)
-
-
-def read_judged_items(
-    path: str | Path,
-    *,
-    columns: Mapping[str, str] | None = None,
-    labels: Mapping[Any, float] | None = None,
-) -> JudgedItems:
-    """Read a CSV/TSV/Parquet/JSON(L) table of judged items.
-
-    Parameters
-    ----------
-    path
-        The file.
-    columns
-        ``{their_name: our_name}``, e.g. ``{"question": "item_id", "verdict": "judge_label"}``.
-    labels
-        Other label spellings, e.g. ``{"Yes": 1, "No": 0}``.
-    """
-    renamed = {ours: theirs for theirs, ours in (columns or {}).items()}
-    names = [renamed.get(c, c) for c in ("model", "item_id")]
-    frame = read_frame(path, text_columns=names)  # names exactly as written; errors name the file
-    if columns:
-        absent = [c for c in columns if c not in frame]
-        if absent:
-            raise DataError(
-                f"column mapping names absent column(s) {absent}",
-                column=absent[0],
-                expected=f"one of {list(frame.columns)}",
-            )
-        frame = frame.rename(columns=dict(columns))
-    with reading(path):
-        return JudgedItems(frame, labels=labels)
