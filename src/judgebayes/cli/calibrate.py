@@ -5,6 +5,11 @@ The frequentist table (naive, Rogan–Gladen, PPI++ with the paired bootstrap) a
 and :mod:`judgebayes.calibration.paired` fitted to the same items: their Δθ posteriors
 against the baseline (quantities named as in ``comparisons.csv``, e.g.
 ``theta[B] - theta[A]``) and the PSIS-LOO comparison of the designs.
+
+A fully labelled benchmark (every item with its human verdict, e.g. the
+debias-llm-as-a-judge battles: ``judgebayes calibrate debias_judge/ --judge gpt-4o-mini``)
+has no test items; ``--calibration-size`` keeps the human labels of a random calibration
+set only and scores the estimates against the hidden ones (the ``true θ (test)`` column).
 """
 
 from __future__ import annotations
@@ -30,6 +35,22 @@ if TYPE_CHECKING:
 # The Bayesian designs (judgebayes.calibration.designs.DESIGNS), named here so that the
 # parser does not import JAX.
 DESIGN_NAMES = ("shared", "model_specific", "hierarchical", "paired", "paired_hierarchical")
+
+
+def calibration_size(text: str) -> float | int:
+    """An argparse ``type=``: a fraction in (0, 1) or a count >= 1 (``--calibration-size``)."""
+    try:
+        value: float | int = int(text)
+    except ValueError:
+        try:
+            value = float(text)
+        except ValueError:
+            value = 0
+    if (isinstance(value, int) and value < 1) or (isinstance(value, float) and not 0 < value < 1):
+        raise argparse.ArgumentTypeError(
+            f"expected a fraction in (0, 1) or a count >= 1, got {text!r}"
+        )
+    return value
 
 
 def _bayes(args: argparse.Namespace, items: JudgedItems, baseline: str) -> list[Path]:
@@ -107,10 +128,25 @@ def _calibrate(args: argparse.Namespace) -> int:
 
     from judgebayes.calibration import calibrate, read_judged_items
 
-    require_file(args.file)
+    if not args.file.is_dir():  # a folder is the prevalence layout (one file per opponent)
+        require_file(args.file)
     with reading(args.file):
         items = read_judged_items(
-            args.file, columns=dict(args.map or ()), labels=dict(args.label or ())
+            args.file,
+            columns=dict(args.map or ()),
+            labels=dict(args.label or ()),
+            target=args.target,
+            judge=args.judge,
+        )
+    if args.calibration_size is not None:
+        items = items.calibration_split(
+            args.calibration_size, seed=args.seed, per_model=args.per_model
+        )
+        s = items.summary()
+        print(
+            f"calibration split (seed {args.seed}): {int(s['n_cal'].sum()):,} human-labelled "
+            f"items kept, {int(s['n_test'].sum()):,} test items whose human labels are hidden "
+            "from the estimators and shown as the true θ (test)\n"
         )
     result = calibrate(
         items,
@@ -169,7 +205,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "file",
         type=Path,
         help="judged items: model, item_id, judge_label, "
-        "human_label (calibration subset), optional run",
+        "human_label (calibration subset), optional run; or battles of one model against "
+        "opponents (a <model>_vs_<opponent>_<judge>.json file or a folder of them)",
     )
     cal.add_argument(
         "--baseline",
@@ -177,6 +214,31 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="model whose calibration the shared RG reuses (default: most labels)",
     )
     cal.add_argument("--map", nargs="*", type=column_pair, metavar="THEIRS=OURS")
+    cal.add_argument(
+        "--target",
+        default=None,
+        help="prevalence layout (battles of one model against opponents): the model whose "
+        "preference rate to estimate (default: the one model in every battle)",
+    )
+    cal.add_argument(
+        "--judge",
+        default=None,
+        help="prevalence layout: the judge whose <model>_vs_<opponent>_<judge>.json files "
+        "to read from a folder holding several",
+    )
+    cal.add_argument(
+        "--calibration-size",
+        type=calibration_size,
+        default=None,
+        metavar="SIZE",
+        help="keep the human labels of a random calibration set only (a fraction in (0, 1) "
+        "or a count of items, drawn with --seed); the hidden labels are the truth",
+    )
+    cal.add_argument(
+        "--per-model",
+        action="store_true",
+        help="with --calibration-size: draw each model's calibration set separately",
+    )
     cal.add_argument(
         "--label", nargs="*", type=label_pair, metavar="VALUE=P", help="e.g. yes=1 no=0"
     )
