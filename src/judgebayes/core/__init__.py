@@ -25,6 +25,7 @@ from judgebayes.core.bt import (
 from judgebayes.core.graph import GraphCheck, check_graph
 from judgebayes.core.loaders import (
     FORMATS,
+    battle_format,
     read_arena,
     read_battles,
     read_consistency,
@@ -34,6 +35,7 @@ from judgebayes.core.loaders import (
 from judgebayes.core.pairs import PairStats
 from judgebayes.core.report import DropReport
 from judgebayes.core.stream import PairScan, scan_pairs, stream_pair_stats
+from judgebayes.core.tool_formats import read_alpaca_eval, read_arena_hard, read_grades
 
 __all__ = [
     "BATTLE_COLUMNS",
@@ -49,15 +51,19 @@ __all__ = [
     "GraphCheck",
     "PairScan",
     "PairStats",
+    "battle_format",
     "bootstrap_bt",
     "bt_objective",
     "check_graph",
     "elo_to_theta",
     "fit_bt",
     "read_aligned",
+    "read_alpaca_eval",
     "read_arena",
+    "read_arena_hard",
     "read_battles",
     "read_consistency",
+    "read_grades",
     "read_judge_table",
     "read_softelo",
     "read_table",
