@@ -58,6 +58,7 @@ EXPECTED = {
     "judge_consistency",
     "loo_conformal",
     "simulate_judges",
+    "simulate_prompts",
     "split_conformal",
     "Calibration",
     "JudgedItems",
@@ -319,6 +320,7 @@ SUBPACKAGES = {
         "simulate_arena",
         "simulate_bt",
         "simulate_judges",
+        "simulate_prompts",
     },
     "consensus": {
         "PAPER_TABLES",

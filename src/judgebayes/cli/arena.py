@@ -276,6 +276,7 @@ def _elo(args: argparse.Namespace) -> int:
         alpha=args.alpha,
         seed=args.seed,
         progress=not args.no_progress,
+        **_board_options(args, streamed=streamed),
     )
     print(board)
     summary = board_summary(
@@ -285,6 +286,28 @@ def _elo(args: argparse.Namespace) -> int:
     if written:
         print("wrote " + ", ".join(str(p) for p in written))
     return 0
+
+
+def _add_board_options(parser: argparse.ArgumentParser) -> None:
+    """The leaderboard's own options (clusters), apart from the input options."""
+    parser.add_argument(
+        "--cluster",
+        default="auto",
+        metavar="COL",
+        help="resample clusters of battles (prompts) by this column; 'auto' (default): "
+        "prompt_id when the file has it; 'none': independent battles",
+    )
+
+
+def _board_options(args: argparse.Namespace, *, streamed: bool) -> dict:
+    """Keyword arguments of the board from :func:`_add_board_options`' options."""
+    cluster = None if args.cluster.lower() == "none" else args.cluster
+    if streamed and cluster not in (None, "auto"):
+        raise DataError(
+            f"--cluster {args.cluster}: streamed Parquet is aggregated to pair statistics, "
+            "which keep no prompts; read it as a table (--format csv) to cluster"
+        )
+    return {"cluster": cluster}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -363,4 +386,5 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     elo.add_argument("--out", type=Path, default=None)
     elo.add_argument("--no-progress", action="store_true")
+    _add_board_options(elo)
     elo.set_defaults(run=_elo)
