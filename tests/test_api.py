@@ -87,6 +87,9 @@ EXPECTED = {
     "BattleLOO",
     "battle_loo",
     "compare_loo",
+    # simultaneous rank-sets and tiers from any draws
+    "RankSets",
+    "rank_sets",
 }
 
 # Every subpackage's public names, pinned the same way.
@@ -103,6 +106,8 @@ SUBPACKAGES = {
         "EloFit",
         "GraphCheck",
         "PairStats",
+        "RankSets",
+        "rank_sets",
         "bootstrap_bt",
         "bt_objective",
         "check_graph",

@@ -47,6 +47,8 @@ _LAZY = {
     "read_softelo": "judgebayes.core",
     "read_table": "judgebayes.core",
     "theta_to_elo": "judgebayes.core",
+    "RankSets": "judgebayes.core.ranksets",
+    "rank_sets": "judgebayes.core.ranksets",
     "SimulatedArena": "judgebayes.simulate",
     "simulate_arena": "judgebayes.simulate",
     "simulate_bt": "judgebayes.simulate",
@@ -89,7 +91,15 @@ _LAZY = {
 
 # Imported eagerly before the names above were made lazy: `judgebayes.core` etc. still
 # resolve after a bare `import judgebayes` (dir() lists them no more than it did).
-_SUBMODULES = ("calibration", "conformal", "consistency", "core", "plots", "simulate", "softelo")
+_SUBMODULES = (
+    "calibration",
+    "conformal",
+    "consistency",
+    "core",
+    "plots",
+    "simulate",
+    "softelo",
+)
 
 __all__ = [
     "ELO_BASE",
@@ -112,6 +122,7 @@ __all__ = [
     "JudgedItems",
     "ModelSpec",
     "PairStats",
+    "RankSets",
     "SBCResult",
     "SamplerWarning",
     "SimulatedArena",
@@ -142,6 +153,7 @@ __all__ = [
     "posterior_predictive",
     "ppc",
     "prior_predictive",
+    "rank_sets",
     "read_arena",
     "read_battles",
     "read_consistency",

@@ -128,6 +128,13 @@ def board_summary(board: BootstrapElo, **extra: object) -> dict:
         "cluster": board.cluster,
         "n_clusters": board.n_clusters,
         "design_effect": None if board.cluster is None else board.median_design_effect,
+        "rank_sets": {
+            "alpha": board.rank_sets.alpha,
+            "method": board.rank_sets.method,
+            "critical_value": board.rank_sets.critical_value,
+            "mean_size": float(board.rank_sets.size.mean()),
+            "n_tiers": board.rank_sets.n_tiers,
+        },
         "rows": fit.report.to_dict(),
         "graph": fit.graph.to_dict(),
         **extra,

@@ -37,6 +37,7 @@ from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
@@ -59,6 +60,7 @@ from judgebayes.core.bt import (
 )
 from judgebayes.core.clusters import Clusters, resolve_clusters
 from judgebayes.core.pairs import PairStats
+from judgebayes.core.ranksets import RankSets, rank_sets
 from judgebayes.core.results import ResultDisplay
 from judgebayes.core.sandwich import design_effect
 from judgebayes.errors import DataError
@@ -159,15 +161,25 @@ class BootstrapElo(ResultDisplay):
 
     def _headline(self) -> str:
         top = int(np.argmax(self.elo))
+        tiers = self.rank_sets.n_tiers
         return (
             f"{len(self.models)} models, {self.replicates.shape[0]:,} {self.scheme} "
-            f"{self._resampled()} replicates, {1 - self.alpha:.0%} intervals; top "
+            f"replicates ({self._resampled()}), {1 - self.alpha:.0%} intervals; top "
             f"{self.models[top]} {self.elo[top]:.0f} [{self.elo_lo[top]:.0f}, "
-            f"{self.elo_hi[top]:.0f}]; median SE {np.median(self.se):.1f} Elo"
+            f"{self.elo_hi[top]:.0f}]; median SE {np.median(self.se):.1f} Elo; "
+            f"{tiers} tier{'s' if tiers > 1 else ''}"
         )
 
+    @cached_property
+    def rank_sets(self) -> RankSets:
+        """Simultaneous ``1 - alpha`` rank-sets and tiers from the replicates (max-|t| on
+        Elo differences, :func:`judgebayes.core.ranksets.rank_sets`)."""
+        return rank_sets(self.replicates, models=self.models, estimate=self.elo, alpha=self.alpha)
+
     def to_frame(self) -> pd.DataFrame:
-        """Leaderboard sorted by Elo: ``model, elo, elo_lo, elo_hi, se, n_battles``."""
+        """Leaderboard sorted by Elo: ``model, elo, elo_lo, elo_hi, se, n_battles, rank_lo,
+        rank_hi, tier`` (simultaneous rank-sets and tiers, :attr:`rank_sets`)."""
+        ranks = self.rank_sets
         frame = pd.DataFrame(
             {
                 "model": self.models,
@@ -176,6 +188,9 @@ class BootstrapElo(ResultDisplay):
                 "elo_hi": self.elo_hi,
                 "se": self.se,
                 "n_battles": self.fit.n_battles,
+                "rank_lo": ranks.rank_lo,
+                "rank_hi": ranks.rank_hi,
+                "tier": ranks.tier,
             }
         )
         return frame.sort_values("elo", ascending=False, ignore_index=True)
