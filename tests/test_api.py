@@ -90,6 +90,9 @@ EXPECTED = {
     # simultaneous rank-sets and tiers from any draws
     "RankSets",
     "rank_sets",
+    # sandwich (robust, cluster-robust) intervals
+    "SandwichElo",
+    "sandwich_bt",
 }
 
 # Every subpackage's public names, pinned the same way.
@@ -108,6 +111,8 @@ SUBPACKAGES = {
         "PairStats",
         "RankSets",
         "rank_sets",
+        "SandwichElo",
+        "sandwich_bt",
         "bootstrap_bt",
         "bt_objective",
         "check_graph",

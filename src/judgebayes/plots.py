@@ -33,6 +33,7 @@ __all__ = [
     "quartile_residual_plot",
     "reliability_plot",
     "width_decomposition_plot",
+    "win_rate_heatmap",
 ]
 
 
@@ -411,4 +412,24 @@ def agreement_plot(
         ylabel="P(judge's side = human's side)",
         title="agreement by |s|" + ("" if r is None else f", r = {r:.2f}"),
     )
+    return ax
+
+
+def win_rate_heatmap(
+    matrix: pd.DataFrame, ax: Axes | None = None, *, title: str = "P(row beats column)"
+) -> Axes:
+    """Heatmap of a models × models table of win rates (rows beat columns), values printed
+    where there are at most 20 models."""
+    ax = _axes(ax, (0.35 * len(matrix) + 2.5, 0.35 * len(matrix) + 2.0))
+    values = matrix.to_numpy(dtype=float)
+    image = ax.imshow(values, cmap="RdBu", vmin=0, vmax=1)
+    ticks = np.arange(len(matrix))
+    ax.set_xticks(ticks, matrix.columns, rotation=90, fontsize=7)
+    ax.set_yticks(ticks, matrix.index, fontsize=7)
+    if len(matrix) <= 20:
+        for (r, c), v in np.ndenumerate(values):
+            if np.isfinite(v):
+                ax.text(c, r, f"{v:.2f}", ha="center", va="center", fontsize=5)
+    ax.figure.colorbar(image, ax=ax, shrink=0.7)
+    ax.set_title(title, fontsize=9)
     return ax

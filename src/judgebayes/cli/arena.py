@@ -16,8 +16,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy.stats import norm
 
+from judgebayes._stats import norm_ppf
 from judgebayes.cli.common import (
     TARGETS,
     board_summary,
@@ -71,7 +71,7 @@ def _soft_board(result: SoftEloResult, alpha: float, seed: int) -> pd.DataFrame:
     intervals = result.conformal.evaluations["soft"].intervals
     lower, upper = np.asarray(intervals.lower, float), np.asarray(intervals.upper, float)
     elo = table["elo_soft"].to_numpy(float)
-    sd = np.where(np.isfinite(upper - lower), (upper - lower) / 2, np.nan) / norm.ppf(1 - alpha / 2)
+    sd = np.where(np.isfinite(upper - lower), (upper - lower) / 2, np.nan) / norm_ppf(1 - alpha / 2)
     draws = np.random.default_rng(seed).normal(elo, np.nan_to_num(sd, nan=1e6), (4000, len(elo)))
     ranks = rank_sets(draws, models=list(table["model"]), estimate=elo, alpha=alpha)
     return pd.DataFrame(

@@ -36,6 +36,7 @@ from judgebayes.core.loaders import (
 from judgebayes.core.pairs import PairStats
 from judgebayes.core.ranksets import RankSets, rank_sets
 from judgebayes.core.report import DropReport
+from judgebayes.core.sandwich import SandwichElo, sandwich_bt
 from judgebayes.core.stream import PairScan, scan_pairs, stream_pair_stats
 
 __all__ = [
@@ -52,6 +53,7 @@ __all__ = [
     "PairScan",
     "PairStats",
     "RankSets",
+    "SandwichElo",
     "bootstrap_bt",
     "bt_objective",
     "check_graph",
@@ -63,6 +65,7 @@ __all__ = [
     "read_consistency",
     "read_softelo",
     "read_table",
+    "sandwich_bt",
     "scan_pairs",
     "stream_pair_stats",
     "theta_to_elo",

@@ -41,32 +41,31 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-import pandas as pd
 from scipy.linalg import cho_factor, cho_solve
 from scipy.sparse import csr_matrix
-from scipy.special import expit
+from scipy.special import expit, ndtr
 from tqdm.auto import tqdm
 
 from judgebayes._stats import poisson_cdf
 from judgebayes.core.battles import Battles
+from judgebayes.core.board import Differences, EloBoard
 from judgebayes.core.bt import (
     EloFit,
     anchor_theta,
-    as_pair_stats,
+    as_clustered_stats,
     bt_objective,
     fit_bt,
     solve_map,
     theta_to_elo,
 )
-from judgebayes.core.clusters import Clusters, resolve_clusters
+from judgebayes.core.clusters import Clusters
 from judgebayes.core.pairs import PairStats
 from judgebayes.core.ranksets import RankSets, rank_sets
-from judgebayes.core.results import ResultDisplay
 from judgebayes.core.sandwich import design_effect
 from judgebayes.errors import DataError
 
 if TYPE_CHECKING:
-    from matplotlib.axes import Axes
+    pass
 
 __all__ = ["BootstrapElo", "CellResampler", "bootstrap_bt"]
 
@@ -80,7 +79,7 @@ _TOL = 1e-6
 
 
 @dataclass(frozen=True, repr=False)
-class BootstrapElo(ResultDisplay):
+class BootstrapElo(EloBoard):
     """Elo ratings with bootstrap percentile intervals.
 
     Attributes
@@ -106,6 +105,14 @@ class BootstrapElo(ResultDisplay):
     design_effect
         Per model, the clustered over the battle-level sandwich variance of its Elo
         (:func:`judgebayes.core.sandwich.design_effect`); ``None`` without clusters.
+    stats
+        The pair statistics of the fit (observed win rates).
+
+    Notes
+    -----
+    Comparisons, all pairs, the win-rate matrix and the score against a baseline come
+    from :class:`~judgebayes.core.board.EloBoard`, on the replicates: percentile intervals
+    of Elo differences, and the share of replicates at or below a value as a p-value.
     """
 
     fit: EloFit
@@ -118,6 +125,7 @@ class BootstrapElo(ResultDisplay):
     cluster: str | None = None
     n_clusters: int | None = None
     design_effect: np.ndarray | None = None
+    stats: PairStats | None = None
 
     @property
     def models(self) -> tuple[str, ...]:
@@ -140,13 +148,6 @@ class BootstrapElo(ResultDisplay):
     @property
     def elo_hi(self) -> np.ndarray:
         return np.quantile(self.replicates, 1 - self.alpha / 2, axis=0)
-
-    @property
-    def median_design_effect(self) -> float:
-        """Median over models of :attr:`design_effect` (NaN without clusters)."""
-        if self.design_effect is None or np.all(np.isnan(self.design_effect)):
-            return float("nan")
-        return float(np.nanmedian(self.design_effect))
 
     def _resampled(self) -> str:
         """What a replicate resamples, in words."""
@@ -176,30 +177,33 @@ class BootstrapElo(ResultDisplay):
         Elo differences, :func:`judgebayes.core.ranksets.rank_sets`)."""
         return rank_sets(self.replicates, models=self.models, estimate=self.elo, alpha=self.alpha)
 
-    def to_frame(self) -> pd.DataFrame:
-        """Leaderboard sorted by Elo: ``model, elo, elo_lo, elo_hi, se, n_battles, rank_lo,
-        rank_hi, tier`` (simultaneous rank-sets and tiers, :attr:`rank_sets`)."""
-        ranks = self.rank_sets
-        frame = pd.DataFrame(
-            {
-                "model": self.models,
-                "elo": self.elo,
-                "elo_lo": self.elo_lo,
-                "elo_hi": self.elo_hi,
-                "se": self.se,
-                "n_battles": self.fit.n_battles,
-                "rank_lo": ranks.rank_lo,
-                "rank_hi": ranks.rank_hi,
-                "tier": ranks.tier,
-            }
-        )
-        return frame.sort_values("elo", ascending=False, ignore_index=True)
+    def _differences(self, i: np.ndarray, j: np.ndarray, rope: float) -> Differences:
+        """Elo_i − Elo_j on the replicates: percentile intervals, bootstrap standard errors,
+        and p-values from z = (ΔElo − null) / SE (a share of replicates cannot go below
+        1 / (n_boot + 1), too coarse for Holm over many pairs)."""
+        estimate = self.elo[i] - self.elo[j]
+        parts: list[tuple[np.ndarray, ...]] = []
+        for start in range(0, len(i), 2048):  # a block of pairs × replicates at a time
+            rows = slice(start, start + 2048)
+            diff = self.replicates[:, i[rows]] - self.replicates[:, j[rows]]
+            parts.append(
+                (
+                    diff.std(axis=0, ddof=1),
+                    np.quantile(diff, self.alpha / 2, axis=0),
+                    np.quantile(diff, 1 - self.alpha / 2, axis=0),
+                    (diff > 0).mean(axis=0),
+                )
+            )
+        se, lower, upper, ahead = (np.concatenate(c) for c in zip(*parts, strict=True))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            z = np.where(se > 0, estimate / se, np.sign(estimate) * np.inf)
+            z_rope = np.where(se > 0, (estimate - rope) / se, np.sign(estimate - rope) * np.inf)
+        return Differences(estimate, se, lower, upper, ndtr(-z_rope), 2 * ndtr(-np.abs(z)), ahead)
 
-    def plot(self, ax: Axes | None = None, *, truth: Mapping[str, float] | None = None) -> Axes:
-        """Forest plot of the leaderboard (see :func:`judgebayes.plots.forest`)."""
-        from judgebayes.plots import forest
-
-        return forest(self, ax=ax, alpha=self.alpha, truth=truth)
+    def _pair_stats(self) -> PairStats:
+        if self.stats is None:
+            raise ValueError("this board keeps no pair statistics")
+        return self.stats
 
     def __str__(self) -> str:
         level = f"{100 * (1 - self.alpha):g}%"
@@ -582,14 +586,7 @@ def bootstrap_bt(
         raise ValueError("n_boot must be at least 2")
     if not 0 < alpha < 1:
         raise ValueError("alpha must be in (0, 1)")
-    clusters = resolve_clusters(data, cluster, target, weights)
-    if clusters is None:
-        stats, name = as_pair_stats(data, target, weights)
-    else:
-        stats = clusters.stats
-        name = target if isinstance(target, str) else "target"
-        if target is None and isinstance(data, Battles):
-            name = data.default_target()
+    stats, name, clusters = as_clustered_stats(data, target, weights, cluster)
     fit = replace(fit_bt(stats, lam=lam, fixed=fixed), target=name)
     fixed_theta = anchor_theta(stats, fixed)
     pinned = sorted(fixed_theta) if fixed_theta else ([0] if lam == 0 else [])
@@ -647,4 +644,5 @@ def bootstrap_bt(
         design_effect=None
         if clusters is None
         else design_effect(stats, fit.theta, lam, clusters, free=free),
+        stats=stats,
     )
