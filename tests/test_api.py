@@ -63,6 +63,7 @@ EXPECTED = {
     "judge_consistency",
     "loo_conformal",
     "simulate_judges",
+    "simulate_prompts",
     "split_conformal",
     "Calibration",
     "JudgedItems",
@@ -93,6 +94,12 @@ EXPECTED = {
     "BattleLOO",
     "battle_loo",
     "compare_loo",
+    # simultaneous rank-sets and tiers from any draws
+    "RankSets",
+    "rank_sets",
+    # sandwich (robust, cluster-robust) intervals
+    "SandwichElo",
+    "sandwich_bt",
 }
 
 # Every subpackage's public names, pinned the same way.
@@ -111,6 +118,10 @@ SUBPACKAGES = {
         "GraphCheck",
         "PairStats",
         "battle_format",
+        "RankSets",
+        "rank_sets",
+        "SandwichElo",
+        "sandwich_bt",
         "bootstrap_bt",
         "bt_objective",
         "check_graph",
@@ -339,6 +350,7 @@ SUBPACKAGES = {
         "simulate_arena",
         "simulate_bt",
         "simulate_judges",
+        "simulate_prompts",
     },
     "consensus": {
         "PAPER_TABLES",

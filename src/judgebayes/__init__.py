@@ -40,6 +40,8 @@ _LAZY = {
     "GraphCheck": "judgebayes.core",
     "PairStats": "judgebayes.core",
     "bootstrap_bt": "judgebayes.core",
+    "SandwichElo": "judgebayes.core",
+    "sandwich_bt": "judgebayes.core",
     "check_graph": "judgebayes.core",
     "elo_to_theta": "judgebayes.core",
     "fit_bt": "judgebayes.core",
@@ -54,10 +56,13 @@ _LAZY = {
     "read_softelo": "judgebayes.core",
     "read_table": "judgebayes.core",
     "theta_to_elo": "judgebayes.core",
+    "RankSets": "judgebayes.core.ranksets",
+    "rank_sets": "judgebayes.core.ranksets",
     "SimulatedArena": "judgebayes.simulate",
     "simulate_arena": "judgebayes.simulate",
     "simulate_bt": "judgebayes.simulate",
     "simulate_judges": "judgebayes.simulate",
+    "simulate_prompts": "judgebayes.simulate",
     "ConformalPool": "judgebayes.softelo",
     "HeldOutElo": "judgebayes.softelo",
     "SoftEloResult": "judgebayes.softelo",
@@ -95,7 +100,15 @@ _LAZY = {
 
 # Imported eagerly before the names above were made lazy: `judgebayes.core` etc. still
 # resolve after a bare `import judgebayes` (dir() lists them no more than it did).
-_SUBMODULES = ("calibration", "conformal", "consistency", "core", "plots", "simulate", "softelo")
+_SUBMODULES = (
+    "calibration",
+    "conformal",
+    "consistency",
+    "core",
+    "plots",
+    "simulate",
+    "softelo",
+)
 
 __all__ = [
     "ELO_BASE",
@@ -118,8 +131,10 @@ __all__ = [
     "JudgedItems",
     "ModelSpec",
     "PairStats",
+    "RankSets",
     "SBCResult",
     "SamplerWarning",
+    "SandwichElo",
     "SimulatedArena",
     "SoftEloResult",
     "Temperature",
@@ -148,6 +163,7 @@ __all__ = [
     "posterior_predictive",
     "ppc",
     "prior_predictive",
+    "rank_sets",
     "read_aligned",
     "read_alpaca_eval",
     "read_arena",
@@ -162,10 +178,12 @@ __all__ = [
     "read_softelo",
     "read_table",
     "run_softelo",
+    "sandwich_bt",
     "sbc",
     "simulate_arena",
     "simulate_bt",
     "simulate_judges",
+    "simulate_prompts",
     "soft_elo_posterior",
     "split_conformal",
     "theta_to_elo",
