@@ -86,6 +86,11 @@ EXPECTED = {
     "BattleLOO",
     "battle_loo",
     "compare_loo",
+    # calibrated rankings from judge verdicts and a few human labels
+    "Ranking",
+    "RankingData",
+    "WinRates",
+    "prediction_powered_ranking",
 }
 
 # Every subpackage's public names, pinned the same way.
@@ -312,6 +317,20 @@ SUBPACKAGES = {
         "wilcoxon_power",
         "win_histogram",
         "win_rate_scores",
+    },
+    "rankings": {
+        "OUTCOMES",
+        "Ranking",
+        "RankingData",
+        "WinRates",
+        "ellipsoid_rank_sets",
+        "human_win_rates",
+        "judge_win_rates",
+        "outcome_codes",
+        "ppr_lambda",
+        "ppr_win_rates",
+        "prediction_powered_ranking",
+        "tiers_from_rank_sets",
     },
     "simulate": {
         "SimulatedArena",
