@@ -320,6 +320,12 @@ SUBPACKAGES = {
     },
     "rankings": {
         "OUTCOMES",
+        "EloEstimate",
+        "SimulatedJudgedBattles",
+        "ppi_bt",
+        "ppi_bt_lambda",
+        "simulate_judged_battles",
+        "verdict_probs",
         "Ranking",
         "RankingData",
         "WinRates",
