@@ -325,6 +325,8 @@ SUBPACKAGES = {
         "ppi_bt",
         "ppi_bt_lambda",
         "simulate_judged_battles",
+        "soft_target_bt",
+        "verdict_calibration",
         "verdict_probs",
         "Ranking",
         "RankingData",

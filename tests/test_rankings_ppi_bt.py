@@ -19,7 +19,7 @@ from scipy.stats import norm
 from judgebayes import DataError
 from judgebayes.core.bt import ELO_SCALE
 from judgebayes.rankings import RankingData, ppi_bt, ppi_bt_lambda, simulate_judged_battles
-from judgebayes.rankings.ppi_bt import _Design
+from judgebayes.rankings.design import BattleDesign
 
 NO_TIES = {"j": [[0.8, 0.0, 0.2], [0.5, 0.0, 0.5], [0.25, 0.0, 0.75]]}
 
@@ -49,11 +49,13 @@ def test_equals_ppi_py_logistic_regression_on_hard_labels() -> None:
     np.testing.assert_allclose(se_diff, (hi - lo) / 2 / norm.ppf(0.95), rtol=1e-6)
 
     # λ̂: ppi_py's formula applied to the sum-to-zero gradients and H⁺ at θ̂(λ = 1)
-    design = _Design(data, ["j"])
-    g_y, g_hat, h_inv = design.gradients(design.fit(np.ones(1), 0.01))
-    expected = _calc_lam_glm(
-        g_y[design.is_lab], g_hat[design.is_lab, 0], g_hat[~design.is_lab, 0], h_inv, clip=True
-    )
+    theta = (ppi_bt(data, "j", lam=1.0).elo - 1500) / ELO_SCALE
+    design = BattleDesign(data.models, data.a, data.b)
+    x, p = design.x, design.probs(theta)
+    g_y = (p - np.nan_to_num(data.human))[:, None] * x
+    g_hat = (p - yhat)[:, None] * x
+    h_inv = design.hessian_pinv(theta)
+    expected = _calc_lam_glm(g_y[lab], g_hat[lab], g_hat[~lab], h_inv, clip=True)
     assert ppi_bt_lambda(data, "j")[0] == pytest.approx(expected, rel=1e-10)
     assert 0 < expected < 1
 

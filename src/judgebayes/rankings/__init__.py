@@ -7,7 +7,9 @@ scores with intervals and rank-sets, simultaneous at level 1 − α. One module 
 * :mod:`~judgebayes.rankings.ppr`: Prediction-Powered Ranking (Chatzi et al., NeurIPS 2024,
   arXiv:2402.17826): PPI-corrected win rates and χ²(k) ellipsoid rank-sets;
 * :mod:`~judgebayes.rankings.ppi_bt`: prediction-powered Bradley–Terry (PPI++,
-  Angelopoulos et al. 2023, arXiv:2311.01453, for the BT M-estimator): Elo, not win rate.
+  Angelopoulos et al. 2023, arXiv:2311.01453, for the BT M-estimator): Elo, not win rate;
+* :mod:`~judgebayes.rankings.soft_targets`: P(humans prefer A | the judges' verdicts)
+  from the labelled battles, Bradley–Terry on those soft targets.
 
 :mod:`~judgebayes.rankings.simulate` simulates the story of all of them (a latent human
 outcome, judges reading it through confusion matrices).
@@ -33,6 +35,7 @@ from judgebayes.rankings.simulate import (
     simulate_judged_battles,
     verdict_probs,
 )
+from judgebayes.rankings.soft_targets import soft_target_bt, verdict_calibration
 from judgebayes.rankings.tiers import tiers_from_rank_sets
 
 __all__ = [
@@ -52,6 +55,8 @@ __all__ = [
     "ppr_win_rates",
     "prediction_powered_ranking",
     "simulate_judged_battles",
+    "soft_target_bt",
     "tiers_from_rank_sets",
+    "verdict_calibration",
     "verdict_probs",
 ]

@@ -37,13 +37,11 @@ from collections.abc import Sequence
 
 import numpy as np
 from scipy.optimize import minimize
-from scipy.special import expit
 
-from judgebayes.core.bt import ELO_SCALE, solve_map, theta_to_elo
-from judgebayes.core.graph import check_graph
-from judgebayes.core.pairs import PairStats
+from judgebayes.core.bt import ELO_SCALE, theta_to_elo
 from judgebayes.errors import DataError
 from judgebayes.rankings.data import RankingData
+from judgebayes.rankings.design import BattleDesign, split_battles
 from judgebayes.rankings.elo import EloEstimate
 
 __all__ = ["ppi_bt", "ppi_bt_lambda"]
@@ -53,49 +51,13 @@ class _Design:
     """The battles a PPI++ fit uses: labelled and judge-only, with every judge's verdict."""
 
     def __init__(self, data: RankingData, judges: Sequence[str]) -> None:
-        cols = [data.judge_index(j) for j in judges]
-        verdicts = data.verdicts[:, cols]
-        judged = ~np.isnan(verdicts).any(axis=1)
-        labelled = data.labelled
-        self.report = data.report.with_excluded(
-            "lacks a verdict of " + ", ".join(judges), int((~judged).sum())
-        )
-        self.lab = labelled & judged
-        # without judges (the human-only fit) the unlabelled battles carry nothing
-        self.unl = ~labelled & judged if judges else np.zeros_like(labelled)
-        self.n, self.big_n = int(self.lab.sum()), int(self.unl.sum())
-        if self.n < 2:
-            by = f" judged by {list(judges)}" if judges else ""
-            raise DataError(
-                f"Bradley–Terry needs human-labelled battles{by} (got {self.n})",
-                expected="at least 2",
-            )
-        use = self.lab | self.unl
-        self.k = data.n_models
-        self.models = data.models
-        self.a, self.b = data.a[use], data.b[use]
-        self.is_lab = self.lab[use]
+        lab, unl, verdicts, self.report = split_battles(data, judges)
+        self.n, self.big_n = int(lab.sum()), int(unl.sum())
+        use = lab | unl
+        self.battles = BattleDesign(data.models, data.a[use], data.b[use])
+        self.is_lab = lab[use]
         self.y = np.where(self.is_lab, data.human[use], 0.0)
         self.yhat = verdicts[use]  # (battles, judges)
-        self.stats = PairStats.from_battles(self.a, self.b, np.zeros(len(self.a)), data.models)
-        graph = check_graph(self.stats)
-        if not graph.connected:
-            raise DataError(graph.describe()[0], expected="one connected comparison graph")
-        self.pair, self.first = self.stats.locate(self.a, self.b)
-        # the incidence x_i = e_a − e_b of every battle, dense (k is small)
-        self.x = np.zeros((len(self.a), self.k))
-        rows = np.arange(len(self.a))
-        self.x[rows, self.a] = 1.0
-        self.x[rows, self.b] = -1.0
-
-    def pair_sums(self, weight: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Pair statistics (n_p, y_p) of battle weights and summed targets P(a beats b)."""
-        oriented = np.where(self.first, target, weight - target)
-        m = self.stats.n_pairs
-        return (
-            np.bincount(self.pair, weight, minlength=m),
-            np.bincount(self.pair, oriented, minlength=m),
-        )
 
     def fit(self, lam: np.ndarray, penalty: float) -> np.ndarray:
         """θ̂ minimising L(θ) at the weights ``lam`` (one per judge)."""
@@ -103,21 +65,14 @@ class _Design:
         scale = self.n / self.big_n if self.big_n else 0.0
         weight = np.where(self.is_lab, 1.0 - total, scale * total)
         target = np.where(self.is_lab, self.y - self.yhat @ lam, scale * (self.yhat @ lam))
-        n_p, y_p = self.pair_sums(weight, target)
-        theta, _ = solve_map(self.stats, penalty, {}, n=n_p, y=y_p)
-        return theta
+        return self.battles.fit(weight, target, penalty)
 
     def gradients(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per-battle gradients g(y) (labelled), g(ŷ_j) (all) and the pooled Hessian's H⁺."""
-        p = expit(theta[self.a] - theta[self.b])
-        g_y = (p - self.y)[:, None] * self.x  # rows of judge-only battles unused
-        g_hat = (p[:, None] - self.yhat)[:, :, None] * self.x[:, None, :]  # (battles, J, k)
-        hess = (self.x * (p * (1 - p))[:, None]).T @ self.x / len(p)
-        # H is a graph Laplacian, null along 1 (connected graph): H⁺ = (H + J)⁻¹ − J with
-        # J = 11ᵀ/k exactly, where a numerical pseudo-inverse may keep the rounding of the
-        # null eigenvalue
-        ones = np.full((self.k, self.k), 1.0 / self.k)
-        return g_y, g_hat, np.linalg.inv(hess + ones) - ones
+        p, x = self.battles.probs(theta), self.battles.x
+        g_y = (p - self.y)[:, None] * x  # rows of judge-only battles unused
+        g_hat = (p[:, None] - self.yhat)[:, :, None] * x[:, None, :]  # (battles, J, k)
+        return g_y, g_hat, self.battles.hessian_pinv(theta)
 
 
 def _tuned_lambda(design: _Design, theta: np.ndarray) -> np.ndarray:
@@ -227,7 +182,7 @@ def ppi_bt(
     cov = h_inv @ middle @ h_inv
     return EloEstimate(
         models=data.models,
-        elo=np.asarray(theta_to_elo(theta - theta.mean())),
+        elo=np.asarray(theta_to_elo(theta)),
         cov=ELO_SCALE**2 * cov,
         method="ppi_bt" if judges else "human_bt",
         judges=tuple(judges),
