@@ -100,6 +100,11 @@ EXPECTED = {
     # sandwich (robust, cluster-robust) intervals
     "SandwichElo",
     "sandwich_bt",
+    # calibrated rankings from judge verdicts and a few human labels
+    "Ranking",
+    "RankingData",
+    "WinRates",
+    "prediction_powered_ranking",
 }
 
 # Every subpackage's public names, pinned the same way.
@@ -343,6 +348,28 @@ SUBPACKAGES = {
         "wilcoxon_power",
         "win_histogram",
         "win_rate_scores",
+    },
+    "rankings": {
+        "OUTCOMES",
+        "EloEstimate",
+        "SimulatedJudgedBattles",
+        "ppi_bt",
+        "ppi_bt_lambda",
+        "simulate_judged_battles",
+        "soft_target_bt",
+        "verdict_calibration",
+        "verdict_probs",
+        "Ranking",
+        "RankingData",
+        "WinRates",
+        "ellipsoid_rank_sets",
+        "human_win_rates",
+        "judge_win_rates",
+        "outcome_codes",
+        "ppr_lambda",
+        "ppr_win_rates",
+        "prediction_powered_ranking",
+        "tiers_from_rank_sets",
     },
     "simulate": {
         "SimulatedArena",
