@@ -245,6 +245,8 @@ SUBPACKAGES = {
         "plot_sweep",
         "simulate_items",
         "simulate_sweep",
+        "SplitStudy",
+        "split_study",
         "DESIGNS",
         "BayesCalibration",
         "CalibrationData",
