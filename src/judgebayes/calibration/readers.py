@@ -85,6 +85,8 @@ def read_prevalence(
     *,
     target: str | None = None,
     judge: str | None = None,
+    calibration: float | None = None,
+    seed: int = 0,
 ) -> JudgedItems:
     """Pairwise battles of one model against opponents, as judged items (seed 001).
 
@@ -110,6 +112,13 @@ def read_prevalence(
     judge
         With a folder of several judges' files, the judge to read (its files'
         ``<judge>`` suffix).
+    calibration
+        When every battle has a human winner: the share of each opponent's battles (at
+        least 4) drawn at random as the calibration set, the rest test items whose
+        human labels only score the estimates (``split``; the vignette draws 10%).
+        ``None``: every battle with a human winner is a calibration item.
+    seed
+        Seeds the draw of the calibration set.
 
     Returns
     -------
@@ -175,9 +184,29 @@ def read_prevalence(
                     }
                 )
             )
-    return JudgedItems(
-        pd.concat(items, ignore_index=True), dropped={"judge_pick null (no verdict)": dropped}
-    )
+    frame = pd.concat(items, ignore_index=True)
+    if calibration is not None:
+        frame["split"] = _draw_calibration(frame, calibration, seed)
+    return JudgedItems(frame, dropped={"judge_pick null (no verdict)": dropped})
+
+
+def _draw_calibration(frame: pd.DataFrame, share: float, seed: int) -> np.ndarray:
+    """``"calibration"`` for max(4, round(share·n)) labelled items per model, else ``"test"``.
+
+    The upstream vignette's split (``m <- max(4L, round(LABEL_RATIO * N))``), per model.
+    """
+    if not 0 < share < 1:
+        raise DataError(
+            f"calibration share {share} is not in (0, 1)", expected="e.g. 0.1 (10% labelled)"
+        )
+    rng = np.random.default_rng(seed)
+    split = np.full(len(frame), "test", dtype=object)
+    labelled = frame["human_label"].notna().to_numpy()
+    for model in sorted(frame["model"].unique()):
+        rows = np.flatnonzero((frame["model"] == model).to_numpy() & labelled)
+        m = min(len(rows), max(4, round(share * len(rows))))
+        split[rng.choice(rows, size=m, replace=False)] = "calibration"
+    return split
 
 
 def _files(
@@ -272,6 +301,8 @@ def read_judged_items(
     labels: Mapping[Any, float] | None = None,
     target: str | None = None,
     judge: str | None = None,
+    calibration: float | None = None,
+    seed: int = 0,
     human: str | Path | None = None,
     scorer: str | None = None,
 ) -> JudgedItems:
@@ -287,7 +318,7 @@ def read_judged_items(
         ``table``: ``{their_name: our_name}``, e.g. ``{"question": "item_id"}``.
     labels
         ``table``, ``inspect``: other label spellings, e.g. ``{"Yes": 1, "No": 0}``.
-    target, judge
+    target, judge, calibration, seed
         ``prevalence``: :func:`read_prevalence`.
     human, scorer
         ``inspect``: :func:`~judgebayes.calibration.inspect_logs.read_inspect_logs`.
@@ -297,7 +328,7 @@ def read_judged_items(
     if format == "table":
         return _read_table(path, columns, labels)
     if format == "prevalence":
-        return read_prevalence(path, target=target, judge=judge)
+        return read_prevalence(path, target=target, judge=judge, calibration=calibration, seed=seed)
     if format == "inspect":
         from judgebayes.calibration.inspect_logs import read_inspect_logs
 

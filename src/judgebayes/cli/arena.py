@@ -30,6 +30,13 @@ from judgebayes.cli.common import (
     probability,
     write_board,
 )
+from judgebayes.cli.judges import (
+    add_judge_options,
+    judge_boards,
+    read_elo_battles,
+    resolve_inputs,
+    shows_judges_beside_humans,
+)
 from judgebayes.core.battles import Battles
 from judgebayes.core.bootstrap import bootstrap_bt
 from judgebayes.core.loaders import FORMATS
@@ -242,6 +249,7 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _elo(args: argparse.Namespace) -> int:
+    resolve_inputs(args)  # --judge NAME=FILE files, --format auto
     target = TARGETS.get(args.target, args.target) if args.target else None
     streamed = args.format == "parquet" or (
         args.format in ("csv", "arena")
@@ -267,7 +275,10 @@ def _elo(args: argparse.Namespace) -> int:
             )
         data, target = scan.pair_stats(args.judge), scan.target
     else:
-        data = one_judge(args, may_pool=True)
+        battles = read_elo_battles(args)
+        if shows_judges_beside_humans(args, battles):  # the human board beside each judge's
+            return judge_boards(args, battles)
+        data = one_judge(args, may_pool=True, battles=battles)
     board = bootstrap_bt(
         data,
         target=target,
@@ -322,21 +333,29 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     demo.add_argument("--no-progress", action="store_true")
     demo.set_defaults(run=_demo)
-    elo = sub.add_parser("elo", help="Bradley–Terry Elo leaderboard with bootstrap intervals")
+    elo = sub.add_parser(
+        "elo",
+        help="Bradley–Terry Elo leaderboard with bootstrap intervals; with several judges' "
+        "verdicts and human labels, the human board beside each judge's",
+    )
     elo.add_argument(
-        "file", type=Path, help="battles file; Parquet (a file or a folder of them) is streamed"
+        "file",
+        type=Path,
+        help="battles file (or folder); Parquet (a file or a folder of them) is streamed; "
+        "with --judge NAME=FILE, the human verdicts the judges' files are joined to",
     )
     elo.add_argument(
         "--format",
         choices=(*FORMATS, "parquet"),
-        required=True,
-        help="parquet: a Parquet table in the Battles schema (as csv); csv and "
-        "arena read .parquet files and folders by streaming too",
+        default="auto",
+        help="auto (default): chosen from the content; parquet: a Parquet table in the "
+        "Battles schema (as csv); csv and arena read .parquet files and folders by "
+        "streaming too",
     )
     elo.add_argument(
         "--target", default=None, help="judge, human, or a column name (default: judge if present)"
     )
-    elo.add_argument("--judge", default=None, help="use this judge's verdicts only")
+    add_judge_options(elo)  # --judge NAME | NAME=FILE, --baseline
     elo.add_argument("--pool-judges", action="store_true", help="fit all judges' verdicts together")
     elo.add_argument(
         "--map",

@@ -27,6 +27,9 @@ if TYPE_CHECKING:
     from judgebayes.calibration import JudgedItems
 
 
+# judgebayes.calibration.readers.ITEM_FORMATS, named here so that the parser imports
+# neither the calibration estimators nor SciPy.
+ITEM_FORMAT_NAMES = ("auto", "table", "prevalence", "inspect")
 # The Bayesian designs (judgebayes.calibration.designs.DESIGNS), named here so that the
 # parser does not import JAX.
 DESIGN_NAMES = ("shared", "model_specific", "hierarchical", "paired", "paired_hierarchical")
@@ -101,17 +104,46 @@ def _bayes(args: argparse.Namespace, items: JudgedItems, baseline: str) -> list[
     return written
 
 
+def _read_items(args: argparse.Namespace) -> JudgedItems:
+    """The judged items of ``args.file`` in ``--format`` (auto: printed as chosen)."""
+    from judgebayes.calibration.readers import item_format, read_judged_items
+
+    if not Path(args.file).is_dir():
+        require_file(args.file)
+    fmt = args.format
+    if fmt == "auto":
+        fmt = item_format(args.file)
+        print(f"format: {fmt} (--format auto: chosen from the content of {args.file.name})")
+    share = args.calibration_fraction
+    if fmt == "prevalence" and share is None:
+        share = 0.1
+        print(
+            "calibration set: 10% of each opponent's battles (at least 4) drawn at random "
+            f"(seed {args.seed}); the rest are test items whose human labels only score the "
+            "estimates (--calibration-fraction)"
+        )
+    with reading(args.file):
+        return read_judged_items(
+            args.file,
+            format=fmt,
+            columns=dict(args.map or ()),
+            labels=dict(args.label or ()),
+            target=args.target,
+            judge=args.judge,
+            calibration=share,
+            seed=args.seed,
+            human=args.human,
+            scorer=args.scorer,
+        )
+
+
 def _calibrate(args: argparse.Namespace) -> int:
     """Seed 001: naive, Rogan–Gladen and PPI++ accuracies with J / ΔJ diagnostics."""
     import pandas as pd
 
-    from judgebayes.calibration import calibrate, read_judged_items
+    from judgebayes.calibration import calibrate
 
-    require_file(args.file)
-    with reading(args.file):
-        items = read_judged_items(
-            args.file, columns=dict(args.map or ()), labels=dict(args.label or ())
-        )
+    items = _read_items(args)
     result = calibrate(
         items,
         baseline=args.baseline,
@@ -135,6 +167,7 @@ def _calibrate(args: argparse.Namespace) -> int:
         result.diagnostics().to_csv(args.out / "diagnostics.csv", index=False)
         info = {
             "file": str(args.file),
+            "format": args.format,
             "baseline": result.baseline,
             "n_boot": args.n_boot,
             "n_splits": args.n_splits,
@@ -142,6 +175,7 @@ def _calibrate(args: argparse.Namespace) -> int:
             "seed": args.seed,
             "models": list(result.models),
             "report": result.report().to_dict(),
+            "rows": items.report.to_dict(),
         }
         if args.bayes:
             info["bayes"] = {
@@ -169,7 +203,40 @@ def register(sub: argparse._SubParsersAction) -> None:
         "file",
         type=Path,
         help="judged items: model, item_id, judge_label, "
-        "human_label (calibration subset), optional run",
+        "human_label (calibration subset), optional run; or a prevalence file or folder "
+        "(human_winner, judge_pick), or an Inspect log (.eval, .json)",
+    )
+    cal.add_argument(
+        "--format",
+        choices=ITEM_FORMAT_NAMES,
+        default="auto",
+        help="auto (default): chosen from the content; table; prevalence (pairwise "
+        "battles of one model against others: theta = P(humans prefer it)); inspect",
+    )
+    cal.add_argument(
+        "--target",
+        default=None,
+        help="prevalence: the model whose preference rate is estimated (default: the one "
+        "in every battle)",
+    )
+    cal.add_argument(
+        "--judge", default=None, help="prevalence: the judge of a folder of several judges"
+    )
+    cal.add_argument(
+        "--calibration-fraction",
+        type=probability,
+        default=None,
+        help="prevalence: share of each opponent's human-labelled battles kept as the "
+        "calibration set (default 0.1, the upstream vignette's); the rest are test items",
+    )
+    cal.add_argument(
+        "--human",
+        type=Path,
+        default=None,
+        help="inspect: human labels (id, human_label[, model]) joined by sample id",
+    )
+    cal.add_argument(
+        "--scorer", default=None, help="inspect: the model-graded scorer, when several"
     )
     cal.add_argument(
         "--baseline",
