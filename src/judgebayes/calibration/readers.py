@@ -113,10 +113,11 @@ def read_prevalence(
         With a folder of several judges' files, the judge to read (its files'
         ``<judge>`` suffix).
     calibration
-        When every battle has a human winner: the share of each opponent's battles (at
-        least 4) drawn at random as the calibration set, the rest test items whose
-        human labels only score the estimates (``split``; the vignette draws 10%).
-        ``None``: every battle with a human winner is a calibration item.
+        When every battle has a human winner: the share of each opponent's battles
+        drawn at random as the calibration set, the rest test items whose human labels
+        only score the estimates (:meth:`JudgedItems.calibration_split` with
+        ``per_model=True``; the vignette draws 10%). ``None``: every battle with a
+        human winner is a calibration item.
     seed
         Seeds the draw of the calibration set.
 
@@ -184,29 +185,12 @@ def read_prevalence(
                     }
                 )
             )
-    frame = pd.concat(items, ignore_index=True)
-    if calibration is not None:
-        frame["split"] = _draw_calibration(frame, calibration, seed)
-    return JudgedItems(frame, dropped={"judge_pick null (no verdict)": dropped})
-
-
-def _draw_calibration(frame: pd.DataFrame, share: float, seed: int) -> np.ndarray:
-    """``"calibration"`` for max(4, round(share·n)) labelled items per model, else ``"test"``.
-
-    The upstream vignette's split (``m <- max(4L, round(LABEL_RATIO * N))``), per model.
-    """
-    if not 0 < share < 1:
-        raise DataError(
-            f"calibration share {share} is not in (0, 1)", expected="e.g. 0.1 (10% labelled)"
-        )
-    rng = np.random.default_rng(seed)
-    split = np.full(len(frame), "test", dtype=object)
-    labelled = frame["human_label"].notna().to_numpy()
-    for model in sorted(frame["model"].unique()):
-        rows = np.flatnonzero((frame["model"] == model).to_numpy() & labelled)
-        m = min(len(rows), max(4, round(share * len(rows))))
-        split[rng.choice(rows, size=m, replace=False)] = "calibration"
-    return split
+    judged = JudgedItems(
+        pd.concat(items, ignore_index=True), dropped={"judge_pick null (no verdict)": dropped}
+    )
+    if calibration is None:
+        return judged
+    return judged.calibration_split(calibration, seed=seed, per_model=True)
 
 
 def _files(

@@ -118,7 +118,7 @@ def _read_items(args: argparse.Namespace) -> JudgedItems:
     if fmt == "prevalence" and share is None:
         share = 0.1
         print(
-            "calibration set: 10% of each opponent's battles (at least 4) drawn at random "
+            "calibration set: 10% of each opponent's battles drawn at random "
             f"(seed {args.seed}); the rest are test items whose human labels only score the "
             "estimates (--calibration-fraction)"
         )
