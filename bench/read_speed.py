@@ -34,7 +34,6 @@ import argparse
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -44,16 +43,13 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).parent))
+import _record as record
 import judgebayes as jb
 from _busy import busy
 
 TARGET_S = 2.0
 JUDGES = ("gpt-4-0125-preview", "claude-3-opus-20240229", "gpt-3.5-turbo")
 WINNER = {"model_a": 1.0, "model_b": 0.0, "tie": 0.5, "tie (bothbad)": 0.5}
-
-
-def load() -> str:
-    return " ".join(f"{v:.2f}" for v in os.getloadavg())
 
 
 def timed(fn: Callable[[], object], repeats: int) -> tuple[float, list[float], object]:
@@ -78,15 +74,7 @@ def main() -> None:
         help="the folder of the four PPR files",
     )
     args = parser.parse_args()
-    commit = (
-        subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            cwd=Path(__file__).parent,
-        ).stdout.strip()
-        or "?"
-    )
+    commit = record.commit()
     print(f"# command: python bench/read_speed.py --repeats {args.repeats} --busy {args.busy}")
     print(
         f"# recorded: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, judgebayes at "
@@ -96,7 +84,7 @@ def main() -> None:
         f"# machine: {os.cpu_count()} CPU cores; Python {platform.python_version()}, "
         f"numpy {np.__version__}, pandas {pd.__version__}"
     )
-    print(f"# load average at start: {load()}")
+    print(f"# load average at start: {record.load()}")
     human = args.data / "human.json"
     files = {j: args.data / f"{j}.json" for j in JUDGES}
     size = sum(p.stat().st_size for p in (human, *files.values())) / 2**20
@@ -121,7 +109,7 @@ def main() -> None:
         t_ours, all_ours, battles = timed(ours, args.repeats)
         t_read, all_read, _ = timed(pandas_read, args.repeats)
         t_join, all_join, joined = timed(pandas_join, args.repeats)
-    print(f"load average at end: {load()}\n")
+    print(f"load average at end: {record.load()}\n")
 
     wide = battles.judge_labels()  # type: ignore[union-attr]
     peer = joined.set_index("num")  # type: ignore[union-attr]
