@@ -270,7 +270,7 @@ CASES: dict[str, tuple[Writer, str | None]] = {
 CALIBRATE_OWN = {"one-record-jsonl", "null-label"}
 # A folder is what `consistency` reads: an empty one has no contest files.
 EXPECTED = {
-    ("consistency", "folder"): "no *.json contest files",
+    ("consistency", "folder"): "holds no .json, .jsonl or .csv file",
     ("elo-csv", "null-label"): "no battle has a judge_label",
     # the tools' formats: a folder is where their files live; null labels are missing
     # values, counted, until nothing is left to fit

@@ -10,10 +10,18 @@ import pandas as pd
 
 from judgebayes.cli.common import column_pair, label_pair, non_negative_int, number, positive_int
 from judgebayes.core.io import file_format, read_frame, reading, write_json
-from judgebayes.core.loaders import NAME_COLUMNS, read_battles, read_consistency, read_table
+from judgebayes.core.loaders import FORMATS as BATTLE_FORMATS
+from judgebayes.core.loaders import (
+    NAME_COLUMNS,
+    battle_format,
+    read_battles,
+    read_consistency,
+    read_table,
+)
 from judgebayes.errors import DataError
 
-FORMATS = ("auto", "table", "csv", "arena", "softelo", "consistency")
+# every battles format, and "table": a judge × model Elo table
+FORMATS = ("auto", "table", *(f for f in BATTLE_FORMATS if f != "auto"))
 
 
 def own_pair(text: str) -> tuple[str, str]:
@@ -35,11 +43,12 @@ def _read(args: argparse.Namespace) -> tuple[str, object]:
     path: Path = args.path
     on_invalid = "drop" if args.drop_invalid else "raise"
     fmt = args.format
-    if fmt == "auto" and (path.is_dir() or file_format(path, "csv") == "json"):
-        fmt = "consistency"
+    if fmt == "auto" and (path.is_dir() or file_format(path, "csv").startswith("json")):
+        fmt = battle_format(path)  # contest files, Arena-Hard judgments, a judge table ...
+        print(f"format: {fmt} (--format auto: chosen from the content of {path.name})")
     if fmt == "consistency":
         return "battles", read_consistency(path, on_invalid=on_invalid)
-    if fmt in ("arena", "softelo"):
+    if fmt not in ("auto", "csv"):
         return "battles", read_battles(path, fmt, on_invalid=on_invalid)
     frame = read_frame(path, text_columns=("row", "method", *NAME_COLUMNS), default="csv")
     with reading(path):
@@ -286,8 +295,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--format",
         choices=FORMATS,
         default="auto",
-        help="auto: contest JSON for a folder or .json file, an Elo table when "
-        "the first columns are row,method, else a battles table",
+        help="auto: a folder or JSON file by its content (contest files, Arena-Hard "
+        "judgments, ...), an Elo table when the first columns are row,method, else a "
+        "battles table",
     )
     cons.add_argument(
         "--own",
