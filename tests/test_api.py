@@ -93,6 +93,9 @@ EXPECTED = {
     # sandwich (robust, cluster-robust) intervals
     "SandwichElo",
     "sandwich_bt",
+    # which tie model the data prefer (LOO)
+    "TieComparison",
+    "compare_ties",
 }
 
 # Every subpackage's public names, pinned the same way.
@@ -113,6 +116,8 @@ SUBPACKAGES = {
         "rank_sets",
         "SandwichElo",
         "sandwich_bt",
+        "TieComparison",
+        "compare_ties",
         "bootstrap_bt",
         "bt_objective",
         "check_graph",

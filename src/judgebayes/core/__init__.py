@@ -38,6 +38,7 @@ from judgebayes.core.ranksets import RankSets, rank_sets
 from judgebayes.core.report import DropReport
 from judgebayes.core.sandwich import SandwichElo, sandwich_bt
 from judgebayes.core.stream import PairScan, scan_pairs, stream_pair_stats
+from judgebayes.core.ties import TieComparison, compare_ties
 
 __all__ = [
     "ELO_BASE",
@@ -54,9 +55,11 @@ __all__ = [
     "PairStats",
     "RankSets",
     "SandwichElo",
+    "TieComparison",
     "bootstrap_bt",
     "bt_objective",
     "check_graph",
+    "compare_ties",
     "elo_to_theta",
     "fit_bt",
     "rank_sets",
