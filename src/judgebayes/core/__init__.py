@@ -13,7 +13,8 @@ any draws of the scores give simultaneous rank-sets and tiers
 (:mod:`~judgebayes.core.ranksets`). No JAX here.
 """
 
-from judgebayes.core.battles import LABEL_COLUMNS, SCHEMA, Battles
+from judgebayes.core.aligned import read_aligned, read_judge_table
+from judgebayes.core.battles import BATTLE_COLUMNS, LABEL_COLUMNS, SCHEMA, Battles
 from judgebayes.core.bootstrap import BootstrapElo, bootstrap_bt
 from judgebayes.core.bt import (
     ELO_BASE,
@@ -27,6 +28,7 @@ from judgebayes.core.bt import (
 from judgebayes.core.graph import GraphCheck, check_graph
 from judgebayes.core.loaders import (
     FORMATS,
+    battle_format,
     read_arena,
     read_battles,
     read_consistency,
@@ -39,8 +41,10 @@ from judgebayes.core.report import DropReport
 from judgebayes.core.sandwich import SandwichElo, sandwich_bt
 from judgebayes.core.stream import PairScan, scan_pairs, stream_pair_stats
 from judgebayes.core.ties import TieComparison, compare_ties
+from judgebayes.core.tool_formats import read_alpaca_eval, read_arena_hard, read_grades
 
 __all__ = [
+    "BATTLE_COLUMNS",
     "ELO_BASE",
     "ELO_SCALE",
     "FORMATS",
@@ -56,6 +60,7 @@ __all__ = [
     "RankSets",
     "SandwichElo",
     "TieComparison",
+    "battle_format",
     "bootstrap_bt",
     "bt_objective",
     "check_graph",
@@ -63,9 +68,14 @@ __all__ = [
     "elo_to_theta",
     "fit_bt",
     "rank_sets",
+    "read_aligned",
+    "read_alpaca_eval",
     "read_arena",
+    "read_arena_hard",
     "read_battles",
     "read_consistency",
+    "read_grades",
+    "read_judge_table",
     "read_softelo",
     "read_table",
     "sandwich_bt",

@@ -47,7 +47,7 @@ __all__ = [
     "Comparison",
     "EloBoard",
     "PairwiseComparisons",
-    "WinRates",
+    "WinRateMatrix",
     "holm",
 ]
 
@@ -221,7 +221,7 @@ class PairwiseComparisons(ResultDisplay):
 
 
 @dataclass(frozen=True, repr=False)
-class WinRates(ResultDisplay):
+class WinRateMatrix(ResultDisplay):
     """Predicted and observed win rates of every ordered pair of models.
 
     Attributes
@@ -439,7 +439,7 @@ class EloBoard(ResultDisplay):
         )
         return PairwiseComparisons(table, correction, self.alpha)
 
-    def win_rates(self) -> WinRates:
+    def win_rates(self) -> WinRateMatrix:
         """Predicted and observed P(i beats j) of every ordered pair, with intervals."""
         m = len(self.models)
         i, j = np.nonzero(~np.eye(m, dtype=bool))
@@ -473,7 +473,7 @@ class EloBoard(ResultDisplay):
         table = table.sort_values(
             ["model_a", "model_b"], key=lambda s: s.map(order), ignore_index=True
         )
-        return WinRates(table, self.alpha)
+        return WinRateMatrix(table, self.alpha)
 
     def vs_baseline(self, baseline: str) -> BaselineScores:
         """Every model's predicted win rate against ``baseline`` in per cent (Arena-Hard's
