@@ -100,6 +100,9 @@ EXPECTED = {
     # sandwich (robust, cluster-robust) intervals
     "SandwichElo",
     "sandwich_bt",
+    # which tie model the data prefer (LOO)
+    "TieComparison",
+    "compare_ties",
     # calibrated rankings from judge verdicts and a few human labels
     "Ranking",
     "RankingData",
@@ -127,6 +130,8 @@ SUBPACKAGES = {
         "rank_sets",
         "SandwichElo",
         "sandwich_bt",
+        "TieComparison",
+        "compare_ties",
         "bootstrap_bt",
         "bt_objective",
         "check_graph",
