@@ -4,8 +4,10 @@ robustness, the decision framework, and an ordered-logistic model of five-point 
 Modules: ``verdicts`` (the verdict table, position-debiasing, the verdict tensor),
 ``simulate`` (the quadratic verdict tensor with a known truth), ``rankings`` (win-rate,
 Bradley–Terry and quadratic rankings, Kendall τ; Eq. 1, Figure 1), ``informativeness``
-(I(p, A), Figures 2–3), ``power`` (Table 2, the exact sign test, N_total, the Wilcoxon
-simulation of Appendix C), ``robustness`` (Figure 4, Appendix E, Section 5.3),
+(I(p, A), Figures 2–3), ``layout`` (a few anchors × many models, as Arena-Hard,
+AlpacaEval and WildBench judge: the anchors found, each one's rankings and τ with humans,
+bootstrap intervals over prompts), ``power`` (Table 2, the exact sign test, N_total, the
+Wilcoxon simulation of Appendix C), ``robustness`` (Figure 4, Appendix E, Section 5.3),
 ``recommend`` (Figure 5: :func:`recommend_anchor`; :func:`analyze_anchors`); JAX-based:
 ``model`` (the ordered-logistic verdict model and its ``ModelSpec`` builder),
 ``comparison`` (ordinal vs BT vs win-rate at equal budget), ``design`` (anchor-free
@@ -19,9 +21,11 @@ from judgebayes.anchors.informativeness import (
     WinHistogram,
     discordance,
     informativeness,
+    regress_tau,
     tau_vs_informativeness,
     win_histogram,
 )
+from judgebayes.anchors.layout import AnchorLayout, TauContrast, anchor_layout, find_anchors
 from judgebayes.anchors.power import (
     PowerTable,
     WilcoxonPower,
@@ -37,6 +41,7 @@ from judgebayes.anchors.rankings import (
     anchor_rankings,
     bt_scores,
     kendall,
+    kendall_rows,
     quadratic_scores,
     win_rate_scores,
 )
@@ -85,6 +90,7 @@ __all__ = [
     "AnchorAnalysis",
     "AnchorCountCurve",
     "AnchorInformativeness",
+    "AnchorLayout",
     "AnchorRankings",
     "AnchorRecommendation",
     "PilotAccuracy",
@@ -93,6 +99,7 @@ __all__ = [
     "SimulatedVerdicts",
     "SizeCurve",
     "StableOrderedLogistic",
+    "TauContrast",
     "TauInformativeness",
     "VerdictTable",
     "WilcoxonPower",
@@ -101,13 +108,16 @@ __all__ = [
     "analyze_anchors",
     "anchor_bt_scores",
     "anchor_count_curve",
+    "anchor_layout",
     "anchor_rankings",
     "bt_scores",
     "compare_rankers",
     "discordance",
     "expected_information",
+    "find_anchors",
     "informativeness",
     "kendall",
+    "kendall_rows",
     "n_total",
     "ordered_logistic_data",
     "ordered_logistic_model",
@@ -117,6 +127,7 @@ __all__ = [
     "quadratic_scores",
     "read_verdicts",
     "recommend_anchor",
+    "regress_tau",
     "sign_test_n",
     "simulate_verdicts",
     "tau_vs_informativeness",
