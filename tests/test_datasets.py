@@ -112,8 +112,15 @@ def test_registry_hashes_equal_the_local_copies() -> None:
     assert reg["url"].str.startswith("https://raw.githubusercontent.com/").all()
     twins = reg[~reg["name"].str.startswith("llm_consistency/upstream/")]
     folders = twins["name"].str.split("/").str[0].value_counts().to_dict()
-    # 24 contest files, the Soft-Elo sample, the four PPR files, six debias_judge files
-    assert folders == {"llm_consistency": 24, "softelo": 1, "ppr": 4, "debias_judge": 6}
+    # 24 contest files, the Soft-Elo sample, the four PPR files, six debias_judge files,
+    # 15 arena-bench-v1 judgment files and the human Elo table
+    assert folders == {
+        "llm_consistency": 24,
+        "softelo": 1,
+        "ppr": 4,
+        "debias_judge": 6,
+        "arena_bench_v1": 16,
+    }
     for row in twins.itertuples():
         assert _sha256(SHARED / row.name) == row.sha256, row.name
     package = Path(datasets.__file__).parent / "data"

@@ -62,10 +62,13 @@ from judgebayes.anchors.robustness import (
 from judgebayes.anchors.simulate import SimulatedVerdicts, simulate_verdicts
 from judgebayes.anchors.verdicts import (
     SCALES,
+    VERDICT_FORMATS,
     VERDICT_STRINGS,
     VerdictTable,
     read_verdicts,
+    verdict_format,
     verdict_table,
+    verdicts_from_battles,
 )
 
 # Bayesian names load JAX: imported on first use.
@@ -85,6 +88,7 @@ _LAZY = {
 
 __all__ = [
     "SCALES",
+    "VERDICT_FORMATS",
     "VERDICT_STRINGS",
     "AdaptiveDesign",
     "AnchorAnalysis",
@@ -135,7 +139,9 @@ __all__ = [
     "theta_gaps",
     "theta_means",
     "verdict_differences",
+    "verdict_format",
     "verdict_table",
+    "verdicts_from_battles",
     "wilcoxon_power",
     "win_histogram",
     "win_rate_scores",

@@ -7,7 +7,8 @@ Modules: ``items`` (judged items), ``readers`` (judged items from files: tables,
 pairwise prevalence layout, Inspect logs in ``inspect_logs``), ``estimators`` (single
 estimators, analytic SEs), ``bootstrap`` (sufficient statistics, paired bootstrap, delta
 method), ``analysis`` (:func:`calibrate`, :class:`Calibration`, :class:`Comparison`),
-``report`` (Section 7 checklist), ``sweep`` (simulations); JAX-based: ``designs``
+``report`` (Section 7 checklist), ``sweep`` (simulations), ``splits`` (every estimator
+over random calibration splits of fully labelled real data); JAX-based: ``designs``
 (latent-class models), ``paired`` (the paired latent class), ``posterior`` (fits, LOO,
 PPC), ``bayes_sweep`` (designs on the simulations).
 """
@@ -30,6 +31,7 @@ from judgebayes.calibration.inspect_logs import read_inspect_logs
 from judgebayes.calibration.items import JudgedItems
 from judgebayes.calibration.readers import ITEM_FORMATS, read_judged_items, read_prevalence
 from judgebayes.calibration.report import CalibrationReport
+from judgebayes.calibration.splits import SplitStudy, split_study
 from judgebayes.calibration.sweep import (
     SimulatedItems,
     Sweep,
@@ -75,6 +77,7 @@ __all__ = [
     "PairedData",
     "PosteriorDifference",
     "SimulatedItems",
+    "SplitStudy",
     "Sweep",
     "calibrate",
     "calibration_data",
@@ -98,6 +101,7 @@ __all__ = [
     "simulate_items",
     "simulate_sweep",
     "specific_calibration_model",
+    "split_study",
     "sweep_bayes",
 ]
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY, __all__)

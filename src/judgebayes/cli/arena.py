@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from judgebayes._stats import norm_ppf
 from judgebayes.cli.common import (
     TARGETS,
     board_summary,
@@ -33,6 +34,7 @@ from judgebayes.cli.common import (
 from judgebayes.core.battles import Battles
 from judgebayes.core.bootstrap import bootstrap_bt
 from judgebayes.core.loaders import FORMATS
+from judgebayes.core.ranksets import rank_sets
 from judgebayes.errors import DataError
 from judgebayes.plots import forest
 from judgebayes.simulate import simulate_arena
@@ -58,18 +60,31 @@ def _hide_human_labels(battles: Battles, n_labelled: int, seed: int) -> Battles:
     return Battles(frame)
 
 
-def _soft_board(result: SoftEloResult) -> pd.DataFrame:
-    """The Soft-Elo leaderboard: held-out Soft-Elo with its jackknife+ conformal interval."""
+def _soft_board(result: SoftEloResult, alpha: float, seed: int) -> pd.DataFrame:
+    """The Soft-Elo leaderboard: held-out Soft-Elo with its jackknife+ conformal interval.
+
+    Its rank-sets treat the models' held-out Soft-Elo (each fitted against fixed anchors)
+    as independent normals whose 1 − α intervals are the conformal ones (sd = half-width /
+    z_{1−α/2}), drawn 4,000 times: the held-out protocol gives no joint replicates.
+    """
     table = result.held.table
     intervals = result.conformal.evaluations["soft"].intervals
+    lower, upper = np.asarray(intervals.lower, float), np.asarray(intervals.upper, float)
+    elo = table["elo_soft"].to_numpy(float)
+    sd = np.where(np.isfinite(upper - lower), (upper - lower) / 2, np.nan) / norm_ppf(1 - alpha / 2)
+    draws = np.random.default_rng(seed).normal(elo, np.nan_to_num(sd, nan=1e6), (4000, len(elo)))
+    ranks = rank_sets(draws, models=list(table["model"]), estimate=elo, alpha=alpha)
     return pd.DataFrame(
         {
             "model": table["model"],
-            "elo": table["elo_soft"],
-            "elo_lo": intervals.lower,
-            "elo_hi": intervals.upper,
+            "elo": elo,
+            "elo_lo": lower,
+            "elo_hi": upper,
             "se": table["se_soft"],
             "n_battles": table["n_battles"],
+            "rank_lo": ranks.rank_lo,
+            "rank_hi": ranks.rank_hi,
+            "tier": ranks.tier,
         }
     ).sort_values("elo", ascending=False, ignore_index=True)
 
@@ -160,7 +175,7 @@ def _demo(args: argparse.Namespace) -> int:
     )
     elapsed = time.perf_counter() - start
     truth = sim.elo
-    hard_board, soft_board = hard.to_frame(), _soft_board(soft)
+    hard_board, soft_board = hard.to_frame(), _soft_board(soft, args.alpha, args.seed)
     n = len(truth)
     cover = {
         "hard": int(_covers(hard_board, truth).sum()),
@@ -276,6 +291,7 @@ def _elo(args: argparse.Namespace) -> int:
         alpha=args.alpha,
         seed=args.seed,
         progress=not args.no_progress,
+        **_board_options(args, streamed=streamed),
     )
     print(board)
     summary = board_summary(
@@ -285,6 +301,28 @@ def _elo(args: argparse.Namespace) -> int:
     if written:
         print("wrote " + ", ".join(str(p) for p in written))
     return 0
+
+
+def _add_board_options(parser: argparse.ArgumentParser) -> None:
+    """The leaderboard's own options (clusters), apart from the input options."""
+    parser.add_argument(
+        "--cluster",
+        default="auto",
+        metavar="COL",
+        help="resample clusters of battles (prompts) by this column; 'auto' (default): "
+        "prompt_id when the file has it; 'none': independent battles",
+    )
+
+
+def _board_options(args: argparse.Namespace, *, streamed: bool) -> dict:
+    """Keyword arguments of the board from :func:`_add_board_options`' options."""
+    cluster = None if args.cluster.lower() == "none" else args.cluster
+    if streamed and cluster not in (None, "auto"):
+        raise DataError(
+            f"--cluster {args.cluster}: streamed Parquet is aggregated to pair statistics, "
+            "which keep no prompts; read it as a table (--format csv) to cluster"
+        )
+    return {"cluster": cluster}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -363,4 +401,5 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     elo.add_argument("--out", type=Path, default=None)
     elo.add_argument("--no-progress", action="store_true")
+    _add_board_options(elo)
     elo.set_defaults(run=_elo)

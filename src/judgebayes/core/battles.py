@@ -43,11 +43,13 @@ A table without ``battle_id`` is one row per battle, as before.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
 import pandas as pd
 
+from judgebayes.core.clusters import Clusters
 from judgebayes.core.pairs import PairStats
 from judgebayes.core.report import DropReport
 from judgebayes.core.results import ResultDisplay
@@ -403,7 +405,54 @@ class Battles(ResultDisplay):
             A column name or an array of positive battle weights. Default: the
             ``weight`` column when present, else 1.
         """
+        used = self._used(target, weights)
+        a, b = self.codes()
+        a, b = a[used.rows], b[used.rows]
+        return PairStats.from_battles(
+            a, b, used.values, self.models, weights=used.weights, report=used.report
+        )
 
+    def clusters(
+        self,
+        cluster: str | np.ndarray = "prompt_id",
+        target: str | np.ndarray | None = None,
+        *,
+        weights: str | np.ndarray | None = None,
+    ) -> Clusters:
+        """Which cluster (e.g. prompt) each battle of :meth:`pair_stats` belongs to.
+
+        Parameters
+        ----------
+        cluster
+            A column (default ``prompt_id``) or an array with one cluster label per battle.
+            A missing label raises :class:`DataError` naming the row.
+        target, weights
+            As for :meth:`pair_stats`: the clusters are those of the battles it uses.
+        """
+        name = cluster if isinstance(cluster, str) else "cluster"
+        labels = self.column(cluster) if isinstance(cluster, str) else np.asarray(cluster)
+        if labels.shape != (len(self),):
+            raise DataError(
+                f"cluster labels have shape {labels.shape}, expected one per battle ({len(self)},)",
+                column=name,
+            )
+        codes, _ = pd.factorize(pd.Series(labels), use_na_sentinel=True)
+        if (codes < 0).any():
+            row = int(np.flatnonzero(codes < 0)[0])
+            raise DataError(
+                "missing cluster label", row=row, column=name, expected="a cluster (prompt) id"
+            )
+        used = self._used(target, weights)
+        a, b = self.codes()
+        a, b = a[used.rows], b[used.rows]
+        stats = PairStats.from_battles(
+            a, b, used.values, self.models, weights=used.weights, report=used.report
+        )
+        cell = stats.cell_index(a, b, used.values, used.weights)
+        return Clusters.from_cells(stats, cell, codes[used.rows], column=name)
+
+    def _used(self, target: str | np.ndarray | None, weights: str | np.ndarray | None) -> _Used:
+        """The battles a fit of ``target`` uses, their targets and weights (checked)."""
         if target is None:
             target = self.default_target()
         name = target if isinstance(target, str) else "target"
@@ -435,14 +484,21 @@ class Battles(ResultDisplay):
                     "weights must be one positive finite number per battle",
                     column=weights if isinstance(weights, str) else "weights",
                 )
-        a, b = self.codes()
         report = self._report.with_excluded(f"no {name}", int((~present).sum()))
-        if not present.all():
-            a, b, values = a[present], b[present], values[present]
-            w = None if w is None else w[present]
-        if len(values) == 0:
+        if not present.any():
             raise DataError(f"no battle has a {name}", column=name)
-        return PairStats.from_battles(a, b, values, self.models, weights=w, report=report)
+        rows = np.flatnonzero(present)
+        return _Used(rows, values[rows], None if w is None else w[rows], report)
+
+
+@dataclass(frozen=True)
+class _Used:
+    """The battles a fit uses: their rows, targets, weights, and the rows' report."""
+
+    rows: np.ndarray
+    values: np.ndarray
+    weights: np.ndarray | None
+    report: DropReport
 
 
 def _validate(frame: pd.DataFrame, on_invalid: OnInvalid) -> tuple[pd.DataFrame, DropReport]:

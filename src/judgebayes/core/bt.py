@@ -30,6 +30,7 @@ from scipy.optimize import minimize
 from scipy.special import expit, log_expit
 
 from judgebayes.core.battles import Battles
+from judgebayes.core.clusters import Clusters, resolve_clusters
 from judgebayes.core.graph import GraphCheck, check_graph
 from judgebayes.core.pairs import PairStats
 from judgebayes.core.report import DropReport
@@ -188,6 +189,27 @@ def as_pair_stats(
         raise TypeError(f"expected Battles or PairStats, got {type(data).__name__}")
     name = data.default_target() if target is None else target
     return data.pair_stats(name, weights=weights), name if isinstance(name, str) else "target"
+
+
+def as_clustered_stats(
+    data: Battles | PairStats,
+    target: str | np.ndarray | None,
+    weights: str | np.ndarray | None,
+    cluster: str | np.ndarray | None,
+) -> tuple[PairStats, str, Clusters | None]:
+    """Pair statistics, the target's name and the clusters of a board's data.
+
+    ``cluster`` as for :func:`~judgebayes.core.clusters.resolve_clusters`; without
+    clusters this is :func:`as_pair_stats`.
+    """
+    clusters = resolve_clusters(data, cluster, target, weights)
+    if clusters is None:
+        stats, name = as_pair_stats(data, target, weights)
+        return stats, name, None
+    name = target if isinstance(target, str) else "target"
+    if target is None and isinstance(data, Battles):
+        name = data.default_target()
+    return clusters.stats, name, clusters
 
 
 def anchor_theta(stats: PairStats, fixed: Mapping[str, float] | None) -> dict[int, float]:

@@ -18,9 +18,17 @@ format              source convention                            becomes
                                                                   judge, ``human_label``
 ``judges``          one table with a ``judge`` column, the        the same
                     humans as the judge ``human``
+``arena-hard``      Arena-Hard ``model_judgment`` files: two      ``judge_label``,
+                    games per question against a baseline         ``verdict`` margin
+``grades``          single grades (MT-Bench, arena-bench), a      ``judge_label``,
+                    pair of models per prompt                     ``score_a/b``
+``alpaca-eval``     AlpacaEval ``annotations.json``:               ``judge_label``,
+                    ``preference`` in [1, 2]                      ``judge_prob``
+``auto``            content and suffix decide                     (:func:`battle_format`)
 =================== ============================================ =====================
 
-Several judges on the same battles are read by :mod:`judgebayes.core.aligned`.
+Several judges on the same battles are read by :mod:`judgebayes.core.aligned`, the
+judge tools' formats by :mod:`judgebayes.core.tool_formats`.
 """
 
 from __future__ import annotations
@@ -46,7 +54,8 @@ from judgebayes.core.convert import (
     require_columns,
     source_frame,
 )
-from judgebayes.core.io import in_file, read_frame
+from judgebayes.core.io import in_file, peek_columns, read_frame
+from judgebayes.core.tool_formats import read_alpaca_eval, read_arena_hard, read_grades
 from judgebayes.errors import DataError
 
 __all__ = [
@@ -58,7 +67,18 @@ __all__ = [
     "read_table",
 ]
 
-FORMATS = ("arena", "softelo", "consistency", "csv", "aligned", "judges")
+FORMATS = (
+    "auto",
+    "arena",
+    "softelo",
+    "consistency",
+    "csv",
+    "aligned",
+    "judges",
+    "arena-hard",
+    "grades",
+    "alpaca-eval",
+)
 """The ``format`` values of :func:`read_battles` (the CLI's ``--format``)."""
 
 
@@ -332,20 +352,93 @@ def _table(
     return finish_battles(frame, bad, "unknown label", on_invalid)
 
 
+# format -> the columns that mark it (any one of each tuple), in the order auto tries them
+_SIGNATURES: tuple[tuple[str, tuple[tuple[str, ...], ...]], ...] = (
+    ("arena-hard", (("games",), ("model",), ("question_id", "uid"))),
+    ("consistency", (("first",), ("second",), ("winner",))),
+    ("softelo", (("judge_pref", "human_pref"), ("scores_a",), ("scores_b",))),
+    ("alpaca-eval", (("generator_1",), ("generator_2",), ("preference",))),
+    ("grades", (("question_id",), ("model",), ("score",))),
+    ("judges", (("model_a",), ("model_b",), ("judge",), ("battle_id",))),
+    ("arena", (("model_a",), ("model_b",), ("winner",))),
+    ("csv", (("model_a",), ("model_b",), ("judge_label", "human_label", "score_diff"))),
+)
+
+
+def _sample_file(folder: Path) -> Path:
+    """A file that shows what a folder holds (the first data file, subfolders included)."""
+    files = sorted(
+        f
+        for f in folder.rglob("*")
+        if f.is_file() and f.suffix.lower() in (".json", ".jsonl", ".csv", ".tsv", ".gz")
+    )
+    if not files:
+        raise DataError(
+            f"the folder {folder} holds no .json, .jsonl or .csv file",
+            expected="a folder of battle files (contests, judgments, one file per judge)",
+        )
+    return files[0]
+
+
+def battle_format(path: str | Path, *, judges: Mapping[str, str | Path] | None = None) -> str:
+    """The format ``read_battles(format="auto")`` chooses: content and suffix decide.
+
+    Judge files (``judges``) make it ``aligned``; so does a folder holding ``human.*``.
+    Otherwise the columns of the file (a folder: its first file) decide, in this order:
+    ``games`` → ``arena-hard``; ``first, second, winner`` → ``consistency``;
+    ``judge_pref``/``human_pref, scores_a, scores_b`` → ``softelo``; ``generator_1,
+    generator_2, preference`` → ``alpaca-eval``; ``question_id, model, score`` →
+    ``grades``; ``model_a, model_b, judge, battle_id`` → ``judges``; ``model_a, model_b,
+    winner`` → ``arena``; ``model_a, model_b`` and a label column → ``csv``.
+
+    Raises
+    ------
+    DataError
+        One line listing every format tried and what the file lacks for it.
+    """
+    if judges:
+        return "aligned"
+    path = Path(path)
+    if path.is_dir():
+        if any(f.is_file() and f.name.split(".")[0] == "human" for f in path.iterdir()):
+            return "aligned"
+        sample = _sample_file(path)
+    else:
+        sample = path
+    columns = set(peek_columns(sample, default="json"))
+    failed = []
+    for fmt, marks in _SIGNATURES:
+        lacking = [" or ".join(any_of) for any_of in marks if not columns & set(any_of)]
+        if not lacking:
+            return fmt
+        failed.append(f"{fmt} (no {', '.join(lacking)})")
+    shown = ", ".join(sorted(columns)[:8]) + (", ..." if len(columns) > 8 else "")
+    raise DataError(
+        f"{sample.name}: cannot tell its format from its columns ({shown}): tried "
+        + "; ".join(failed),
+        expected="--format NAME (one of " + ", ".join(f for f in FORMATS if f != "auto") + ")",
+    )
+
+
 def read_battles(
     path: str | Path | None,
-    format: str,
+    format: str = "auto",
     *,
     columns: Mapping[str, str] | None = None,
     labels: Mapping[Any, float] | None = None,
     judges: Mapping[str, str | Path] | None = None,
+    baseline: str | None = None,
     on_invalid: OnInvalid = "raise",
 ) -> Battles:
     """Read battles in one of :data:`FORMATS` (the CLI's ``--format``).
 
-    ``judges`` (``{judge: file}``) goes with ``format="aligned"``: ``path`` is then the
-    human file (or ``None``), or a folder of one file per judge and ``human.json``.
+    ``"auto"``: :func:`battle_format` decides. ``judges`` (``{judge: file}``) goes with
+    ``format="aligned"``: ``path`` is then the human file (or ``None``), or a folder of
+    one file per judge and ``human.json``. ``baseline`` is the Arena-Hard baseline for
+    judgment files that do not name it.
     """
+    if format == "auto":
+        format = battle_format(path, judges=judges)  # type: ignore[arg-type]
     if format == "aligned":
         return read_aligned(path, judges, on_invalid=on_invalid)
     if judges:
@@ -365,4 +458,10 @@ def read_battles(
         return read_consistency(path, on_invalid=on_invalid)
     if format == "csv":
         return read_table(path, columns=columns, labels=labels, on_invalid=on_invalid)
+    if format == "arena-hard":
+        return read_arena_hard(path, baseline=baseline, on_invalid=on_invalid)
+    if format == "grades":
+        return read_grades(path, on_invalid=on_invalid)
+    if format == "alpaca-eval":
+        return read_alpaca_eval(path, on_invalid=on_invalid)
     raise DataError(f"unknown format {format!r}", expected=f"one of {FORMATS}")
