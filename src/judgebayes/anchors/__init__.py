@@ -27,9 +27,11 @@ from judgebayes.anchors.informativeness import (
 )
 from judgebayes.anchors.layout import AnchorLayout, TauContrast, anchor_layout, find_anchors
 from judgebayes.anchors.power import (
+    PowerCheck,
     PowerTable,
     WilcoxonPower,
     n_total,
+    power_check,
     power_table,
     sign_test_n,
     verdict_differences,
@@ -98,6 +100,7 @@ __all__ = [
     "AnchorRankings",
     "AnchorRecommendation",
     "PilotAccuracy",
+    "PowerCheck",
     "PowerTable",
     "RankerComparison",
     "SimulatedVerdicts",
@@ -127,6 +130,7 @@ __all__ = [
     "ordered_logistic_model",
     "ordered_logistic_spec",
     "pilot_informativeness",
+    "power_check",
     "power_table",
     "quadratic_scores",
     "read_verdicts",

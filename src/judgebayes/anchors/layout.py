@@ -620,7 +620,8 @@ def anchor_layout(
             return nan, nan
         ok = np.isfinite(reps).any(axis=0)
         lo, hi = np.full(idx.size, np.nan), np.full(idx.size, np.nan)
-        lo[ok], hi[ok] = np.nanquantile(reps[:, ok], [q, 1.0 - q], axis=0)
+        if ok.any():
+            lo[ok], hi[ok] = np.nanquantile(reps[:, ok], [q, 1.0 - q], axis=0)
         return lo, hi
 
     tau_ci = {key: interval(val) for key, val in reps_t.items()}
