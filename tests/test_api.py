@@ -308,6 +308,7 @@ SUBPACKAGES = {
         "AnchorLayout",
         "AnchorRankings",
         "AnchorRecommendation",
+        "InvertedU",
         "PilotAccuracy",
         "PowerCheck",
         "PowerTable",

@@ -25,7 +25,13 @@ from judgebayes.anchors.informativeness import (
     tau_vs_informativeness,
     win_histogram,
 )
-from judgebayes.anchors.layout import AnchorLayout, TauContrast, anchor_layout, find_anchors
+from judgebayes.anchors.layout import (
+    AnchorLayout,
+    InvertedU,
+    TauContrast,
+    anchor_layout,
+    find_anchors,
+)
 from judgebayes.anchors.power import (
     PowerCheck,
     PowerTable,
@@ -99,6 +105,7 @@ __all__ = [
     "AnchorLayout",
     "AnchorRankings",
     "AnchorRecommendation",
+    "InvertedU",
     "PilotAccuracy",
     "PowerCheck",
     "PowerTable",

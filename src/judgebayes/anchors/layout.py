@@ -64,6 +64,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AnchorLayout",
+    "InvertedU",
     "TauContrast",
     "anchor_layout",
     "find_anchors",
@@ -204,6 +205,71 @@ class TauContrast(ResultDisplay):
             f"[{self.ci[0]:+.3f}, {self.ci[1]:+.3f}] ({self.level:.0%}); positive in "
             f"{self.p_above:.0%} of resamples"
         )
+
+
+@dataclass(frozen=True, repr=False)
+class InvertedU(ResultDisplay):
+    """A parabola of τ on the anchor's position: is the best anchor a middle one?
+
+    τ_A = a + b·q_A + c·q_A² by least squares across anchors, q_A = (rank − 1) /
+    (M − 1) the anchor's position in a ranking of the M models (0 the best, 1 the
+    worst). Seed 004's inverted U (Section 4.1, Figure 1) is c < 0 with the vertex
+    −b / 2c inside (0, 1); −c / 4 is how far a parabola peaked at ½ falls by the ends.
+
+    Attributes
+    ----------
+    anchors, position, tau
+        The anchors with a position, their q and τ.
+    curvature, ci, p_negative
+        c, its percentile interval over the joint prompt replicates, and the share of
+        replicates with c < 0.
+    vertex
+        −b / 2c (NaN when c ≥ 0: no peak).
+    coef
+        (c, b, a), :func:`numpy.polyfit` order.
+    reference, ranking, by, level
+        τ with which ranking, of which aggregation, positions in which ranking; level.
+    """
+
+    anchors: tuple[str, ...]
+    position: np.ndarray
+    tau: np.ndarray
+    curvature: float
+    ci: tuple[float, float]
+    p_negative: float
+    vertex: float
+    coef: np.ndarray
+    reference: str
+    ranking: str
+    by: str
+    level: float
+
+    def to_frame(self) -> pd.DataFrame:
+        return pd.DataFrame({"anchor": self.anchors, "position": self.position, "tau": self.tau})
+
+    def _headline(self) -> str:
+        peak = f", peak at q = {self.vertex:.2f}" if np.isfinite(self.vertex) else ", no peak"
+        return (
+            f"{len(self.anchors)} anchors; τ ({self.ranking}, with the {self.reference} "
+            f"ranking) on the anchor's position in the {self.by} ranking: curvature "
+            f"{self.curvature:+.3f} [{self.ci[0]:+.3f}, {self.ci[1]:+.3f}] ({self.level:.0%})"
+            f"{peak}; negative in {self.p_negative:.0%} of resamples"
+        )
+
+    def plot(self, ax: Axes | None = None, *, labels: bool = True) -> Axes:
+        """τ against the anchor's position with the fitted parabola (Figure 1)."""
+        ax = _axes(ax, (6.5, 4.2))
+        ax.scatter(self.position, self.tau, color="#1f5fa8", s=22, zorder=3)
+        xs = np.linspace(0.0, 1.0, 100)
+        ax.plot(xs, np.polyval(self.coef, xs), color="#c2185b", lw=1.2, label="parabola")
+        if labels:
+            for x, t, a in zip(self.position, self.tau, self.anchors, strict=True):
+                ax.annotate(a, (x, t), fontsize=7, xytext=(2, 2), textcoords="offset points")
+        ax.set_xlabel(f"anchor's position in the {self.by} ranking (0 best, 1 worst)")
+        ax.set_ylabel(f"Kendall τ with the {self.reference} ranking")
+        ax.legend(frameon=False, fontsize=8)
+        ax.grid(alpha=0.3)
+        return ax
 
 
 @dataclass(frozen=True, repr=False)
@@ -440,6 +506,46 @@ class AnchorLayout(ResultDisplay):
             p_above=float(np.mean(reps > 0)) if reps.size else float("nan"),
             reference=reference,
             ranking=ranking,
+            level=self.level,
+        )
+
+    def inverted_u(
+        self, *, reference: str = "human", ranking: str = "win_rate", by: str | None = None
+    ) -> InvertedU:
+        """τ on the anchor's position as a parabola, with its curvature's interval.
+
+        ``by``: the ranking that places the anchors (default ``reference``); anchors
+        without a place in it (no human score) are left out. Seed 004 places them in
+        π_quad (Figure 1) and finds the inverted U against both references.
+        """
+        key = self._key(reference, ranking)
+        by = reference if by is None else by
+        rank = self.anchor_rank(by)
+        m = np.isfinite(self.human if by == "human" else self.quadratic).sum()
+        ok = np.isfinite(rank) & np.isfinite(self.tau[key])
+        if ok.sum() < 4:
+            raise ValueError(f"{int(ok.sum())} anchors have a position and a τ; a parabola needs 4")
+        q = (rank[ok] - 1.0) / (m - 1.0)
+        coef = np.polyfit(q, self.tau[key][ok], 2)
+        reps = self.tau_replicates[key][:, ok]
+        design = np.vander(q, 3)
+        fin = np.isfinite(reps).all(axis=1)
+        curv = np.linalg.lstsq(design, reps[fin].T, rcond=None)[0][0] if fin.any() else []
+        curv = np.asarray(curv, float)
+        qq = (1.0 - self.level) / 2.0
+        lo, hi = np.quantile(curv, [qq, 1.0 - qq]) if curv.size else (np.nan, np.nan)
+        return InvertedU(
+            anchors=tuple(np.asarray(self.anchors)[ok]),
+            position=q,
+            tau=self.tau[key][ok],
+            curvature=float(coef[0]),
+            ci=(float(lo), float(hi)),
+            p_negative=float(np.mean(curv < 0)) if curv.size else float("nan"),
+            vertex=float(-coef[1] / (2 * coef[0])) if coef[0] < 0 else float("nan"),
+            coef=coef,
+            reference=reference,
+            ranking=ranking,
+            by=by,
             level=self.level,
         )
 
