@@ -30,9 +30,15 @@ models fixed; Section 5.1 resamples prompts too). Every statistic — informativ
 both rankings and their τ — is computed on the *same* resampled prompt weights, so
 the replicates are joint: a difference of τ between two anchors, or the R² of τ on
 I(p, A) across anchors, has its interval from the same draws
-(:meth:`AnchorLayout.contrast`, :meth:`AnchorLayout.tau_vs_informativeness`). The
-human (or quadratic) reference ranking is held fixed: the interval is the sampling
-noise of the anchor-based ranking given the reference.
+(:meth:`AnchorLayout.contrast`, :meth:`AnchorLayout.tau_vs_informativeness`,
+:meth:`AnchorLayout.inverted_u`). The human (or quadratic) reference ranking is held
+fixed: the interval is the sampling noise of the anchor-based ranking given the
+reference. What a τ interval covers is the τ a benchmark of the same size gives with
+that anchor on average, E[τ_N]: a ranking from N prompts is noisy, so τ is biased low
+against the τ of infinitely many prompts, and more so for an anchor that wastes prompts
+(that is the paper's point). On the simulator, 90 % intervals cover E[τ_N] in 190–196
+of 200 benchmarks (τ takes few values, so they err wide) and the population I(p, A)
+in 179 (``tests/test_anchors_layout.py``).
 """
 
 from __future__ import annotations
