@@ -687,3 +687,50 @@ def test_summary_json_is_strict_json_with_reasons_for_nulls(tmp_path: Path) -> N
     data = json.loads(text)
     assert data["width"] is None and data["n"] == 3 and data["ok"] == 0.5
     assert data["null_reasons"] == {"width": "unbounded", "rows[0].cov": "not computed"}
+
+
+# ------------------------------------------------------- anchors: the anchor layout
+def _verdicts(pairs: list[tuple[str, str]]) -> str:
+    return "prompt_id,model_a,model_b,verdict\n" + "".join(
+        f"p{k},{a},{b},{v}\n"
+        for k in range(3)
+        for (a, b), v in zip(pairs, [1, -1, 0, 2, -2][: len(pairs)], strict=True)
+    )
+
+
+STAR = [("A", "x"), ("A", "y"), ("A", "z"), ("w", "A")]
+ANCHOR_CASES = {
+    # an arena's sparse battles: a ring, nobody meets everyone
+    "ring": (
+        _verdicts([("a", "b"), ("b", "c"), ("c", "d"), ("d", "e"), ("e", "a")]),
+        None,
+        [],
+        "no model is judged against every other one",
+    ),
+    # two anchors and two targets: ambiguous
+    "two-by-two": (
+        _verdicts([("a", "x"), ("a", "y"), ("b", "x"), ("b", "y")]),
+        None,
+        [],
+        "cannot tell the anchors from the targets",
+    ),
+    # human scores that name other models (Arena Elo spelled differently)
+    "human-names": (_verdicts(STAR), "model,elo\nX,1\nY,2\nZ,3\n", [], "human scores given"),
+    "unknown-anchor": (_verdicts(STAR), None, ["--anchors", "B"], "no model 'B'"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ANCHOR_CASES))
+def test_anchors_bad_layout_exits_2_with_one_line(
+    case: str, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    text, human, extra, needle = ANCHOR_CASES[case]
+    path = _write(tmp_path / "verdicts.csv", text.encode())
+    argv = ["anchors", str(path), "--n-boot", "10", "--no-progress", *extra]
+    if human is not None:
+        argv += ["--human", str(_write(tmp_path / "elo.csv", human.encode()))]
+    code, err = _run(argv, capsys)
+    assert code == 2 and "Traceback" not in err, err
+    assert err.count("\n") == 1 and err.startswith("judgebayes: error: "), err
+    assert needle in err
+    assert ("elo.csv" if human is not None else "verdicts.csv") in err

@@ -5,6 +5,11 @@ The frequentist table (naive, Rogan–Gladen, PPI++ with the paired bootstrap) a
 and :mod:`judgebayes.calibration.paired` fitted to the same items: their Δθ posteriors
 against the baseline (quantities named as in ``comparisons.csv``, e.g.
 ``theta[B] - theta[A]``) and the PSIS-LOO comparison of the designs.
+
+A fully labelled benchmark (every item with its human verdict, e.g. the
+debias-llm-as-a-judge battles: ``judgebayes calibrate debias_judge/ --judge gpt-4o-mini``)
+has no test items; ``--calibration-size`` keeps the human labels of a random calibration
+set only and scores the estimates against the hidden ones (the ``true θ (test)`` column).
 """
 
 from __future__ import annotations
@@ -33,6 +38,22 @@ ITEM_FORMAT_NAMES = ("auto", "table", "prevalence", "inspect")
 # The Bayesian designs (judgebayes.calibration.designs.DESIGNS), named here so that the
 # parser does not import JAX.
 DESIGN_NAMES = ("shared", "model_specific", "hierarchical", "paired", "paired_hierarchical")
+
+
+def calibration_size(text: str) -> float | int:
+    """An argparse ``type=``: a fraction in (0, 1) or a count >= 1 (``--calibration-size``)."""
+    try:
+        value: float | int = int(text)
+    except ValueError:
+        try:
+            value = float(text)
+        except ValueError:
+            value = 0
+    if (isinstance(value, int) and value < 1) or (isinstance(value, float) and not 0 < value < 1):
+        raise argparse.ArgumentTypeError(
+            f"expected a fraction in (0, 1) or a count >= 1, got {text!r}"
+        )
+    return value
 
 
 def _bayes(args: argparse.Namespace, items: JudgedItems, baseline: str) -> list[Path]:
@@ -114,13 +135,12 @@ def _read_items(args: argparse.Namespace) -> JudgedItems:
     if fmt == "auto":
         fmt = item_format(args.file)
         print(f"format: {fmt} (--format auto: chosen from the content of {args.file.name})")
-    share = args.calibration_fraction
-    if fmt == "prevalence" and share is None:
-        share = 0.1
+    if fmt == "prevalence" and args.calibration_size is None:
+        args.calibration_size, args.per_model = 0.1, True
         print(
             "calibration set: 10% of each opponent's battles drawn at random "
             f"(seed {args.seed}); the rest are test items whose human labels only score the "
-            "estimates (--calibration-fraction)"
+            "estimates (--calibration-size)"
         )
     with reading(args.file):
         return read_judged_items(
@@ -130,7 +150,6 @@ def _read_items(args: argparse.Namespace) -> JudgedItems:
             labels=dict(args.label or ()),
             target=args.target,
             judge=args.judge,
-            calibration=share,
             seed=args.seed,
             human=args.human,
             scorer=args.scorer,
@@ -144,6 +163,16 @@ def _calibrate(args: argparse.Namespace) -> int:
     from judgebayes.calibration import calibrate
 
     items = _read_items(args)
+    if args.calibration_size is not None:
+        items = items.calibration_split(
+            args.calibration_size, seed=args.seed, per_model=args.per_model
+        )
+        s = items.summary()
+        print(
+            f"calibration split (seed {args.seed}): {int(s['n_cal'].sum()):,} human-labelled "
+            f"items kept, {int(s['n_test'].sum()):,} test items whose human labels are hidden "
+            "from the estimators and shown as the true θ (test)\n"
+        )
     result = calibrate(
         items,
         baseline=args.baseline,
@@ -223,13 +252,6 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--judge", default=None, help="prevalence: the judge of a folder of several judges"
     )
     cal.add_argument(
-        "--calibration-fraction",
-        type=probability,
-        default=None,
-        help="prevalence: share of each opponent's human-labelled battles kept as the "
-        "calibration set (default 0.1, the upstream vignette's); the rest are test items",
-    )
-    cal.add_argument(
         "--human",
         type=Path,
         default=None,
@@ -244,6 +266,20 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="model whose calibration the shared RG reuses (default: most labels)",
     )
     cal.add_argument("--map", nargs="*", type=column_pair, metavar="THEIRS=OURS")
+    cal.add_argument(
+        "--calibration-size",
+        type=calibration_size,
+        default=None,
+        metavar="SIZE",
+        help="keep the human labels of a random calibration set only (a fraction in (0, 1) "
+        "or a count of items, drawn with --seed); the hidden labels are the truth. "
+        "prevalence: default 0.1 of each opponent's battles (the upstream vignette's)",
+    )
+    cal.add_argument(
+        "--per-model",
+        action="store_true",
+        help="with --calibration-size: draw each model's calibration set separately",
+    )
     cal.add_argument(
         "--label", nargs="*", type=label_pair, metavar="VALUE=P", help="e.g. yes=1 no=0"
     )

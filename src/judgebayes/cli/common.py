@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from judgebayes.core.battles import Battles
+from judgebayes.core.board import EloBoard
 from judgebayes.core.bootstrap import BootstrapElo
 from judgebayes.core.io import write_json
 from judgebayes.core.loaders import read_battles
@@ -89,7 +90,7 @@ def label_pair(text: str) -> tuple[str, float]:
 
 def write_board(
     out: Path | None,
-    board: BootstrapElo,
+    board: EloBoard,
     summary: dict,
     *,
     plot: bool,
@@ -115,16 +116,21 @@ def write_board(
     return written
 
 
-def board_summary(board: BootstrapElo, **extra: object) -> dict:
+def board_summary(board: EloBoard, **extra: object) -> dict:
     fit = board.fit
+    resampling = (
+        {"n_boot": len(board.replicates), "scheme": board.scheme}
+        if isinstance(board, BootstrapElo)
+        else {}
+    )
     return {
         "target": fit.target,
         "lam": fit.lam,
         "n_models": len(fit.models),
-        "n_boot": len(board.replicates),
+        **resampling,
         "alpha": board.alpha,
-        "scheme": board.scheme,
         "seed": board.seed,
+        "tie_nu": fit.tie_nu,
         "cluster": board.cluster,
         "n_clusters": board.n_clusters,
         "design_effect": None if board.cluster is None else board.median_design_effect,

@@ -59,7 +59,10 @@ def add_judge_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--baseline",
         default=None,
-        help="arena-hard: the baseline model of judgment files that do not name it",
+        metavar="NAME",
+        help="the baseline model: Arena-Hard judgment files that do not name it are read "
+        "against it, and elo prints each model's predicted win rate against it in per cent "
+        "(Arena-Hard's score) with its interval; with --out, baseline.csv",
     )
 
 
