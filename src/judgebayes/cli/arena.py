@@ -39,6 +39,7 @@ from judgebayes.core.loaders import FORMATS
 from judgebayes.core.pairs import PairStats
 from judgebayes.core.ranksets import rank_sets
 from judgebayes.core.sandwich import sandwich_bt
+from judgebayes.core.style import StyleElo, style_bt
 from judgebayes.core.ties import compare_ties
 from judgebayes.errors import DataError
 from judgebayes.plots import forest
@@ -334,6 +335,15 @@ def _add_board_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _style_feature(text: str) -> tuple[str, tuple[str, str]]:
+    """An argparse ``type=``: ``--style NAME=COL_A,COL_B``."""
+    name, sep, cols = text.partition("=")
+    parts = cols.split(",")
+    if not (sep and name and len(parts) == 2 and all(parts)):
+        raise argparse.ArgumentTypeError(f"expected NAME=COL_A,COL_B, got {text!r}")
+    return name, (parts[0], parts[1])
+
+
 def _board_options(args: argparse.Namespace, *, streamed: bool) -> dict:
     """Keyword arguments of the board from :func:`_add_board_options`' options."""
     cluster = None if args.cluster.lower() == "none" else args.cluster
@@ -388,9 +398,24 @@ def _compare(args: argparse.Namespace) -> int:
 def _board(
     data: Battles | PairStats, target: str | None, args: argparse.Namespace, *, streamed: bool
 ) -> EloBoard:
-    """The leaderboard of ``judgebayes elo``: bootstrap or sandwich intervals."""
+    """The leaderboard of ``judgebayes elo``: bootstrap or sandwich intervals, with style
+    control when ``--style`` is given."""
     common = {"target": target, "lam": args.lam, "alpha": args.alpha, "seed": args.seed}
     common |= _board_options(args, streamed=streamed)
+    if getattr(args, "style", None) is not None:
+        if not isinstance(data, Battles):
+            raise DataError("--style needs the battles: read the file as a table, not streamed")
+        if common.pop("ties") != "half":
+            raise DataError("--style fits ties as half a win; leave --ties at half")
+        features = dict(args.style) or None
+        return style_bt(
+            data,
+            features=features,
+            method=args.method,
+            n_boot=args.n_boot,
+            progress=not args.no_progress,
+            **common,
+        )
     if args.method == "sandwich":
         return sandwich_bt(data, **common)
     return bootstrap_bt(data, n_boot=args.n_boot, progress=not args.no_progress, **common)
@@ -402,6 +427,8 @@ def _board_report(
     """Print what goes with the board (the tie models' LOO, the score against a baseline);
     return the same for the summary."""
     extra: dict = {"method": args.method, "ties": args.ties}
+    if isinstance(board, StyleElo):
+        extra["style"] = board.coefficients().to_dict("records")
     try:
         check = compare_ties(data, target=target, lam=args.lam, cluster=board.cluster)
     except DataError:  # soft targets, weights or no ties: nothing to choose between
@@ -507,6 +534,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="NAME",
         help="also print each model's predicted win rate against NAME in per cent "
         "(Arena-Hard's score), with its interval; with --out, baseline.csv",
+    )
+    elo.add_argument(
+        "--style",
+        nargs="*",
+        type=_style_feature,
+        default=None,
+        metavar="NAME=COL_A,COL_B",
+        help="style control: hold these features equal (default with no value: response "
+        "length, len_a,len_b); prints the style coefficients and each model's rank change",
     )
     elo.set_defaults(run=_elo)
     compare = sub.add_parser(

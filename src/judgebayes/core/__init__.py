@@ -40,6 +40,7 @@ from judgebayes.core.ranksets import RankSets, rank_sets
 from judgebayes.core.report import DropReport
 from judgebayes.core.sandwich import SandwichElo, sandwich_bt
 from judgebayes.core.stream import PairScan, scan_pairs, stream_pair_stats
+from judgebayes.core.style import StyleElo, StyleReference, style_bt
 from judgebayes.core.ties import TieComparison, compare_ties
 from judgebayes.core.tool_formats import read_alpaca_eval, read_arena_hard, read_grades
 
@@ -59,6 +60,8 @@ __all__ = [
     "PairStats",
     "RankSets",
     "SandwichElo",
+    "StyleElo",
+    "StyleReference",
     "TieComparison",
     "battle_format",
     "bootstrap_bt",
@@ -81,5 +84,6 @@ __all__ = [
     "sandwich_bt",
     "scan_pairs",
     "stream_pair_stats",
+    "style_bt",
     "theta_to_elo",
 ]
