@@ -107,6 +107,9 @@ EXPECTED = {
     "StyleElo",
     "StyleReference",
     "style_bt",
+    # per-category boards from one hierarchical fit
+    "CategoryElo",
+    "category_bt",
     # calibrated rankings from judge verdicts and a few human labels
     "Ranking",
     "RankingData",
@@ -139,6 +142,8 @@ SUBPACKAGES = {
         "StyleElo",
         "StyleReference",
         "style_bt",
+        "CategoryElo",
+        "category_bt",
         "bootstrap_bt",
         "bt_objective",
         "check_graph",

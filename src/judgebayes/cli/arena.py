@@ -34,6 +34,7 @@ from judgebayes.cli.common import (
 from judgebayes.core.battles import Battles
 from judgebayes.core.board import EloBoard
 from judgebayes.core.bootstrap import bootstrap_bt
+from judgebayes.core.categories import category_bt
 from judgebayes.core.io import write_json
 from judgebayes.core.loaders import FORMATS
 from judgebayes.core.pairs import PairStats
@@ -294,6 +295,8 @@ def _read_battles(args: argparse.Namespace) -> tuple[Battles | PairStats, str | 
 
 def _elo(args: argparse.Namespace) -> int:
     data, target, streamed = _read_battles(args)
+    if args.by is not None:
+        return _elo_by_category(data, target, args)
     board = _board(data, target, args, streamed=streamed)
     print(board)
     extra = _board_report(board, data, target, args)
@@ -353,6 +356,43 @@ def _board_options(args: argparse.Namespace, *, streamed: bool) -> dict:
             "which keep no prompts; read it as a table (--format csv) to cluster"
         )
     return {"cluster": cluster, "ties": args.ties}
+
+
+def _elo_by_category(
+    data: Battles | PairStats, target: str | None, args: argparse.Namespace
+) -> int:
+    """``judgebayes elo --by COL``: the overall and per-category boards of one fit."""
+    if not isinstance(data, Battles):
+        raise DataError("--by needs the battles: read the file as a table, not streamed")
+    cluster = None if args.cluster.lower() == "none" else args.cluster
+    result = category_bt(
+        data,
+        by=args.by,
+        target=target,
+        lam=args.lam,
+        cluster=cluster,
+        alpha=args.alpha,
+        seed=args.seed,
+    )
+    print(result)
+    if args.out is not None:
+        args.out.mkdir(parents=True, exist_ok=True)
+        written = [args.out / "categories.csv", args.out / "summary.json"]
+        result.to_frame().to_csv(written[0], index=False)
+        write_json(
+            written[1],
+            {
+                "by": args.by,
+                "categories": list(result.categories),
+                "tau_elo": result.tau_elo,
+                "cluster": result.cluster,
+                "n_clusters": result.n_clusters,
+                "alpha": args.alpha,
+                "file": str(args.file),
+            },
+        )
+        print("wrote " + ", ".join(str(p) for p in written))
+    return 0
 
 
 def _add_compare_options(parser: argparse.ArgumentParser) -> None:
@@ -543,6 +583,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="NAME=COL_A,COL_B",
         help="style control: hold these features equal (default with no value: response "
         "length, len_a,len_b); prints the style coefficients and each model's rank change",
+    )
+    elo.add_argument(
+        "--by",
+        default=None,
+        metavar="COL",
+        help="per-category boards from one hierarchical fit (category offsets shrunk to the "
+        "overall board), categories in column COL; with --out, categories.csv",
     )
     elo.set_defaults(run=_elo)
     compare = sub.add_parser(

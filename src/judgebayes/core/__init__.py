@@ -25,6 +25,7 @@ from judgebayes.core.bt import (
     fit_bt,
     theta_to_elo,
 )
+from judgebayes.core.categories import CategoryElo, category_bt
 from judgebayes.core.graph import GraphCheck, check_graph
 from judgebayes.core.loaders import (
     FORMATS,
@@ -53,6 +54,7 @@ __all__ = [
     "SCHEMA",
     "Battles",
     "BootstrapElo",
+    "CategoryElo",
     "DropReport",
     "EloFit",
     "GraphCheck",
@@ -66,6 +68,7 @@ __all__ = [
     "battle_format",
     "bootstrap_bt",
     "bt_objective",
+    "category_bt",
     "check_graph",
     "compare_ties",
     "elo_to_theta",

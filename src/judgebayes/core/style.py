@@ -55,9 +55,10 @@ from judgebayes._stats import norm_ppf
 from judgebayes.core.battles import Battles
 from judgebayes.core.board import Differences, EloBoard
 from judgebayes.core.bt import ELO_SCALE, EloFit, fit_bt, theta_to_elo
+from judgebayes.core.clusters import BattleClusters, battle_clusters
 from judgebayes.core.graph import check_graph
 from judgebayes.core.pairs import PairStats
-from judgebayes.core.ranksets import RankSets, point_ranks, rank_sets
+from judgebayes.core.ranksets import RankSets, normal_draws, point_ranks, rank_sets
 from judgebayes.errors import DataError
 
 __all__ = ["StyleElo", "StyleReference", "style_bt"]
@@ -326,9 +327,7 @@ class StyleElo(EloBoard):
             draws = self.replicates[:, : self._m]
         else:
             m = self._m
-            draws = np.random.default_rng(self.seed).multivariate_normal(
-                self.elo, self.cov[:m, :m], size=4000, method="eigh"
-            )
+            draws = normal_draws(self.elo, self.cov[:m, :m], 4000, self.seed)
         return rank_sets(draws, models=self.models, estimate=self.elo, alpha=self.alpha)
 
     def coefficients(self) -> pd.DataFrame:
@@ -501,25 +500,18 @@ def style_bt(
         n_iter=n_iter,
     )
     uncontrolled = fit_bt(stats, lam=lam)
-    codes, cluster_name, n_clusters = None, None, None
-    if cluster is not None:
-        if not (isinstance(cluster, str) and cluster == "auto" and "prompt_id" not in battles):
-            all_codes, cluster_name = battles.cluster_codes(
-                "prompt_id" if cluster == "auto" else cluster
-            )
-            codes = pd.factorize(all_codes[used.rows])[0]
-            n_clusters = int(codes.max()) + 1
+    groups = battle_clusters(battles, cluster, used.rows)
     to_elo = np.r_[np.full(m, ELO_SCALE), np.ones(x.shape[1])]
-    cov = _sandwich(design, phi, lam, lam_style, codes) * np.outer(to_elo, to_elo)
+    cov = _sandwich(design, phi, lam, lam_style, groups) * np.outer(to_elo, to_elo)
     effect = None
-    if codes is not None:
+    if groups is not None:
         battle_cov = _sandwich(design, phi, lam, lam_style, None)[:m, :m] * ELO_SCALE**2
         with np.errstate(invalid="ignore", divide="ignore"):
             effect = np.diag(cov)[:m] / np.diag(battle_cov)
     replicates = None
     if method == "bootstrap":
         replicates = _bootstrap(
-            design, phi, lam, lam_style, codes, n_boot, seed, progress, chunk_size
+            design, phi, lam, lam_style, groups, n_boot, seed, progress, chunk_size
         )
         replicates[:, :m] -= replicates[:, :m].mean(axis=1, keepdims=True) if lam == 0 else 0.0
         replicates[:, :m] = theta_to_elo(replicates[:, :m])
@@ -533,8 +525,8 @@ def style_bt(
         alpha=alpha,
         seed=seed,
         method=method,
-        cluster=cluster_name,
-        n_clusters=n_clusters,
+        cluster=None if groups is None else groups.column,
+        n_clusters=None if groups is None else groups.n_clusters,
         design_effect=effect,
         stats=stats,
         lam_style=lam_style,
@@ -542,21 +534,15 @@ def style_bt(
 
 
 def _sandwich(
-    design: _Design, phi: np.ndarray, lam: float, lam_style: float, codes: np.ndarray | None
+    design: _Design, phi: np.ndarray, lam: float, lam_style: float, groups: BattleClusters | None
 ) -> np.ndarray:
-    """H⁻¹BH⁻¹ of φ = (θ, β); B over battles, or over clusters ``codes``."""
-    m = design.m
+    """H⁻¹BH⁻¹ of φ = (θ, β); B over battles, or over the clusters ``groups``."""
     scores = design.scores(phi)
-    if codes is not None:
-        members = csr_matrix(
-            (np.ones(len(codes)), (codes, np.arange(len(codes)))),
-            shape=(int(codes.max()) + 1, len(codes)),
-        )
-        scores = members @ scores
+    if groups is not None:
+        scores = groups.members() @ scores
     meat = np.asarray((scores.T @ scores).toarray())
-    factor = _newton_matrix(design.hessian(phi, lam, lam_style), m, lam == 0)
-    half = cho_solve(factor, meat)
-    return cho_solve(factor, half.T)
+    factor = _newton_matrix(design.hessian(phi, lam, lam_style), design.m, lam == 0)
+    return cho_solve(factor, cho_solve(factor, meat).T)
 
 
 def _bootstrap(
@@ -564,7 +550,7 @@ def _bootstrap(
     phi: np.ndarray,
     lam: float,
     lam_style: float,
-    codes: np.ndarray | None,
+    groups: BattleClusters | None,
     n_boot: int,
     seed: int,
     progress: bool,
@@ -579,10 +565,10 @@ def _bootstrap(
 
     def run(k: int) -> np.ndarray:
         rng, r = rngs[k], sizes[k]
-        if codes is None:
+        if groups is None:
             weights = rng.poisson(1.0, (n, r)).astype(float)
         else:
-            weights = rng.poisson(1.0, (int(codes.max()) + 1, r)).astype(float)[codes]
+            weights = rng.poisson(1.0, (groups.n_clusters, r)).astype(float)[groups.codes]
         out = np.tile(phi[:, None], (1, r))
         active = np.arange(r)
         for _ in range(60):
