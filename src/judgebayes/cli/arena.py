@@ -31,6 +31,13 @@ from judgebayes.cli.common import (
     probability,
     write_board,
 )
+from judgebayes.cli.judges import (
+    add_judge_options,
+    judge_boards,
+    read_elo_battles,
+    resolve_inputs,
+    shows_judges_beside_humans,
+)
 from judgebayes.core.battles import Battles
 from judgebayes.core.board import EloBoard
 from judgebayes.core.bootstrap import bootstrap_bt
@@ -263,9 +270,13 @@ def _demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def _read_battles(args: argparse.Namespace) -> tuple[Battles | PairStats, str | None, bool]:
+def _read_battles(
+    args: argparse.Namespace,
+) -> tuple[Battles | PairStats, str | None, bool]:
     """The data of ``elo`` and ``compare``: battles, or pair statistics streamed from Parquet;
-    the target; whether it was streamed."""
+    the target; whether it was streamed. Battles of several judges with human labels come
+    back whole (``elo`` prints the human board beside each judge's); otherwise one judge's."""
+    resolve_inputs(args)  # --judge NAME=FILE files, --format auto
     target = TARGETS.get(args.target, args.target) if args.target else None
     streamed = args.format == "parquet" or (
         args.format in ("csv", "arena")
@@ -290,11 +301,16 @@ def _read_battles(args: argparse.Namespace) -> tuple[Battles | PairStats, str | 
                 "--pool-judges"
             )
         return scan.pair_stats(args.judge), scan.target, True
-    return one_judge(args, may_pool=True), target, False
+    battles = read_elo_battles(args)
+    if shows_judges_beside_humans(args, battles):
+        return battles, target, False
+    return one_judge(args, may_pool=True, battles=battles), target, False
 
 
 def _elo(args: argparse.Namespace) -> int:
     data, target, streamed = _read_battles(args)
+    if isinstance(data, Battles) and shows_judges_beside_humans(args, data):
+        return judge_boards(args, data)  # the human board beside each judge's
     if args.by is not None:
         return _elo_by_category(data, target, args)
     board = _board(data, target, args, streamed=streamed)
@@ -487,19 +503,23 @@ def _add_input_options(parser: argparse.ArgumentParser) -> None:
     """The battles file and how to read it, the fit's settings: shared by ``elo`` and
     ``compare``."""
     parser.add_argument(
-        "file", type=Path, help="battles file; Parquet (a file or a folder of them) is streamed"
+        "file",
+        type=Path,
+        help="battles file (or folder); Parquet (a file or a folder of them) is streamed; "
+        "with --judge NAME=FILE, the human verdicts the judges' files are joined to",
     )
     parser.add_argument(
         "--format",
         choices=(*FORMATS, "parquet"),
-        required=True,
-        help="parquet: a Parquet table in the Battles schema (as csv); csv and "
-        "arena read .parquet files and folders by streaming too",
+        default="auto",
+        help="auto (default): chosen from the content; parquet: a Parquet table in the "
+        "Battles schema (as csv); csv and arena read .parquet files and folders by "
+        "streaming too",
     )
     parser.add_argument(
         "--target", default=None, help="judge, human, or a column name (default: judge if present)"
     )
-    parser.add_argument("--judge", default=None, help="use this judge's verdicts only")
+    add_judge_options(parser)  # --judge NAME | NAME=FILE, --baseline
     parser.add_argument(
         "--pool-judges", action="store_true", help="fit all judges' verdicts together"
     )
@@ -563,18 +583,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     demo.add_argument("--no-progress", action="store_true")
     demo.set_defaults(run=_demo)
-    elo = sub.add_parser("elo", help="Bradley–Terry Elo leaderboard with bootstrap intervals")
+    elo = sub.add_parser(
+        "elo",
+        help="Bradley–Terry Elo leaderboard with bootstrap intervals; with several judges' "
+        "verdicts and human labels, the human board beside each judge's",
+    )
     _add_input_options(elo)
     elo.add_argument("--out", type=Path, default=None)
     elo.add_argument("--no-progress", action="store_true")
     _add_board_options(elo)
-    elo.add_argument(
-        "--baseline",
-        default=None,
-        metavar="NAME",
-        help="also print each model's predicted win rate against NAME in per cent "
-        "(Arena-Hard's score), with its interval; with --out, baseline.csv",
-    )
     elo.add_argument(
         "--style",
         nargs="*",

@@ -154,15 +154,21 @@ def print_board(board: BootstrapElo, extra_cols: dict | None = None) -> None:
     print(frame.to_string(index=False, float_format=lambda v: f"{v:.1f}"))
 
 
-def one_judge(args: argparse.Namespace, *, may_pool: bool) -> Battles:
-    """Read ``args.file`` (``--format``, ``--map``, ``--label``) and keep one judge's battles."""
-    battles = read_battles(
-        args.file,
-        args.format,
-        columns=dict(args.map or ()),
-        labels=dict(args.label or ()),
-        on_invalid="drop" if args.drop_invalid else "raise",
-    )
+def one_judge(
+    args: argparse.Namespace, *, may_pool: bool, battles: Battles | None = None
+) -> Battles:
+    """Read ``args.file`` (``--format``, ``--map``, ``--label``) and keep one judge's battles.
+
+    ``battles``: already read (``judgebayes elo`` reads judge files too).
+    """
+    if battles is None:
+        battles = read_battles(
+            args.file,
+            args.format,
+            columns=dict(args.map or ()),
+            labels=dict(args.label or ()),
+            on_invalid="drop" if args.drop_invalid else "raise",
+        )
     if args.judge is not None:
         return battles.for_judge(args.judge)
     if len(battles.judges) > 1 and not (may_pool and args.pool_judges):
