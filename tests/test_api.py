@@ -103,6 +103,13 @@ EXPECTED = {
     # which tie model the data prefer (LOO)
     "TieComparison",
     "compare_ties",
+    # style control
+    "StyleElo",
+    "StyleReference",
+    "style_bt",
+    # per-category boards from one hierarchical fit
+    "CategoryElo",
+    "category_bt",
     # calibrated rankings from judge verdicts and a few human labels
     "Ranking",
     "RankingData",
@@ -132,6 +139,11 @@ SUBPACKAGES = {
         "sandwich_bt",
         "TieComparison",
         "compare_ties",
+        "StyleElo",
+        "StyleReference",
+        "style_bt",
+        "CategoryElo",
+        "category_bt",
         "bootstrap_bt",
         "bt_objective",
         "check_graph",
