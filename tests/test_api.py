@@ -105,6 +105,7 @@ EXPECTED = {
     "RankingData",
     "WinRates",
     "prediction_powered_ranking",
+    "rank_battles",
 }
 
 # Every subpackage's public names, pinned the same way.
@@ -353,6 +354,9 @@ SUBPACKAGES = {
         "win_rate_scores",
     },
     "rankings": {
+        "METHODS",
+        "judge_report",
+        "rank_battles",
         "OUTCOMES",
         "HumanOutcome",
         "JudgeVerdicts",

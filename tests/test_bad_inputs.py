@@ -68,6 +68,19 @@ ITEMS = [
     for i in range(6)
 ]
 
+RANKED = [
+    {"model_a": a, "model_b": b, "judge_label": y, "human_label": h}
+    for a, b, y, h in [
+        ("a", "b", 1, 1),
+        ("b", "c", 1, None),
+        ("c", "a", 0.5, 0.5),
+        ("a", "b", 0, None),
+        ("b", "c", 0, 0),
+        ("c", "a", 1, None),
+        ("a", "c", 1, 1),
+    ]
+]
+
 # verb -> (argv after the file, the verb's records, their label field, native suffix)
 VERBS: dict[str, tuple[list[str], list[dict], str, str]] = {
     "elo-arena": (
@@ -89,6 +102,7 @@ VERBS: dict[str, tuple[list[str], list[dict], str, str]] = {
         ".csv",
     ),
     "consistency": (["consistency"], CONTEST, "winner", ".json"),
+    "rank": (["rank", "--format", "csv", "--no-progress"], RANKED, "judge_label", ".csv"),
     "calibrate": (["calibrate", "--n-boot", "100", "--no-progress"], ITEMS, "judge_label", ".csv"),
 }
 
@@ -214,6 +228,8 @@ CALIBRATE_OWN = {"one-record-jsonl", "null-label"}
 EXPECTED = {
     ("consistency", "folder"): "no *.json contest files",
     ("elo-csv", "null-label"): "no battle has a judge_label",
+    # every judge verdict null: no battle a judge judged
+    ("rank", "null-label"): "needs human-labelled battles judged by",
 }
 
 
@@ -289,6 +305,7 @@ ARGS = {
     "elo": ["elo", "x.csv", "--format", "csv"],
     "softelo": ["softelo", "x.csv", "--format", "softelo"],
     "calibrate": ["calibrate", "x.csv"],
+    "rank": ["rank", "x.csv"],
 }
 
 
@@ -306,7 +323,9 @@ ARGS = {
             for x in ("0", "1", "1.5", "nan")
         ),
         *((v, "--lam", x) for v in ("elo", "softelo") for x in ("-1", "inf")),
-        *((v, "--seed", "-1") for v in ("demo", "elo", "softelo", "calibrate")),
+        *((v, "--seed", "-1") for v in ("demo", "elo", "softelo", "calibrate", "rank")),
+        *(("rank", "--alpha", x) for x in ("0", "1.5")),
+        *(("rank", "--judge", x) for x in ("gpt-4", "=f.json", "gpt-4=")),
         ("calibrate", "--n-splits", "0"),
         ("calibrate", "--n-boot", "99"),
         ("softelo", "--splits", "0"),

@@ -35,6 +35,7 @@ VERB_MODULES = {
     "calibrate": "calibrate",
     "consensus": "consensus",
     "anchors": "anchors",
+    "rank": "rank",
 }
 
 

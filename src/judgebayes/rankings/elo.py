@@ -86,6 +86,14 @@ class EloEstimate(ResultDisplay):
         root = vectors * np.sqrt(np.clip(values, 0.0, None))
         return self.elo + rng.standard_normal((n_draws, len(self.elo))) @ root.T
 
+    def _details(self) -> dict[str, float]:
+        """``lambda`` (Σλ_j) and ``lambda[judge]`` for every judge, where there are weights."""
+        if not self.lam:
+            return {}
+        out = {"lambda": float(sum(self.lam))}
+        out.update({f"lambda[{j}]": float(x) for j, x in zip(self.judges, self.lam, strict=True)})
+        return out
+
     def ranking(self, alpha: float = 0.1, *, n_draws: int = 4000, seed: int = 0) -> Ranking:
         """Elo intervals and simultaneous rank-sets at level 1 − α.
 
@@ -108,7 +116,7 @@ class EloEstimate(ResultDisplay):
             rank_sets=rank_sets(draws, models=self.models, estimate=self.elo, alpha=alpha),
             n_labelled=self.n_labelled,
             n_judged=self.n_judged,
-            details={"lambda": float(sum(self.lam))} if self.lam else {},
+            details=self._details(),
             report=self.report,
             draws=draws,
         )
