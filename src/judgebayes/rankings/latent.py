@@ -366,8 +366,13 @@ def bt_equivalent_theta(
     for _ in range(100):
         p = expit(phi[:, i] - phi[:, j])
         grad = (n * (p - target)) @ x
-        hess = np.einsum("dp,pa,pb->dab", n * p * (1 - p), x, x) + ones
+        # + J fixes the common shift; the tiny ridge keeps a draw whose pairs are all
+        # decided (σ(1 − σ) = 0 in floating point) solvable
+        hess = np.einsum("dp,pa,pb->dab", n * p * (1 - p), x, x) + ones + 1e-12 * np.eye(k)
         step = np.linalg.solve(hess, grad[..., None])[..., 0]
+        # damped: a step of at most 1 per strength (the objective is convex; far from the
+        # solution a full Newton step can overshoot)
+        step *= np.minimum(1.0, 1.0 / np.maximum(np.abs(step).max(axis=1, keepdims=True), 1e-300))
         phi -= step
         if np.abs(step).max() < tol:
             break
@@ -470,7 +475,7 @@ def fit_latent_outcome(
     draws: int = 1000,
     chains: int = 2,
     warmup: int = 1000,
-    pad_to: int | None = 256,
+    pad_to: int | None = 1024,
     seed: int = 0,
     progress: bool = True,
 ) -> LatentFit:
