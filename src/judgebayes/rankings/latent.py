@@ -38,7 +38,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import jax
 import jax.numpy as jnp
@@ -60,6 +60,9 @@ from judgebayes.core.results import ResultDisplay
 from judgebayes.rankings.data import OUTCOMES, RankingData, outcome_codes
 from judgebayes.rankings.ranking import Ranking
 from judgebayes.simulate import davidson_probs
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 __all__ = [
     "HumanOutcome",
@@ -442,6 +445,10 @@ class LatentFit(ResultDisplay):
             {"model": self.models, "elo": self.elo, "sd": self.elo_draws.std(axis=0, ddof=1)}
         )
         return frame.sort_values("elo", ascending=False, ignore_index=True)
+
+    def plot(self, ax: Axes | None = None, *, alpha: float = 0.1) -> Axes:
+        """Forest plot of :meth:`ranking` at level 1 − α (rank-sets and tiers included)."""
+        return self.ranking(alpha).plot(ax)
 
     def ranking(self, alpha: float = 0.1) -> Ranking:
         """Equal-tailed 1 − α credible intervals and simultaneous rank-sets of the joint
