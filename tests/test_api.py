@@ -115,6 +115,7 @@ EXPECTED = {
     "RankingData",
     "WinRates",
     "prediction_powered_ranking",
+    "rank_battles",
 }
 
 # Every subpackage's public names, pinned the same way.
@@ -379,6 +380,9 @@ SUBPACKAGES = {
         "win_rate_scores",
     },
     "rankings": {
+        "METHODS",
+        "judge_report",
+        "rank_battles",
         "OUTCOMES",
         "HumanOutcome",
         "JudgeVerdicts",

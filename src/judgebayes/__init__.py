@@ -83,6 +83,7 @@ _LAZY = {
     "RankingData": "judgebayes.rankings",
     "WinRates": "judgebayes.rankings",
     "prediction_powered_ranking": "judgebayes.rankings",
+    "rank_battles": "judgebayes.rankings",
     # the Bayesian side: loads JAX
     "bayes": "",
     "anchors": "",
@@ -185,6 +186,7 @@ __all__ = [
     "ppc",
     "prediction_powered_ranking",
     "prior_predictive",
+    "rank_battles",
     "rank_sets",
     "read_aligned",
     "read_alpaca_eval",
