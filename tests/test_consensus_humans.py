@@ -228,3 +228,26 @@ def test_compare_with_humans_needs_the_human_labels_of_several_judges(panel) -> 
         cn.compare_with_humans(panel.for_judge("fair"), bayes=False)
     with pytest.raises(jb.DataError, match="not contestants"):
         cn.self_preference_check(panel, {"fair": "gpt-9"}, n_boot=2)
+
+
+def test_cli_vs_human(panel, tmp_path, capsys) -> None:
+    from judgebayes.cli import main
+
+    path = tmp_path / "panel.csv"
+    panel.frame.to_csv(path, index=False)
+    out = tmp_path / "out"
+    args = ["consensus", str(path), "--vs-human", "--no-bayes", "--n-boot", "5"]
+    args += ["--own", "biased=m3", "--no-progress", "--out", str(out)]
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    assert "against the human board of the same battles (5 paired" in text
+    assert "own-model preference against the human labels" in text
+    metrics = pd.read_csv(out / "vs_human.csv")
+    assert {"fair (bt)", "biased (elo)", "consensus (bt)"} <= set(metrics["board"])
+    assert set(pd.read_csv(out / "self_preference_vs_human.csv")["judge"]) == {"biased"}
+    assert "vs_human" in (out / "summary.json").read_text()
+    # Without a human label the option cannot run: one line, exit status 2.
+    panel.frame.drop(columns="human_label").to_csv(path, index=False)
+    assert main(["consensus", str(path), "--vs-human", "--no-bayes"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "human_label" in err[0]
