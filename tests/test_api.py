@@ -100,6 +100,9 @@ EXPECTED = {
     # sandwich (robust, cluster-robust) intervals
     "SandwichElo",
     "sandwich_bt",
+    # which tie model the data prefer (LOO)
+    "TieComparison",
+    "compare_ties",
     # calibrated rankings from judge verdicts and a few human labels
     "Ranking",
     "RankingData",
@@ -127,6 +130,8 @@ SUBPACKAGES = {
         "rank_sets",
         "SandwichElo",
         "sandwich_bt",
+        "TieComparison",
+        "compare_ties",
         "bootstrap_bt",
         "bt_objective",
         "check_graph",
@@ -184,6 +189,7 @@ SUBPACKAGES = {
         "calibration",
         "davidson",
         "judge_discrimination",
+        "latent_outcome",
         "matchup_dirichlet",
         "multi_judge",
         "soft_bt",
@@ -362,6 +368,14 @@ SUBPACKAGES = {
     },
     "rankings": {
         "OUTCOMES",
+        "HumanOutcome",
+        "JudgeVerdicts",
+        "LatentFit",
+        "bt_equivalent_theta",
+        "fit_latent_outcome",
+        "latent_outcome_data",
+        "latent_outcome_model",
+        "latent_outcome_spec",
         "EloEstimate",
         "SimulatedJudgedBattles",
         "ppi_bt",
@@ -380,7 +394,6 @@ SUBPACKAGES = {
         "ppr_lambda",
         "ppr_win_rates",
         "prediction_powered_ranking",
-        "tiers_from_rank_sets",
     },
     "simulate": {
         "SimulatedArena",

@@ -100,10 +100,16 @@ def _anchors(args: argparse.Namespace) -> int:
     """Seed 004: per anchor informativeness, its ranking, τ with humans / π_quad, N_total."""
     if str(args.file) == "power":
         return _power(args)
-    from judgebayes.anchors.verdicts import read_verdicts
+    from judgebayes.anchors.verdicts import read_verdicts, verdict_format
 
-    require_file(args.file)
-    table = read_verdicts(args.file)
+    if not args.file.is_dir():
+        require_file(args.file)
+    fmt = args.format
+    if fmt == "auto":
+        fmt = verdict_format(args.file)
+        print(f"format: {fmt} (--format auto: chosen from the content of {args.file.name})")
+        args.format = fmt  # summary.json records the format read
+    table = read_verdicts(args.file, format=fmt, baseline=args.baseline)
     human = None
     if args.human is not None:
         require_file(args.human)
@@ -163,6 +169,7 @@ def _write_report(args: argparse.Namespace, table: VerdictTable, result: AnchorA
         args.out / "summary.json",
         {
             "file": str(args.file),
+            "format": args.format,
             "judge": table.judges[0],
             "scale": args.scale,
             "n_verdicts": len(table),
@@ -210,7 +217,21 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=Path,
         metavar="FILE|power",
         help="verdicts: prompt_id, model_a, model_b, verdict (2..-2 or A>>B, A>B, "
-        "A=B, B>A, B>>A), optional judge; or the word 'power'",
+        "A=B, B>A, B>>A), optional judge; Arena-Hard judgments or single grades (a file "
+        "or folder, see --format); or the word 'power'",
+    )
+    p.add_argument(
+        "--format",
+        choices=("auto", "table", "arena-hard", "grades"),
+        default="auto",
+        help="auto (default): chosen from the content; table (prompt_id, model_a, model_b, "
+        "verdict); arena-hard (model_judgment files, two games per question); grades "
+        "(single 1-10 grades: a verdict per prompt and pair from the two grades)",
+    )
+    p.add_argument(
+        "--baseline",
+        default=None,
+        help="arena-hard: the baseline model of judgment files that do not name it",
     )
     p.add_argument("--judge", default=None, help="the judge to analyse (when several)")
     p.add_argument(

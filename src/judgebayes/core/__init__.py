@@ -40,6 +40,7 @@ from judgebayes.core.ranksets import RankSets, rank_sets
 from judgebayes.core.report import DropReport
 from judgebayes.core.sandwich import SandwichElo, sandwich_bt
 from judgebayes.core.stream import PairScan, scan_pairs, stream_pair_stats
+from judgebayes.core.ties import TieComparison, compare_ties
 from judgebayes.core.tool_formats import read_alpaca_eval, read_arena_hard, read_grades
 
 __all__ = [
@@ -58,10 +59,12 @@ __all__ = [
     "PairStats",
     "RankSets",
     "SandwichElo",
+    "TieComparison",
     "battle_format",
     "bootstrap_bt",
     "bt_objective",
     "check_graph",
+    "compare_ties",
     "elo_to_theta",
     "fit_bt",
     "rank_sets",

@@ -658,8 +658,9 @@ def _check_battles(frame: pd.DataFrame, out: dict[str, object], checker: _Checke
     for col in _SHARED_COLUMNS:
         if col not in frame:
             continue
-        values = np.asarray(out.get(col, frame[col]), dtype=object)
-        same = (values == values[ref]) | (pd.isna(values) & pd.isna(values[ref]))
+        # compare integer codes, not objects: missing values share the code -1
+        value_codes = pd.factorize(np.asarray(out.get(col, frame[col]), dtype=object))[0]
+        same = value_codes == value_codes[ref]
         checker.check(
             ~np.asarray(same, dtype=bool),
             frame[col],
