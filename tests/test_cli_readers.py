@@ -183,9 +183,9 @@ def test_anchors_read_arena_hard_judgments_and_single_grades(
     code, out, err = _run(["anchors", str(folder), "--baseline", "gpt-4-0314"], capsys)
     assert code == 0, err
     assert out.startswith("format: arena-hard (--format auto")
-    assert "180 verdicts, 4 models, 30 prompts (anchor-based)" in out
+    assert "180 verdicts, 4 models, 30 prompts (anchor layout: 1 anchor(s))" in out
     grades = Path(os.environ["JUDGEBAYES_DATA"]) / "arena_bench_v1" / "model_judgment"
     code, out, err = _run(["anchors", str(grades), "--out", str(tmp_path / "a")], capsys)
     assert code == 0, err
-    assert out.startswith("format: grades") and "15 models, 300 prompts (quadratic)" in out
+    assert out.startswith("format: grades") and "15 models, 300 prompts (full matrix" in out
     assert len(pd.read_csv(tmp_path / "a" / "anchors.csv")) == 15
