@@ -735,6 +735,13 @@ ANCHOR_CASES = {
     # human scores that name other models (Arena Elo spelled differently)
     "human-names": (_verdicts(STAR), "model,elo\nX,1\nY,2\nZ,3\n", [], "human scores given"),
     "unknown-anchor": (_verdicts(STAR), None, ["--anchors", "B"], "no model 'B'"),
+    # a grade gap for a file of verdicts, not grades
+    "clear-gap-on-verdicts": (
+        _verdicts(STAR),
+        None,
+        ["--clear-gap", "3"],
+        "clear_gap applies to single grades",
+    ),
 }
 
 
