@@ -102,9 +102,8 @@ def bt(
         ``features`` or ``reference`` is given.
     by
         A category column: per-category strengths, partially pooled
-        (:func:`~judgebayes.bayes.bt_models.bt_category_model`).
-
-    At most one of ``prompt_effects``, style control and ``by`` at a time.
+        (:func:`~judgebayes.bayes.bt_models.bt_category_model`). At most one of
+        ``prompt_effects``, style control and ``by`` at a time.
     """
     style = features is not None or reference is not None
     if prompt_effects + style + (by is not None) > 1:
