@@ -140,6 +140,7 @@ def test_getting_started_shows_the_readme_commands(site: tuple[Path, float, str]
 
 def test_site_has_the_promised_pages(site: tuple[Path, float, str]) -> None:
     for page in (
+        "your-data",
         "howto/softelo",
         "howto/calibration",
         "howto/consistency",
@@ -152,6 +153,16 @@ def test_site_has_the_promised_pages(site: tuple[Path, float, str]) -> None:
     which = _text(site[0] / "which-method" / "index.html")
     for topic in ("Section 7 checklist", "LowSignalWarning", "informativeness"):
         assert topic in which
+
+
+def test_your_data_page_shows_every_format(site: tuple[Path, float, str]) -> None:
+    from judgebayes.anchors import VERDICT_FORMATS
+    from judgebayes.calibration import ITEM_FORMATS
+
+    page = _text(site[0] / "your-data" / "index.html")
+    assert "--format auto: how the format is chosen" in page
+    for fmt in {*judgebayes.core.FORMATS, *ITEM_FORMATS, *VERDICT_FORMATS}:
+        assert fmt in page, fmt
 
 
 def test_benchmarks_page_shows_each_script_and_the_recorded_runs(
@@ -197,3 +208,24 @@ def test_pages_name_only_existing_api() -> None:
                 ):
                     missing.add(f"{where}: {alias}.{first}{'.' + second if second else ''}")
     assert not missing, sorted(missing)
+
+
+def test_every_page_loads_mathjax_once_from_the_site(site: tuple[Path, float, str]) -> None:
+    """Formulas render offline: one local MathJax per page (two stop it), no network copy.
+
+    Checked by eye in headless Chromium: the calibration notebook's $\\hat q_0$, $J_A$ and
+    $\\Delta J$ render with the STIX-Web fonts the local copy ships.
+    """
+    root = site[0]
+    assert (root / "assets" / "mathjax" / "MathJax.js").is_file()
+    assert (root / "assets" / "mathjax" / "fonts" / "HTML-CSS" / "STIX-Web").is_dir()
+    pages = sorted(root.rglob("index.html"))
+    assert len(pages) > 20
+    for page in pages:
+        html = page.read_text(encoding="utf-8")
+        tags = re.findall(r'<script src="([^"]*MathJax\.js[^"]*)"', html)
+        assert len(tags) == 1, f"{page.relative_to(root)} loads MathJax {len(tags)} times"
+        assert tags[0].split("assets/mathjax/")[0].strip("./") == "", tags[0]
+        assert "cdnjs" not in html and "unpkg" not in html, page
+    calibration = root / "notebooks" / "shared_vs_model_specific_calibration" / "index.html"
+    assert "$\\hat q_0" in calibration.read_text(encoding="utf-8")  # the TeX MathJax reads

@@ -30,11 +30,13 @@ __all__ = ["build_parser", "main"]
 VERB_MODULES = {
     "demo": "arena",
     "elo": "arena",
+    "compare": "arena",
     "softelo": "softelo",
     "consistency": "consistency",
     "calibrate": "calibrate",
     "consensus": "consensus",
     "anchors": "anchors",
+    "rank": "rank",
 }
 
 

@@ -32,6 +32,9 @@ if TYPE_CHECKING:
     from judgebayes.calibration import JudgedItems
 
 
+# judgebayes.calibration.readers.ITEM_FORMATS, named here so that the parser imports
+# neither the calibration estimators nor SciPy.
+ITEM_FORMAT_NAMES = ("auto", "table", "prevalence", "inspect")
 # The Bayesian designs (judgebayes.calibration.designs.DESIGNS), named here so that the
 # parser does not import JAX.
 DESIGN_NAMES = ("shared", "model_specific", "hierarchical", "paired", "paired_hierarchical")
@@ -122,22 +125,44 @@ def _bayes(args: argparse.Namespace, items: JudgedItems, baseline: str) -> list[
     return written
 
 
-def _calibrate(args: argparse.Namespace) -> int:
-    """Seed 001: naive, Rogan–Gladen and PPI++ accuracies with J / ΔJ diagnostics."""
-    import pandas as pd
+def _read_items(args: argparse.Namespace) -> JudgedItems:
+    """The judged items of ``args.file`` in ``--format`` (auto: printed as chosen)."""
+    from judgebayes.calibration.readers import item_format, read_judged_items
 
-    from judgebayes.calibration import calibrate, read_judged_items
-
-    if not args.file.is_dir():  # a folder is the prevalence layout (one file per opponent)
+    if not Path(args.file).is_dir():
         require_file(args.file)
+    fmt = args.format
+    if fmt == "auto":
+        fmt = item_format(args.file)
+        print(f"format: {fmt} (--format auto: chosen from the content of {args.file.name})")
+    if fmt == "prevalence" and args.calibration_size is None:
+        args.calibration_size, args.per_model = 0.1, True
+        print(
+            "calibration set: 10% of each opponent's battles drawn at random "
+            f"(seed {args.seed}); the rest are test items whose human labels only score the "
+            "estimates (--calibration-size)"
+        )
     with reading(args.file):
-        items = read_judged_items(
+        return read_judged_items(
             args.file,
+            format=fmt,
             columns=dict(args.map or ()),
             labels=dict(args.label or ()),
             target=args.target,
             judge=args.judge,
+            seed=args.seed,
+            human=args.human,
+            scorer=args.scorer,
         )
+
+
+def _calibrate(args: argparse.Namespace) -> int:
+    """Seed 001: naive, Rogan–Gladen and PPI++ accuracies with J / ΔJ diagnostics."""
+    import pandas as pd
+
+    from judgebayes.calibration import calibrate
+
+    items = _read_items(args)
     if args.calibration_size is not None:
         items = items.calibration_split(
             args.calibration_size, seed=args.seed, per_model=args.per_model
@@ -171,6 +196,7 @@ def _calibrate(args: argparse.Namespace) -> int:
         result.diagnostics().to_csv(args.out / "diagnostics.csv", index=False)
         info = {
             "file": str(args.file),
+            "format": args.format,
             "baseline": result.baseline,
             "n_boot": args.n_boot,
             "n_splits": args.n_splits,
@@ -178,6 +204,7 @@ def _calibrate(args: argparse.Namespace) -> int:
             "seed": args.seed,
             "models": list(result.models),
             "report": result.report().to_dict(),
+            "rows": items.report.to_dict(),
         }
         if args.bayes:
             info["bayes"] = {
@@ -205,8 +232,33 @@ def register(sub: argparse._SubParsersAction) -> None:
         "file",
         type=Path,
         help="judged items: model, item_id, judge_label, "
-        "human_label (calibration subset), optional run; or battles of one model against "
-        "opponents (a <model>_vs_<opponent>_<judge>.json file or a folder of them)",
+        "human_label (calibration subset), optional run; or a prevalence file or folder "
+        "(human_winner, judge_pick), or an Inspect log (.eval, .json)",
+    )
+    cal.add_argument(
+        "--format",
+        choices=ITEM_FORMAT_NAMES,
+        default="auto",
+        help="auto (default): chosen from the content; table; prevalence (pairwise "
+        "battles of one model against others: theta = P(humans prefer it)); inspect",
+    )
+    cal.add_argument(
+        "--target",
+        default=None,
+        help="prevalence: the model whose preference rate is estimated (default: the one "
+        "in every battle)",
+    )
+    cal.add_argument(
+        "--judge", default=None, help="prevalence: the judge of a folder of several judges"
+    )
+    cal.add_argument(
+        "--human",
+        type=Path,
+        default=None,
+        help="inspect: human labels (id, human_label[, model]) joined by sample id",
+    )
+    cal.add_argument(
+        "--scorer", default=None, help="inspect: the model-graded scorer, when several"
     )
     cal.add_argument(
         "--baseline",
@@ -215,24 +267,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     cal.add_argument("--map", nargs="*", type=column_pair, metavar="THEIRS=OURS")
     cal.add_argument(
-        "--target",
-        default=None,
-        help="prevalence layout (battles of one model against opponents): the model whose "
-        "preference rate to estimate (default: the one model in every battle)",
-    )
-    cal.add_argument(
-        "--judge",
-        default=None,
-        help="prevalence layout: the judge whose <model>_vs_<opponent>_<judge>.json files "
-        "to read from a folder holding several",
-    )
-    cal.add_argument(
         "--calibration-size",
         type=calibration_size,
         default=None,
         metavar="SIZE",
         help="keep the human labels of a random calibration set only (a fraction in (0, 1) "
-        "or a count of items, drawn with --seed); the hidden labels are the truth",
+        "or a count of items, drawn with --seed); the hidden labels are the truth. "
+        "prevalence: default 0.1 of each opponent's battles (the upstream vignette's)",
     )
     cal.add_argument(
         "--per-model",
