@@ -76,6 +76,10 @@ _LAZY = {
     "RankingData": "judgebayes.rankings",
     "WinRates": "judgebayes.rankings",
     "prediction_powered_ranking": "judgebayes.rankings",
+    # the judge audit (its calibration-design section loads JAX when it runs)
+    "Audit": "judgebayes.auditing",
+    "audit": "judgebayes.auditing",
+    "auditing": "",
     # the Bayesian side: loads JAX
     "bayes": "",
     "anchors": "",
@@ -118,6 +122,7 @@ _SUBMODULES = (
 __all__ = [
     "ELO_BASE",
     "ELO_SCALE",
+    "Audit",
     "BattleLOO",
     "Battles",
     "BootstrapElo",
@@ -147,6 +152,7 @@ __all__ = [
     "Temperature",
     "WinRates",
     "__version__",
+    "audit",
     "battle_loo",
     "bootstrap_bt",
     "calibrate",

@@ -30,7 +30,9 @@ describe the rest.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -47,6 +49,7 @@ from judgebayes.rankings.ppi_bt import ppi_bt
 
 __all__ = ["AuditBoard", "JudgeRanking", "audit_board", "kendall_tau"]
 
+T = TypeVar("T")
 N_DRAWS = 4000
 """Normal draws behind the calibrated board's rank-sets and Kendall τ intervals."""
 
@@ -218,7 +221,7 @@ def _pairs(models: tuple[str, ...], elo: np.ndarray, cov: np.ndarray, alpha: flo
     return frame.sort_values("delta_elo", ignore_index=True)
 
 
-def _quietly(fn, *args, **kwargs):  # noqa: ANN001, ANN202 - a thin wrapper
+def _quietly(fn: Callable[..., T], *args: Any, **kwargs: Any) -> tuple[T, list[str]]:
     """Call ``fn`` with the package's graph warnings collected, not shown."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", JudgeBayesWarning)
@@ -254,7 +257,10 @@ def audit_board(inp: AuditInput, *, alpha: float = 0.05, seed: int = 0) -> Audit
             frame["prompt_id"] = inp.prompts[lab]
         try:
             human, why = _quietly(
-                sandwich_bt, Battles(pd.DataFrame(frame)), target="human_label", alpha=alpha,
+                sandwich_bt,
+                Battles(pd.DataFrame(frame)),
+                target="human_label",
+                alpha=alpha,
                 seed=seed,
             )
             notes += [f"humans-only board: {w}" for w in why]
@@ -280,12 +286,18 @@ def audit_board(inp: AuditInput, *, alpha: float = 0.05, seed: int = 0) -> Audit
             x = np.array([board.elo[board.models.index(m)] for m in common])
             y = calibrated.elo[k]
             tau = from_replicates(
-                "Kendall τ", float(kendall_tau(x, y[None])[0]), kendall_tau(x, draws[:, k]),
-                alpha=alpha, method="normal draws",
+                "Kendall τ",
+                float(kendall_tau(x, y[None])[0]),
+                kendall_tau(x, draws[:, k]),
+                alpha=alpha,
+                method="normal draws",
             )
             scale = from_replicates(
-                "Elo spread ratio", float(x.std() / y.std()),
-                x.std() / draws[:, k].std(axis=1), alpha=alpha, method="normal draws",
+                "Elo spread ratio",
+                float(x.std() / y.std()),
+                x.std() / draws[:, k].std(axis=1),
+                alpha=alpha,
+                method="normal draws",
             )
         judges[j] = JudgeRanking(j, board, misranked, tau, scale)
     if calibrated is not None:

@@ -181,7 +181,9 @@ def battle_budget(
                 verdicts,
             )
             try:
-                est = ppi_bt(sim, judges) if judges and n_labels < data.n_battles else ppi_bt(sim, [])
+                est = (
+                    ppi_bt(sim, judges) if judges and n_labels < data.n_battles else ppi_bt(sim, [])
+                )
             except DataError:
                 continue
             widths.append(float(np.median(2 * z * est.se)))
@@ -204,9 +206,7 @@ def battle_budget(
         halve_s, ext_s = _halving(curve["n_labels"], curve["median_rank_set"], s0 / 2)
     else:
         halve_s, ext_s = np.nan, False
-    extrapolated = tuple(
-        name for name, e in (("width", ext_w), ("rank-set", ext_s)) if e
-    )
+    extrapolated = tuple(name for name, e in (("width", ext_w), ("rank-set", ext_s)) if e)
     return Budget(curve, n_now, halve_w, halve_s, extrapolated, "Elo", n_reps)
 
 
@@ -222,7 +222,9 @@ def item_budget(
         test = g.loc[g["split"] == "test", "judge_label"].to_numpy(float)
         if len(cal) >= 2 and len(test) >= 2 and cal["human_label"].nunique() == 2:
             per_model[m] = (
-                cal["human_label"].to_numpy(float), cal["judge_label"].to_numpy(float), test
+                cal["human_label"].to_numpy(float),
+                cal["judge_label"].to_numpy(float),
+                test,
             )
     if not per_model:
         raise DataError(
@@ -248,5 +250,7 @@ def item_budget(
             }
         )
     curve = pd.DataFrame(rows)
-    halve, ext = _halving(curve["n_labels"], curve["median_width"], curve["median_width"].iloc[0] / 2)
+    halve, ext = _halving(
+        curve["n_labels"], curve["median_width"], curve["median_width"].iloc[0] / 2
+    )
     return Budget(curve, n_now, halve, np.nan, ("width",) if ext else (), "θ", n_reps)

@@ -8,7 +8,8 @@ calibration indefensible.) On pairwise battles the binary label is "this model w
 (ties: not won) and a battle is one item of each of its two models
 (:meth:`~judgebayes.JudgedItems.from_battles`); :func:`~judgebayes.calibration.calibrate`
 gives every model's q̂0, q̂1, Ĵ and θ̂ (naive, Rogan–Gladen, PPI++) with the paired bootstrap,
-and its Section 7 checklist.
+and its Section 7 checklist (PPI++ 1× on one random half of the labels: the audit reads
+model-specific PPI++ 2×, and one half keeps the bootstrap to ``n_boot`` replicates).
 
 An audit compares every pair of models, not one pair: with K models there are K(K − 1)/2
 ΔJ, so :func:`judge_by_model` tests each with the normal approximation of its paired
@@ -114,9 +115,7 @@ def judge_by_model(
     if not usable.any():
         return None
     try:
-        cal = calibrate(
-            items, n_boot=n_boot, n_splits=5, alpha=alpha, seed=seed, progress=progress
-        )
+        cal = calibrate(items, n_boot=n_boot, n_splits=1, alpha=alpha, seed=seed, progress=progress)
     except DataError:  # a model whose calibration items are all of one outcome
         return None
     models = cal.models
@@ -153,12 +152,19 @@ def judge_by_model(
         k = int(frame.loc[tested, "p_holm"].idxmin())
         r = frame.loc[k]
         worst = Estimate(
-            f"{r['a']} − {r['b']}", float(r["delta_j"]), float(r["lo"]), float(r["hi"]),
-            float(r["se"]), alpha, "paired bootstrap",
+            f"{r['a']} − {r['b']}",
+            float(r["delta_j"]),
+            float(r["lo"]),
+            float(r["hi"]),
+            float(r["se"]),
+            alpha,
+            "paired bootstrap",
         )
         worst_p = float(r["p_holm"])
-        shared = "not defensible" if worst_p < alpha else (
-            "unverifiable" if unverifiable else "defensible"
+        shared = (
+            "not defensible"
+            if worst_p < alpha
+            else ("unverifiable" if unverifiable else "defensible")
         )
     return JudgeByModel(
         judge=judge,

@@ -106,15 +106,22 @@ def from_replicates(
     if r.size < 2 or not np.isfinite(estimate):
         return Estimate(name, float(estimate), math.nan, math.nan, math.nan, alpha, method)
     lo, hi = np.quantile(r, [alpha / 2, 1 - alpha / 2])
-    return Estimate(name, float(estimate), float(lo), float(hi), float(r.std(ddof=1)), alpha, method)
+    return Estimate(
+        name, float(estimate), float(lo), float(hi), float(r.std(ddof=1)), alpha, method
+    )
 
 
 def wald(name: str, estimate: float, se: float, *, alpha: float = 0.05) -> Estimate:
     """estimate ± z_{1−α/2}·se."""
     z = norm_ppf(1 - alpha / 2)
     return Estimate(
-        name, float(estimate), float(estimate - z * se), float(estimate + z * se), float(se),
-        alpha, "wald",
+        name,
+        float(estimate),
+        float(estimate - z * se),
+        float(estimate + z * se),
+        float(se),
+        alpha,
+        "wald",
     )
 
 

@@ -58,6 +58,9 @@ def data_figure(per_model: pd.DataFrame) -> Figure:
     pos = np.arange(len(frame))
     ax.barh(pos, frame["n_battles"], color="#c9d8ec", label="battles")
     ax.barh(pos, frame["n_labelled"], color=BLUE, label="with a human label")
+    for y, n, k in zip(pos, frame["n_battles"], frame["n_labelled"], strict=True):
+        ax.text(n, y, f" {n:,} ({k:,} labelled)", va="center", fontsize=6, color=GREY)
+    ax.set_xlim(0, frame["n_battles"].max() * 1.3)
     ax.set_yticks(pos, frame["model"], fontsize=7)
     ax.set_xlabel("battles")
     ax.legend(fontsize=7, frameon=False, loc="lower right")
@@ -78,8 +81,13 @@ def confusion_figure(agreements: Sequence[JudgeAgreement]) -> Figure:
         for h in range(3):
             for v in range(3):
                 ax.text(
-                    v, h, f"{rows[h, v]:.2f}\n({int(c[h, v])})", ha="center", va="center",
-                    fontsize=7, color="white" if rows[h, v] > 0.6 else "black",
+                    v,
+                    h,
+                    f"{rows[h, v]:.2f}\n({int(c[h, v])})",
+                    ha="center",
+                    va="center",
+                    fontsize=7,
+                    color="white" if rows[h, v] > 0.6 else "black",
                 )
         ax.set_xticks(range(3), names, fontsize=7)
         ax.set_yticks(range(3), names, fontsize=7)
@@ -105,8 +113,13 @@ def j_by_model_figure(by_model: Mapping[str, JudgeByModel], low: float) -> Figur
         f = by_model[judge].per_model
         y = f["model"].map(where).to_numpy() + off
         ax.errorbar(
-            f["J"], y, xerr=[f["J"] - f["J_lo"], f["J_hi"] - f["J"]], fmt=MARKERS[k % 6],
-            ms=3, lw=1, label=judge,
+            f["J"],
+            y,
+            xerr=[f["J"] - f["J_lo"], f["J_hi"] - f["J"]],
+            fmt=MARKERS[k % 6],
+            ms=3,
+            lw=1,
+            label=judge,
         )
     ax.axvline(low, color=PINK, lw=0.8, ls="--", label=f"low J ({low})")
     ax.axvline(0, color="k", lw=0.6)
@@ -128,8 +141,13 @@ def theta_figure(by_model: JudgeByModel) -> Figure:
         ("ppi_2x", -0.15, BLUE, "PPI++ (model-specific)"),
     ):
         ax.errorbar(
-            f[name], pos + off, xerr=[f[name] - f[f"{name}_lo"], f[f"{name}_hi"] - f[name]],
-            fmt="o", ms=3, color=color, label=label,
+            f[name],
+            pos + off,
+            xerr=[f[name] - f[f"{name}_lo"], f[f"{name}_hi"] - f[name]],
+            fmt="o",
+            ms=3,
+            color=color,
+            label=label,
         )
     ax.set_yticks(pos, f["model"], fontsize=7)
     ax.set_xlabel("θ (95% interval)")
@@ -172,8 +190,13 @@ def board_figure(board: AuditBoard) -> Figure:
         ax.plot(table["human_only_elo"], pos, "|", color="black", ms=7, label="humans only")
     for k, judge in enumerate(board.judges):
         ax.plot(
-            table[f"{judge}_elo"], pos, MARKERS[k % 6], ms=3.5, mfc="none",
-            color=f"C{k + 1}", label=f"{judge} only",
+            table[f"{judge}_elo"],
+            pos,
+            MARKERS[k % 6],
+            ms=3.5,
+            mfc="none",
+            color=f"C{k + 1}",
+            label=f"{judge} only",
         )
     handles, labels = ax.get_legend_handles_labels()
     if board.calibrated is not None:
@@ -213,7 +236,15 @@ def design_figure(design: DesignComparison) -> Figure:
         for k, (name, off) in enumerate(zip(shown, _offsets(len(shown), 0.5), strict=True)):
             q = p[p["design"] == name]
             y = q["model"].map(where).to_numpy() + off
-            ax.hlines(y, q["lo"], q["hi"], color=f"C{k}", lw=2.5, alpha=0.6, label=f"{name}: 95% predictive")
+            ax.hlines(
+                y,
+                q["lo"],
+                q["hi"],
+                color=f"C{k}",
+                lw=2.5,
+                alpha=0.6,
+                label=f"{name}: 95% predictive",
+            )
         obs = p.drop_duplicates("model")
         outside = pd.Series(False, index=obs.index)
         for name in shown:
@@ -221,10 +252,17 @@ def design_figure(design: DesignComparison) -> Figure:
             out = (q["observed"] < q["lo"]) | (q["observed"] > q["hi"])
             if name == "shared":
                 outside = obs["model"].map(out).fillna(False).astype(bool)
-        ax.plot(obs["observed"], obs["model"].map(where), "o", color="black", ms=3, label="observed")
         ax.plot(
-            obs.loc[outside, "observed"], obs.loc[outside, "model"].map(where), "o",
-            color=PINK, ms=5, mfc="none", label="outside the shared design's interval",
+            obs["observed"], obs["model"].map(where), "o", color="black", ms=3, label="observed"
+        )
+        ax.plot(
+            obs.loc[outside, "observed"],
+            obs.loc[outside, "model"].map(where),
+            "o",
+            color=PINK,
+            ms=5,
+            mfc="none",
+            label="outside the shared design's interval",
         )
         ax.set_yticks(pos, models, fontsize=7)
         ax.set_title(stat.replace("calibration rate", "judge-positive rate"), fontsize=8)
@@ -240,17 +278,28 @@ def budget_figure(budget: Budget) -> Figure:
     has_ranks = "median_rank_set" in c and c["median_rank_set"].notna().any()
     fig, axes = _figure(7.0 if has_ranks else 3.8, 3.2, 2 if has_ranks else 1)
     ax = axes[0]
-    ax.errorbar(c["n_labels"], c["median_width"], yerr=c["median_width_sd"], fmt="o-", color=BLUE, ms=4)
+    ax.errorbar(
+        c["n_labels"], c["median_width"], yerr=c["median_width_sd"], fmt="o-", color=BLUE, ms=4
+    )
     ax.axhline(c["median_width"].iloc[0] / 2, color=PINK, ls="--", lw=0.8, label="half of today's")
     if np.isfinite(budget.halve_width):
         ax.axvline(budget.halve_width, color=PINK, lw=0.8)
-    ax.set(xscale="log", yscale="log", xlabel="human labels", ylabel=f"median interval width ({budget.unit})")
+    ax.set(
+        xscale="log",
+        yscale="log",
+        xlabel="human labels",
+        ylabel=f"median interval width ({budget.unit})",
+    )
     ax.legend(fontsize=7, frameon=False)
     if has_ranks:
         ax = axes[1]
         ax.errorbar(
-            c["n_labels"], c["median_rank_set"], yerr=c["median_rank_set_sd"], fmt="o-",
-            color=BLUE, ms=4,
+            c["n_labels"],
+            c["median_rank_set"],
+            yerr=c["median_rank_set_sd"],
+            fmt="o-",
+            color=BLUE,
+            ms=4,
         )
         ax.axhline(c["median_rank_set"].iloc[0] / 2, color=PINK, ls="--", lw=0.8)
         ax.set(xscale="log", xlabel="human labels", ylabel="median rank-set size")

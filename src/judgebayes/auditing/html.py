@@ -18,7 +18,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from judgebayes.auditing.result import slug
+
 if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
     from judgebayes.auditing.result import Audit, Section
 
 __all__ = ["render"]
@@ -59,13 +63,16 @@ figcaption { color: #5b6577; font-size: 12.5px; }
 details { margin: 4px 0 12px; }
 summary { cursor: pointer; color: #1f5fa8; font-size: 13.5px; }
 .verdict td { font-size: 13.5px; }
+.says { background: #f3f7fc; border-left: 4px solid #1f5fa8; padding: 4px 12px;
+        margin: 12px 0; }
 .verdict td.fix { color: #4a5465; font-size: 12.5px; }
+.also { color: #8a5a00; font-size: 12px; margin-top: 3px; }
 footer { margin-top: 40px; color: #5b6577; font-size: 12.5px; border-top: 1px solid #e3e8ef;
          padding-top: 10px; }
 """
 
 
-def _png(fig) -> str:  # noqa: ANN001 - a matplotlib Figure
+def _png(fig: Figure) -> str:
     """The figure as a data URI (PNG), the figure closed."""
     import matplotlib.pyplot as plt
 
@@ -98,7 +105,11 @@ def table_html(frame: pd.DataFrame, *, css: str = "", shown: int = SHOWN_ROWS) -
     """A frame as an HTML table (text columns left-aligned); long ones fold."""
     if not isinstance(frame.index, pd.RangeIndex):
         frame = frame.reset_index()
-    text_cols = {c for c in frame.columns if frame[c].dtype == object}
+    text_cols = {
+        c
+        for c in frame.columns
+        if not (pd.api.types.is_numeric_dtype(frame[c]) or pd.api.types.is_bool_dtype(frame[c]))
+    }
 
     def rows(part: pd.DataFrame) -> str:
         out = []
@@ -127,21 +138,37 @@ def table_html(frame: pd.DataFrame, *, css: str = "", shown: int = SHOWN_ROWS) -
     return first + f"<details><summary>{len(frame) - shown:,} more rows</summary>{rest}</details>"
 
 
+def _item(text: str) -> str:
+    """One list item; a long run of " | "-separated flags becomes a nested list."""
+    head, sep, rest = text.partition(": ")
+    parts = rest.split(" | ") if sep else []
+    if len(parts) > 2:
+        inner = "".join(f"<li>{html.escape(p)}</li>" for p in parts)
+        return f"<li>{html.escape(head)}:<ul>{inner}</ul></li>"
+    return f"<li>{html.escape(text)}</li>"
+
+
 def _paragraphs(text: str) -> str:
     """Plain text as paragraphs; lines starting with "- " as a list."""
     out = []
     for block in text.strip().split("\n\n"):
         lines = block.split("\n")
         if all(line.startswith("- ") for line in lines):
-            items = "".join(f"<li>{html.escape(line[2:])}</li>" for line in lines)
-            out.append(f"<ul>{items}</ul>")
+            out.append("<ul>" + "".join(_item(line[2:]) for line in lines) + "</ul>")
         else:
             out.append(f"<p>{html.escape(' '.join(lines))}</p>")
     return "\n".join(out)
 
 
 def _verdict_table(verdicts: pd.DataFrame) -> str:
-    head = "<tr><th class='text'>judge</th><th class='text'>use</th><th class='text'>verdict</th><th class='text'>decided by</th><th class='text'>what to do</th></tr>"
+    head = (
+        "<tr>"
+        + "".join(
+            f"<th class='text'>{name}</th>"
+            for name in ("judge", "use", "verdict", "decided by", "what to do")
+        )
+        + "</tr>"
+    )
     rows = []
     for r in verdicts.itertuples():
         badge = f'<span class="badge {r.severity}">{html.escape(r.verdict)}</span>'
@@ -149,29 +176,50 @@ def _verdict_table(verdicts: pd.DataFrame) -> str:
         rows.append(
             f"<tr><td class='text'><b>{html.escape(str(r.judge))}</b></td>"
             f"<td class='text'>{html.escape(str(r.use))}</td><td class='text'>{badge}</td>"
-            f"<td class='text'><i>{html.escape(str(r.diagnostic))}</i>: {decided}</td>"
+            f"<td class='text'><i>{html.escape(str(r.diagnostic))}</i>: {decided}"
+            + (f"<div class='also'>also: {html.escape(r.also)}</div>" if r.also else "")
+            + "</td>"
             f"<td class='text fix'>{html.escape(str(r.fix))}</td></tr>"
         )
     return f'<div class="scroll"><table class="verdict">{head}{"".join(rows)}</table></div>'
 
 
-def _section(s: Section) -> str:
+def _section(s: Section, verdicts: pd.DataFrame | None = None) -> str:
     parts = [f'<h2 id="{s.key}">{html.escape(s.title)}</h2>']
-    if s.summary:
+    if verdicts is not None:
+        parts.append(_verdict_table(verdicts))
+        if s.summary:
+            parts.append(f'<div class="says">{_paragraphs(s.summary)}</div>')
+    elif s.summary:
         parts.append(_paragraphs(s.summary))
     if s.needs:
         label = "What would make this section" + (" complete" if s.available else "")
         parts.append(f'<div class="needs"><b>{label}:</b> {html.escape(s.needs)}</div>')
+    for title, text in s.details.items():
+        parts.append(
+            f"<details><summary>{html.escape(title)}</summary>{_paragraphs(text)}</details>"
+        )
     for name, draw in s.figures.items():
         parts.append(
             f'<figure><img alt="{html.escape(name)}" src="{_png(draw())}">'
             f"<figcaption>{html.escape(name)}</figcaption></figure>"
         )
     for name, frame in s.tables.items():
-        if s.key == "verdict" and name == "verdicts":
+        if name in s.hidden or (verdicts is not None and name == "verdicts"):
             continue
-        parts.append(f"<h3>{html.escape(name.replace('_', ' '))}</h3>")
-        parts.append(table_html(frame))
+        title = html.escape(name.replace("_", " "))
+        if name in s.folded:
+            parts.append(
+                f"<details><summary>{title} ({len(frame):,} rows)</summary>"
+                f"{table_html(frame)}</details>"
+            )
+        else:
+            parts.append(f"<h3>{title}</h3>")
+            parts.append(table_html(frame))
+    csv_only = [n for n in s.hidden if n in s.tables]
+    if csv_only:
+        files = ", ".join(f"{s.key}_{slug(n)}.csv" for n in csv_only)
+        parts.append(f'<p class="note">In the CSV files only: {html.escape(files)}.</p>')
     if s.notes:
         items = "".join(f"<li>{html.escape(n)}</li>" for n in s.notes)
         parts.append(f'<div class="note"><b>Notes</b><ul>{items}</ul></div>')
@@ -183,13 +231,7 @@ def render(audit: Audit) -> str:
     from judgebayes import __version__
 
     toc = "".join(f'<a href="#{s.key}">{html.escape(s.title)}</a>' for s in audit.sections)
-    body = []
-    for s in audit.sections:
-        block = _section(s)
-        if s.key == "verdict":
-            head, _, rest = block.partition("</h2>")
-            block = head + "</h2>" + _verdict_table(audit.verdicts) + rest
-        body.append(block)
+    body = [_section(s, audit.verdicts if s.key == "verdict" else None) for s in audit.sections]
     settings = ", ".join(f"{k} = {v}" for k, v in audit.settings.items())
     stamp = _dt.date.today().isoformat()
     return f"""<!DOCTYPE html>

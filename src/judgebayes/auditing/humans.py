@@ -145,7 +145,11 @@ class JudgeAgreement(ResultDisplay):
     def to_frame(self) -> pd.DataFrame:
         """One row per statistic: ``judge, statistic, estimate, lo, hi, se``."""
         rows = [
-            {"judge": self.judge, "statistic": k, **{c: e.to_dict()[c] for c in ("estimate", "lo", "hi", "se")}}
+            {
+                "judge": self.judge,
+                "statistic": k,
+                **{c: e.to_dict()[c] for c in ("estimate", "lo", "hi", "se")},
+            }
             for k, e in self.statistics.items()
         ]
         return pd.DataFrame(rows)
@@ -160,7 +164,9 @@ class JudgeAgreement(ResultDisplay):
         )
 
 
-def _by_model(models: tuple[str, ...], a: np.ndarray, b: np.ndarray, h: np.ndarray, v: np.ndarray) -> pd.DataFrame:
+def _by_model(
+    models: tuple[str, ...], a: np.ndarray, b: np.ndarray, h: np.ndarray, v: np.ndarray
+) -> pd.DataFrame:
     """Counts per model of (human, judge) outcomes from the model's side."""
     side = np.array(["win", "tie", "loss"])
     k = len(models)
@@ -208,8 +214,13 @@ def judge_agreement(
     if decisive:
         lo, hi = wilson(np.array([first]), np.array([decisive]), alpha)
         first_all = Estimate(
-            "judge says first (every battle)", first / decisive, float(lo[0]), float(hi[0]),
-            float(np.sqrt(first / decisive * (1 - first / decisive) / decisive)), alpha, "wilson",
+            "judge says first (every battle)",
+            first / decisive,
+            float(lo[0]),
+            float(hi[0]),
+            float(np.sqrt(first / decisive * (1 - first / decisive) / decisive)),
+            alpha,
+            "wilson",
         )
     else:
         first_all = Estimate("judge says first (every battle)", np.nan, np.nan, np.nan)
@@ -217,8 +228,15 @@ def judge_agreement(
     return JudgeAgreement(judge, table, stats, by_model, first_all, position_known)
 
 
-
-ITEM_STATISTICS = ("agreement", "kappa", "J", "q1", "q0", "judge positive rate", "human positive rate")
+ITEM_STATISTICS = (
+    "agreement",
+    "kappa",
+    "J",
+    "q1",
+    "q0",
+    "judge positive rate",
+    "human positive rate",
+)
 """The statistics of :func:`item_agreement`."""
 
 

@@ -177,7 +177,9 @@ def _from_battles(battles: Battles, source: str) -> AuditInput:
         if "judge_label" not in frame:
             verdicts = {}
         elif len(judges) <= 1:
-            verdicts = {judges[0] if judges else DEFAULT_JUDGE: frame["judge_label"].to_numpy(float)}
+            verdicts = {
+                judges[0] if judges else DEFAULT_JUDGE: frame["judge_label"].to_numpy(float)
+            }
         else:  # several judges, each row its own battle: a verdict in its judge's column only
             verdicts = {
                 j: np.where(frame["judge"] == j, frame["judge_label"].to_numpy(float), np.nan)
@@ -193,9 +195,7 @@ def _from_battles(battles: Battles, source: str) -> AuditInput:
     swap, known = _oriented(bf)
     a = np.where(swap, bf["model_b"].astype(str), bf["model_a"].astype(str))
     b = np.where(swap, bf["model_a"].astype(str), bf["model_b"].astype(str))
-    human = (
-        bf["human_label"].to_numpy(float) if "human_label" in bf else np.full(len(bf), np.nan)
-    )
+    human = bf["human_label"].to_numpy(float) if "human_label" in bf else np.full(len(bf), np.nan)
     data = RankingData.from_arrays(
         a,
         b,
@@ -265,9 +265,7 @@ def audit_input(
     elif isinstance(data, Battles):
         out = _from_battles(data, source)
     elif isinstance(data, JudgedItems):
-        out = AuditInput(
-            kind="items", items=data, judge=judge or DEFAULT_JUDGE, source=source
-        )
+        out = AuditInput(kind="items", items=data, judge=judge or DEFAULT_JUDGE, source=source)
     else:
         raise DataError(
             f"an audit reads battles or judged items, not {type(data).__name__}",

@@ -65,7 +65,11 @@ class OrderCheck(ResultDisplay):
     def to_frame(self) -> pd.DataFrame:
         return pd.DataFrame(
             [
-                {"judge": self.judge, "statistic": e.name, **{k: e.to_dict()[k] for k in ("estimate", "lo", "hi", "se")}}
+                {
+                    "judge": self.judge,
+                    "statistic": e.name,
+                    **{k: e.to_dict()[k] for k in ("estimate", "lo", "hi", "se")},
+                }
                 for e in (self.swap_agreement, self.first_rate, self.consistency)
             ]
         ).assign(n_prompts=self.n_prompts)
@@ -74,7 +78,9 @@ class OrderCheck(ResultDisplay):
 def _wilson(name: str, k: int, n: int, alpha: float) -> Estimate:
     lo, hi = wilson(np.array([k]), np.array([n]), alpha)
     p = k / n
-    return Estimate(name, p, float(lo[0]), float(hi[0]), float(np.sqrt(p * (1 - p) / n)), alpha, "wilson")
+    return Estimate(
+        name, p, float(lo[0]), float(hi[0]), float(np.sqrt(p * (1 - p) / n)), alpha, "wilson"
+    )
 
 
 def order_check(inp: AuditInput, judge: str, *, alpha: float = 0.05) -> OrderCheck | None:
@@ -100,7 +106,9 @@ def order_check(inp: AuditInput, judge: str, *, alpha: float = 0.05) -> OrderChe
     pairs = frame[both]
     # one verdict per order: the first row of each (prompt, pair, order)
     one = pairs.drop_duplicates(["prompt", "lo", "hi", "first"])
-    wide = one.pivot_table(index=["prompt", "lo", "hi"], columns="first", values="v", aggfunc="first")
+    wide = one.pivot_table(
+        index=["prompt", "lo", "hi"], columns="first", values="v", aggfunc="first"
+    )
     left = wide.to_numpy()
     agree_rows = [row[np.isfinite(row)] for row in left]
     agree = np.array([r[0] == r[1] for r in agree_rows if r.size >= 2])
@@ -113,7 +121,7 @@ def order_check(inp: AuditInput, judge: str, *, alpha: float = 0.05) -> OrderChe
     c = wald("Consistency", float(cons.consistency[0]), float(cons.se[0]), alpha=alpha)
     return OrderCheck(
         judge=judge,
-        n_prompts=int(len(agree)),
+        n_prompts=len(agree),
         swap_agreement=_wilson("swap agreement", int(agree.sum()), max(len(agree), 1), alpha),
         first_rate=_wilson("says first (both orders)", first, max(int(decisive.sum()), 1), alpha),
         consistency=c,

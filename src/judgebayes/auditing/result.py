@@ -49,6 +49,12 @@ class Section:
         ``{name: function drawing the figure}``.
     notes
         Smaller remarks (fits that failed and why, approximations made).
+    details
+        ``{title: text}`` the page shows folded (rules, checklists).
+    folded
+        Tables the page shows folded.
+    hidden
+        Tables written to CSV only (long lists the page names but does not show).
     """
 
     key: str
@@ -59,6 +65,9 @@ class Section:
     tables: Mapping[str, pd.DataFrame] = field(default_factory=dict)
     figures: Mapping[str, Callable[[], Figure]] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    details: Mapping[str, str] = field(default_factory=dict)
+    folded: tuple[str, ...] = ()
+    hidden: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: every table as records."""
@@ -69,6 +78,7 @@ class Section:
             "summary": self.summary,
             "needs": self.needs,
             "notes": list(self.notes),
+            "details": dict(self.details),
             "tables": {name: _records(frame) for name, frame in self.tables.items()},
         }
 
@@ -120,9 +130,7 @@ class Audit(ResultDisplay):
         raise KeyError(f"no section {key!r}; sections: {[s.key for s in self.sections]}")
 
     def _headline(self) -> str:
-        parts = [
-            f"{r.judge}: {r.use} {r.verdict.upper()}" for r in self.verdicts.itertuples()
-        ]
+        parts = [f"{r.judge}: {r.use} {r.verdict.upper()}" for r in self.verdicts.itertuples()]
         return f"{self.title}; " + "; ".join(parts)
 
     def to_frame(self) -> pd.DataFrame:
@@ -133,6 +141,9 @@ class Audit(ResultDisplay):
         lines = [self.title, ""]
         for s in self.sections:
             lines.append(f"== {s.title}" + ("" if s.available else " (not available)"))
+            if s.key == "verdict":
+                for r in self.verdicts.itertuples():
+                    lines.append(f"- {r.judge}, {r.use}: {r.verdict.upper()} ({r.diagnostic})")
             if s.summary:
                 lines.append(s.summary)
             if s.needs:

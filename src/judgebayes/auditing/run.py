@@ -28,9 +28,9 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from judgebayes.auditing import sections
-from judgebayes.auditing.board import audit_board
+from judgebayes.auditing.board import AuditBoard, audit_board
 from judgebayes.auditing.budget import battle_budget, item_budget
-from judgebayes.auditing.by_model import judge_by_model
+from judgebayes.auditing.by_model import JudgeByModel, judge_by_model
 from judgebayes.auditing.design import compare_designs
 from judgebayes.auditing.humans import item_agreement, judge_agreement
 from judgebayes.auditing.inputs import AuditInput, audit_input
@@ -56,9 +56,8 @@ def _own(own: Mapping[str, str | Sequence[str]] | None) -> dict[str, tuple[str, 
     return out
 
 
-def _checklist(by_model) -> pd.DataFrame:  # noqa: ANN001 - JudgeByModel
-    frame = by_model.checklist.to_frame()
-    return frame.rename(columns={"item": "item", "title": "title", "text": "text"})
+def _checklist(by_model: JudgeByModel) -> pd.DataFrame:
+    return by_model.checklist.to_frame()
 
 
 def audit(
@@ -141,11 +140,7 @@ def audit(
     verdicts = verdict_table(findings, uses)
     frame = pd.DataFrame([f.to_dict() for f in findings])
     section_list[0] = sections.verdict_section(
-        verdicts,
-        frame,
-        section_list[0].tables,
-        section_list[0].summary,
-        uses,
+        verdicts, frame, section_list[0].tables, section_list[0].summary
     )
     settings["seconds"] = round(time.perf_counter() - start, 1)
     name = title or inp.source or "the data"
@@ -228,9 +223,7 @@ def _audit_battles(
             items[choice], choice, method="nuts" if bayes else "map", alpha=alpha, seed=seed
         )
         if design is None:
-            reason = (
-                f"labelled battles of at least two models with both outcomes for {choice}"
-            )
+            reason = f"labelled battles of at least two models with both outcomes for {choice}"
     bar.update()
     plan, budget_reason = None, "human labels on some battles and the calibrated board"
     if budget and board.calibrated is not None:
@@ -279,7 +272,7 @@ def _audit_battles(
     return section_list, findings, BATTLE_USES, results
 
 
-def _says(board) -> str:  # noqa: ANN001 - AuditBoard
+def _says(board: AuditBoard) -> str:
     """What the calibrated board says, in two sentences, for the verdict section."""
     if board.calibrated is None:
         return (
@@ -287,14 +280,16 @@ def _says(board) -> str:  # noqa: ANN001 - AuditBoard
             "are in section 5."
         )
     est, r = board.calibrated, board.calibrated_ranks
-    top = [m for m, t in zip(r.models, r.tier, strict=True) if t == 1]
-    top.sort(key=lambda m: -est.elo[est.models.index(m)])
+    top = []
+    for k in np.argsort(-est.elo)[:5]:
+        lo, hi = int(r.rank_lo[k]), int(r.rank_hi[k])
+        top.append(f"{est.models[k]} (rank {lo}" + (f"–{hi})" if hi > lo else ")"))
     told = int((board.pairs["p_holm"] < board.alpha).sum())
     return (
-        f"What they say, calibrated by the human labels: the top tier is {', '.join(top[:8])}"
-        + (f" and {len(top) - 8} more" if len(top) > 8 else "")
-        + f"; {r.n_tiers} tiers in all; {told} of {len(board.pairs)} pairs of models told "
-        "apart (section 5)."
+        "What they say, calibrated by the human labels (prediction-powered Bradley–Terry, "
+        f"section 5): first {', '.join(top)}; {told} of {len(board.pairs)} pairs of models are "
+        f"told apart at the 95% level (Holm), and the mean rank-set holds {r.size.mean():.1f} "
+        "ranks (section 7 says how many more labels would narrow it)."
     )
 
 
@@ -377,5 +372,11 @@ def _audit_items(
     ]
     bar.update()
     bar.close()
-    results = {"input": inp, "agreement": stats, "by_model": by_model, "design": design, "budget": plan}
+    results = {
+        "input": inp,
+        "agreement": stats,
+        "by_model": by_model,
+        "design": design,
+        "budget": plan,
+    }
     return section_list, findings, ITEM_USES, results

@@ -79,43 +79,53 @@ def verdict_section(
     findings: pd.DataFrame,
     checklists: Mapping[str, pd.DataFrame],
     says: str,
-    uses: tuple[str, str],
 ) -> Section:
-    """Verdict first: per judge and use, and the checklist of Fiedler's Section 7."""
-    lines = []
-    for judge, rows in verdicts.groupby("judge", sort=False):
-        parts = [f"{r.use}: {r.verdict.upper()} ({r.diagnostic})" for r in rows.itertuples()]
-        lines.append(f"- {judge}: " + "; ".join(parts))
-    summary = "\n".join(lines)
-    if says:
-        summary += "\n\n" + says
-    rules = (
-        f"- A use's verdict is its worst finding: a failed diagnostic → do not trust; a "
-        f"caveat → trust with caveats; cannot tell where no human label checks the judge.\n"
-        f"- Judge quality: Ĵ < {J_LOW} fails (Fiedler, Section 4.4); an interval reaching "
-        f"below {J_LOW} is a caveat.\n"
-        f"- ΔJ: a pair of models whose J differs after Holm's adjustment over all pairs "
-        f"fails pairwise comparisons (shared calibration is not defensible) and is a caveat "
-        f"for ranking.\n"
-        f"- Position bias: an interval excluding 0 is a caveat; with |bias| ≥ {BIAS_LARGE} it "
-        f"fails pairwise comparisons.\n"
-        f"- Self-preference: η > 0 with an interval excluding 0 fails both uses; an interval "
-        f"reaching above {ETA_SMALL} is a caveat (too few labels to rule one out).\n"
-        f"- Ranking: a model whose judge-only rank lies outside its calibrated rank-set fails "
-        f"it; score ECE above {ECE_HIGH} is a caveat (Kargi & Salinas, Table 7)."
+    """Verdict first: per judge and use, what the data say, the rules, the checklists."""
+    rules = "\n".join(
+        (
+            "- A use's verdict is its worst finding: a failed diagnostic → do not trust; a "
+            "caveat → trust with caveats; cannot tell where no human label checks the judge.",
+            f"- Judge quality: Ĵ < {J_LOW} fails both uses (Fiedler, Bias and Uncertainty in "
+            "LLM-as-a-Judge Estimation, 2026, arXiv:2605.06939, Section 4.4); an interval "
+            f"reaching below {J_LOW} is a caveat.",
+            "- ΔJ: a pair of models whose J differs after Holm's adjustment over all pairs "
+            "fails pairwise comparisons (shared calibration is not defensible) and is a caveat "
+            "for ranking.",
+            f"- Position bias: an interval excluding 0 is a caveat; with |bias| ≥ {BIAS_LARGE} "
+            "it fails pairwise comparisons.",
+            "- Self-preference: η > 0 with an interval excluding 0 fails both uses; an "
+            f"interval reaching above {ETA_SMALL} is a caveat (too few labels to rule one out).",
+            "- Ranking: a model whose judge-only rank lies outside its calibrated rank-set "
+            f"fails it; a score ECE above {ECE_HIGH} is a caveat (Kargi & Salinas, From "
+            "Uncertain Judgments to Calibrated Rankings, 2026, Table 7).",
+            "- Agreement, κ and Consistency are reported for context and decide nothing.",
+        )
     )
-    tables: dict[str, pd.DataFrame] = {"verdicts": verdicts, "findings": findings}
+    shown = findings.assign(
+        estimate=[
+            fmt(e, lo, hi) if np.isfinite(e) else ""
+            for e, lo, hi in zip(findings["estimate"], findings["lo"], findings["hi"], strict=True)
+        ]
+    )[["judge", "use", "diagnostic", "severity", "estimate", "message", "fix"]]
+    details = {"How the verdict is decided": rules}
+    tables: dict[str, pd.DataFrame] = {"verdicts": verdicts, "every finding": shown}
     for judge, frame in checklists.items():
+        details[f"Fiedler's Section 7 checklist for {judge}"] = "\n".join(
+            f"- {r.item}. {r.title}: {r.text}" for r in frame.itertuples()
+        )
         tables[f"Section 7 checklist, {judge}"] = frame
     return Section(
         key="verdict",
         title="1. Verdict",
         available=True,
-        summary=summary + "\n\nHow the verdict is decided:\n\n" + rules,
+        summary=says,
         tables=tables,
+        details=details,
+        folded=("every finding",),
+        hidden=tuple(f"Section 7 checklist, {j}" for j in checklists),
         notes=(
-            "The Section 7 checklist flags each comparison against the baseline at its "
-            "level without a correction for multiplicity; the verdict tests ΔJ over all "
+            "The Section 7 checklist flags each comparison against its baseline model at "
+            "its level, without a correction for multiplicity; the verdict tests ΔJ over all "
             "pairs with Holm's adjustment.",
         ),
     )
@@ -158,7 +168,11 @@ def data_section(inp: AuditInput, *, few: int = 20) -> Section:
     lines = [
         f"{n:,} battles among {d.n_models} models, judged by {len(d.judges)} judge(s) "
         f"({_list(d.judges)}); {n_lab:,} ({n_lab / max(n, 1):.1%}) carry a human label"
-        + (f" ({inp.n_hidden:,} more human labels were hidden for this audit)" if inp.n_hidden else "")
+        + (
+            f" ({inp.n_hidden:,} more human labels were hidden for this audit)"
+            if inp.n_hidden
+            else ""
+        )
         + "."
     ]
     if graph.connected:
@@ -184,7 +198,9 @@ def data_section(inp: AuditInput, *, few: int = 20) -> Section:
     )
     report = d.report
     if report.n_dropped or report.missing:
-        gone = "; ".join(f"{k}: {v:,}" for k, v in {**report.dropped, **report.missing}.items() if v)
+        gone = "; ".join(
+            f"{k}: {v:,}" for k, v in {**report.dropped, **report.missing}.items() if v
+        )
         if gone:
             lines.append(f"Rows dropped or values missing on the way in: {gone}.")
     needs = []
@@ -228,7 +244,7 @@ def humans_section(
         needs.append("prompts judged in both orders for swap agreement and Consistency")
     if not have:
         lines = []
-        for j, o in orders.items():
+        for o in orders.values():
             if o is not None:
                 lines.append(o._headline() + ".")
         return Section(
@@ -246,35 +262,44 @@ def humans_section(
     lines = []
     for j, a in have.items():
         text = (
-            f"{j} on {a.n:,} labelled battles: agreement {_e(a['agreement'])} "
-            f"(on battles neither calls a tie {_e(a['decisive agreement'])}), κ "
-            f"{_e(a['kappa'])}, J {_e(a['J'])}."
+            f"- {j}: agreement {_e(a['agreement'], 2)} on {a.n:,} labelled battles, "
+            f"{_e(a['decisive agreement'], 2)} where neither calls a tie; κ {_e(a['kappa'], 2)}; "
+            f"J {_e(a['J'], 2)}."
         )
         if inp.position_known:
+            bias = a["position bias"]
             text += (
-                f" It says 'first wins' on {_e(a['judge says first'])} of its decisive verdicts "
-                f"where the humans do on {_e(a['humans say first'])} (position bias "
-                f"{_e(a['position bias'], signed=True)}; over all {a.judge}'s battles "
-                f"{_e(a.first_all)})."
+                f" Says 'first wins' on {_e(a['judge says first'], 2)} of its decisive verdicts, "
+                f"the humans on {_e(a['humans say first'], 2)}"
+                + (
+                    f": position bias {_e(bias, 2, signed=True)}."
+                    if bias.excludes(0.0)
+                    else " (no position bias)."
+                )
             )
         text += (
-            f" Ties: judge {_e(a['judge tie rate'])}, humans {_e(a['human tie rate'])}; of the "
-            f"humans' ties it calls {_e(a['P(judge tie | human tie)'])} a tie."
+            f" Calls a tie on {_e(a['judge tie rate'], 2)} of battles (humans "
+            f"{_e(a['human tie rate'], 2)})."
         )
         b = by_model.get(j)
         if b is not None:
             text += " " + _shared_sentence(b)
         lines.append(text)
+    lines = ["\n".join(lines)]
     tables: dict[str, pd.DataFrame] = {}
     agree = pd.concat([a.to_frame() for a in have.values()], ignore_index=True)
     agree["interval"] = [
-        fmt(e, lo, hi) for e, lo, hi in zip(agree["estimate"], agree["lo"], agree["hi"], strict=True)
+        fmt(e, lo, hi)
+        for e, lo, hi in zip(agree["estimate"], agree["lo"], agree["hi"], strict=True)
     ]
-    tables["agreement"] = agree.pivot(index="statistic", columns="judge", values="interval").reindex(
-        index=list(next(iter(have.values())).statistics)
-    )
+    tables["agreement"] = agree.pivot(
+        index="statistic", columns="judge", values="interval"
+    ).reindex(index=list(next(iter(have.values())).statistics))
     tables["confusion matrices"] = pd.concat(
-        [a.confusion_frame().rename_axis("human").reset_index().assign(judge=j) for j, a in have.items()],
+        [
+            a.confusion_frame().rename_axis("human").reset_index().assign(judge=j)
+            for j, a in have.items()
+        ],
         ignore_index=True,
     )[["judge", "human", *next(iter(have.values())).confusion_frame().columns]]
     tables["confusion by model"] = pd.concat(
@@ -283,16 +308,38 @@ def humans_section(
     )[["judge", "model", "human", "verdict", "n"]]
     bm = {j: b for j, b in by_model.items() if b is not None}
     if bm:
-        cols = ["model", "n_cal", "q0", "q0_lo", "q0_hi", "q1", "q1_lo", "q1_hi", "J", "J_lo", "J_hi"]
+        cols = [
+            "model",
+            "n_cal",
+            "q0",
+            "q0_lo",
+            "q0_hi",
+            "q1",
+            "q1_lo",
+            "q1_hi",
+            "J",
+            "J_lo",
+            "J_hi",
+        ]
         tables["J per model"] = pd.concat(
             [b.per_model[cols].assign(judge=j) for j, b in bm.items()], ignore_index=True
         )[["judge", *cols]]
-        tables["ΔJ, every pair"] = pd.concat(
-            [b.delta_j.assign(judge=j) for j, b in bm.items()], ignore_index=True
-        )[["judge", "a", "b", "delta_j", "lo", "hi", "p", "p_holm"]]
-    figs = {"confusion matrices (rows: P(verdict | human outcome), counts in brackets)": lambda: figures.confusion_figure(list(have.values()))}
+        every = pd.concat([b.delta_j.assign(judge=j) for j, b in bm.items()], ignore_index=True)[
+            ["judge", "a", "b", "delta_j", "lo", "hi", "p", "p_holm"]
+        ]
+        tables["ΔJ, the five strongest pairs per judge"] = (
+            every.sort_values("p").groupby("judge", sort=False).head(5).reset_index(drop=True)
+        )
+        tables["ΔJ, every pair"] = every
+    figs = {
+        "confusion matrices (rows: P(verdict | human outcome), counts in brackets)": lambda: (
+            figures.confusion_figure(list(have.values()))
+        )
+    }
     if bm:
-        figs["J per model (Fiedler's judge quality, 95% bootstrap intervals)"] = lambda: figures.j_by_model_figure(bm, J_LOW)
+        figs["J per model (Fiedler's judge quality, 95% bootstrap intervals)"] = lambda: (
+            figures.j_by_model_figure(bm, J_LOW)
+        )
     sc = {j: s for j, s in scores.items() if s is not None}
     if sc:
         lines.append(
@@ -305,7 +352,9 @@ def humans_section(
         tables["score calibration"] = pd.concat(
             [s.to_frame() for s in sc.values()], ignore_index=True
         )
-        figs["reliability of σ(β|s|) as P(judge's side = humans' side)"] = lambda: figures.reliability_figure(sc)
+        figs["reliability of σ(β|s|) as P(judge's side = humans' side)"] = lambda: (
+            figures.reliability_figure(sc)
+        )
     oc = {j: o for j, o in orders.items() if o is not None}
     if oc:
         lines.append(" ".join(o._headline() + "." for o in oc.values()))
@@ -318,6 +367,8 @@ def humans_section(
         needs="; ".join(needs),
         tables=tables,
         figures=figs,
+        folded=("J per model", "score calibration"),
+        hidden=("confusion matrices", "confusion by model", "ΔJ, every pair"),
     )
 
 
@@ -328,23 +379,20 @@ def _shared_sentence(b: JudgeByModel) -> str:
     lo_j = b.per_model.nsmallest(1, "J").iloc[0]
     hi_j = b.per_model.nlargest(1, "J").iloc[0]
     head = (
-        f"J per model runs from {lo_j['J']:.2f} ({lo_j['model']}) to {hi_j['J']:.2f} "
-        f"({hi_j['model']}); "
+        f"J per model from {lo_j['J']:.2f} ({lo_j['model']}) to {hi_j['J']:.2f} ({hi_j['model']}); "
     )
     if b.shared == "not defensible":
         return head + (
-            f"ΔJ[{b.worst.name}] = {b.worst.text(signed=True)} differs from 0 after Holm's "
-            f"adjustment over {n_pairs} pairs (p = {b.worst_p:.2g}): shared calibration is NOT "
-            "defensible."
+            f"ΔJ[{b.worst.name}] = {b.worst.text(2, signed=True)} after Holm's adjustment over "
+            f"{n_pairs} pairs (p = {b.worst_p:.2g}): shared calibration is NOT defensible."
         )
     tail = (
-        f"no ΔJ differs from 0 after Holm's adjustment over {n_pairs} pairs (the largest "
-        f"evidence: ΔJ[{b.worst.name}] = {b.worst.text(signed=True)}), so shared calibration "
-        "is defensible as far as these labels can tell (a necessary, not a sufficient "
-        "condition)"
+        f"no ΔJ survives Holm's adjustment over {n_pairs} pairs (largest: "
+        f"ΔJ[{b.worst.name}] = {b.worst.text(2, signed=True)}): shared calibration is "
+        "defensible as far as these labels tell"
     )
     if b.shared == "unverifiable":
-        tail += f", but unverifiable for {_list(b.unverifiable)}"
+        tail += f", unverifiable for {_list(b.unverifiable)}"
     return head + tail + "."
 
 
@@ -374,9 +422,10 @@ def self_preference_section(
             continue
         lines.append(
             f"{j} → {_list(models)}: η = {p.eta.text(2, signed=True)} (logit; p = {p.p:.2g}) "
-            f"from {p.n_own} labelled battles of its model(s); on them the judge gives its "
-            f"model the win in {p.judge_own_wins:.1%} of its decisive verdicts, the humans in "
-            f"{p.human_own_wins:.1%} of theirs."
+            f"from {p.n_own} labelled battles of its model(s), where it also reads the outcome "
+            f"δ = {p.accuracy.text(2, signed=True)} better than elsewhere; on them the judge "
+            f"gives its model the win in {p.judge_own_wins:.1%} of its decisive verdicts, the "
+            f"humans in {p.human_own_wins:.1%} of theirs."
         )
         rows.append(p.to_frame())
     have = {j: p for j, p in prefs.items() if p is not None}
@@ -387,9 +436,10 @@ def self_preference_section(
         summary=" ".join(lines)
         + (
             "\n\nη is the extra log-odds the judge gives 'my model wins' beyond what the "
-            "humans' verdict on the same battle explains (a logistic regression of its decisive "
-            "verdicts on the human outcome, by position, and on whether its model is shown "
-            "first or second)."
+            "humans' verdict on the same battle explains, δ the extra log-odds of a right "
+            "verdict on those battles (a logistic regression of its decisive verdicts on the "
+            "human outcome, by position, and on which side its model is; a judge more accurate "
+            "on its own battles has δ > 0, not η > 0)."
             if have
             else ""
         ),
@@ -456,7 +506,13 @@ def board_section(board: AuditBoard, inp: AuditInput) -> Section:
         available=True,
         summary=" ".join(lines[:2]) + ("\n\n" + " ".join(lines[2:]) if len(lines) > 2 else ""),
         needs=needs,
-        tables={"board": table, "pairs told apart": told_pairs, "every pair": pairs},
+        tables={
+            "board": table,
+            "pairs told apart": told_pairs.reset_index(drop=True),
+            "every pair": pairs,
+        },
+        folded=("pairs told apart",),
+        hidden=("every pair",),
         figures={
             "calibrated Elo with 95% intervals and rank-sets; each judge's own Elo and the "
             "humans-only Elo marked": lambda: figures.board_figure(board)
@@ -490,7 +546,11 @@ def design_section(design: DesignComparison | None, reason: str, bayes: bool) ->
     lines = [
         f"For {design.judge}, PSIS-LOO over {design.n_items:,} labelled items ({how}) puts "
         f"the {design.best} design first, {margin}"
-        + (" — clearly." if design.clear else " — within two standard errors: the data do not choose.")
+        + (
+            " — clearly."
+            if design.clear
+            else " — within two standard errors: the data do not choose."
+        )
     ]
     if shared_out is not None:
         if design.best == "shared":
@@ -520,10 +580,16 @@ def design_section(design: DesignComparison | None, reason: str, bayes: bool) ->
         title="6. Calibration design",
         available=True,
         summary=" ".join(lines),
-        tables={"loo": loo, "posterior predictive check": design.ppc, "estimates": design.estimates},
+        tables={
+            "loo": loo,
+            "posterior predictive check": design.ppc,
+            "estimates": design.estimates,
+        },
+        folded=("posterior predictive check",),
+        hidden=("estimates",),
         figures={
-            "judge-positive rates on labelled items: observed vs 95% predictive intervals":
-            lambda: figures.design_figure(design)
+            "judge-positive rates on labelled items: observed vs 95% predictive "
+            "intervals": lambda: figures.design_figure(design)
         },
     )
 
@@ -544,9 +610,7 @@ def budget_section(budget: Budget | None, reason: str, anchors: str = "") -> Sec
     ]
     if np.isfinite(budget.halve_rank_set):
         s0 = c["median_rank_set"].iloc[0]
-        ext = (
-            " (extrapolated)" if "rank-set" in budget.extrapolated else ""
-        )
+        ext = " (extrapolated)" if "rank-set" in budget.extrapolated else ""
         lines.append(
             f"The median rank-set holds {s0:.1f} ranks; about {budget.halve_rank_set:,.0f} "
             f"labels halve it{ext}."
@@ -562,7 +626,11 @@ def budget_section(budget: Budget | None, reason: str, anchors: str = "") -> Sec
         summary=" ".join(lines),
         needs=anchors,
         tables={"simulated curve": c},
-        figures={"simulated median interval width against human labels": lambda: figures.budget_figure(budget)},
+        figures={
+            "simulated median interval width against human labels": lambda: figures.budget_figure(
+                budget
+            )
+        },
     )
 
 
@@ -579,7 +647,9 @@ def item_data_section(inp: AuditInput) -> Section:
     )
     dropped = items.report.dropped
     if dropped:
-        lines += " Left out on the way in: " + "; ".join(f"{k}: {v:,}" for k, v in dropped.items()) + "."
+        lines += (
+            " Left out on the way in: " + "; ".join(f"{k}: {v:,}" for k, v in dropped.items()) + "."
+        )
     return Section(
         key="data",
         title="2. Data",
@@ -591,7 +661,10 @@ def item_data_section(inp: AuditInput) -> Section:
 
 
 def item_humans_section(
-    judge: str, table: np.ndarray | None, stats: Mapping[str, Estimate], by_model: JudgeByModel | None
+    judge: str,
+    table: np.ndarray | None,
+    stats: Mapping[str, Estimate],
+    by_model: JudgeByModel | None,
 ) -> Section:
     if table is None:
         return Section(
@@ -609,18 +682,36 @@ def item_humans_section(
     tables = {
         "agreement": pd.DataFrame([e.to_dict() for e in stats.values()]),
         "confusion": pd.DataFrame(
-            table, index=pd.Index(["human: 0", "human: 1"], name=judge), columns=["judge: 0", "judge: 1"]
+            table,
+            index=pd.Index(["human: 0", "human: 1"], name=judge),
+            columns=["judge: 0", "judge: 1"],
         ),
     }
     figs = {}
     if by_model is not None:
         text += " " + _shared_sentence(by_model)
-        cols = ["model", "n_cal", "q0", "q0_lo", "q0_hi", "q1", "q1_lo", "q1_hi", "J", "J_lo", "J_hi"]
+        cols = [
+            "model",
+            "n_cal",
+            "q0",
+            "q0_lo",
+            "q0_hi",
+            "q1",
+            "q1_lo",
+            "q1_hi",
+            "J",
+            "J_lo",
+            "J_hi",
+        ]
         tables["J per model"] = by_model.per_model[cols]
         tables["ΔJ, every pair"] = by_model.delta_j
         figs["J per model"] = lambda: figures.j_by_model_figure({judge: by_model}, J_LOW)
     return Section(
-        key="humans", title="3. Judge vs humans", available=True, summary=text, tables=tables,
+        key="humans",
+        title="3. Judge vs humans",
+        available=True,
+        summary=text,
+        tables=tables,
         figures=figs,
     )
 

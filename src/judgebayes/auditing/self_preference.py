@@ -8,20 +8,24 @@ consensus; with human labels it can be measured against the humans *on the same 
 which is the real test: a judge whose own model is simply good is not self-preferring.
 
 On the labelled battles the judge called decisively (first or second wins), with h the
-human outcome (first wins, tie, second wins) and s = o_a − o_b ∈ {−1, 0, 1} (o_m = 1 for the
-judge's own models, a shown first),
+human outcome (first wins, tie, second wins), s = o_a − o_b ∈ {−1, 0, 1} (o_m = 1 for the
+judge's own models, a shown first) and d_h = +1, 0, −1 for h = first, tie, second,
 
-    logit P(judge says "first wins" | h, s) = α_h + η·s,
+    logit P(judge says "first wins" | h, s) = α_h + η·s + δ·s·d_h,
 
 a logistic regression with one intercept per human outcome (the judge's confusion by
-position, which absorbs its accuracy and its position bias) and one slope: η is how much
-more the judge says "my model won" than its verdicts on other battles with the same human
-outcome would lead one to expect. Under the judge story of :mod:`judgebayes.auditing.simulate`
-(and of :mod:`judgebayes.rankings.simulate` with favouritism δ_own = η/2) this model holds
-exactly. The fit is maximum likelihood (Newton–Raphson on four parameters; a logistic
-regression this small needs no library), the interval η ± z·se from the observed
-information. Only battles with s ≠ 0 inform η, so its interval is as wide as the labels on
-the judge's own models are few — which the report says, with the number of them.
+position, which absorbs its accuracy and its position bias) and two slopes. Seen from its
+own model's side, η raises the log-odds of "my model wins" whatever the humans say: that is
+self-preference. δ raises it where the humans say the own model won and lowers it where they
+say it lost: the judge is *more accurate* on battles of its own models (a ΔJ of Fiedler,
+*Bias and Uncertainty in LLM-as-a-Judge Estimation*, 2026, arXiv:2605.06939), which without
+δ would pass for self-preference whenever the own model wins (or loses) most of its
+battles. Under the judge story of :mod:`judgebayes.auditing.simulate` (and of
+:mod:`judgebayes.rankings.simulate` with favouritism δ_own = η/2) the model holds with δ = 0.
+The fit is maximum likelihood (Newton–Raphson on five parameters: SciPy has no logistic
+regression, and statsmodels is not a dependency), the intervals Wald's from the observed
+information. Only battles with s ≠ 0 inform η and δ, so their intervals are as wide as the
+labels on the judge's own models are few — which the report says, with their number.
 """
 
 from __future__ import annotations
@@ -54,6 +58,8 @@ class SelfPreference(ResultDisplay):
         Its own models (a family when several).
     eta
         η (logit scale) with its Wald interval.
+    accuracy
+        δ: the extra log-odds of a right verdict on battles of its own models.
     p
         Two-sided p-value of η = 0.
     n_own
@@ -68,6 +74,7 @@ class SelfPreference(ResultDisplay):
     judge: str
     own: tuple[str, ...]
     eta: Estimate
+    accuracy: Estimate
     p: float
     n_own: int
     n: int
@@ -91,6 +98,9 @@ class SelfPreference(ResultDisplay):
                     "eta_hi": self.eta.hi,
                     "se": self.eta.se,
                     "p": self.p,
+                    "delta": self.accuracy.estimate,
+                    "delta_lo": self.accuracy.lo,
+                    "delta_hi": self.accuracy.hi,
                     "n_own": self.n_own,
                     "n": self.n,
                     "judge_own_wins": self.judge_own_wins,
@@ -149,11 +159,13 @@ def self_preference(
     use = (h >= 0) & ((v == 0) | (v == 2))
     if not (use & (s != 0)).any():
         return None
-    x = np.column_stack([(h[use] == k).astype(float) for k in range(3)] + [s[use]])
-    x = x[:, np.r_[x[:, :3].any(axis=0), True]]  # drop an outcome no battle has
+    d = np.select([h == 0, h == 2], [1.0, -1.0], 0.0)
+    x = np.column_stack([(h[use] == k).astype(float) for k in range(3)] + [s[use], s[use] * d[use]])
+    x = x[:, np.r_[x[:, :3].any(axis=0), True, True]]  # drop an outcome no battle has
     y = (v[use] == 0).astype(float)
     beta, cov = _logistic(x, y)
-    eta = wald("eta", float(beta[-1]), float(np.sqrt(cov[-1, -1])), alpha=alpha)
+    eta = wald("eta", float(beta[-2]), float(np.sqrt(cov[-2, -2])), alpha=alpha)
+    accuracy = wald("delta", float(beta[-1]), float(np.sqrt(cov[-1, -1])), alpha=alpha)
     one = use & (s != 0)
     # from the own model's side: it wins when it is first and "first" is called, or second
     judge_own = np.mean(np.where(s[one] > 0, v[one] == 0, v[one] == 2))
@@ -167,6 +179,7 @@ def self_preference(
         judge=judge,
         own=own,
         eta=eta,
+        accuracy=accuracy,
         p=float(normal_p(eta.estimate, eta.se)),
         n_own=int(one.sum()),
         n=int(use.sum()),

@@ -46,11 +46,20 @@ Rules (α the audit's level, intervals at 1 − α):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from judgebayes.auditing.estimates import Estimate
+
+if TYPE_CHECKING:
+    from judgebayes.auditing.board import JudgeRanking
+    from judgebayes.auditing.by_model import JudgeByModel
+    from judgebayes.auditing.humans import JudgeAgreement
+    from judgebayes.auditing.orders import OrderCheck
+    from judgebayes.auditing.scores import ScoreCalibration
+    from judgebayes.auditing.self_preference import SelfPreference
 
 __all__ = [
     "BIAS_LARGE",
@@ -126,7 +135,8 @@ class Finding:
 
 def verdict_table(findings: list[Finding], uses: tuple[str, ...]) -> pd.DataFrame:
     """One row per judge and use: ``judge, use, verdict, severity, diagnostic, estimate,
-    lo, hi, message, fix`` (the deciding finding; module docstring)."""
+    lo, hi, message, fix`` (the deciding finding; module docstring) and ``also`` (the other
+    diagnostics that failed or raised a caveat)."""
     rows = []
     judges = list(dict.fromkeys(f.judge for f in findings))
     for judge in judges:
@@ -143,6 +153,7 @@ def verdict_table(findings: list[Finding], uses: tuple[str, ...]) -> pd.DataFram
                         "verdict": CANNOT_TELL,
                         "severity": "unknown",
                         **_row(first),
+                        "also": "",
                     }
                 )
                 continue
@@ -150,6 +161,11 @@ def verdict_table(findings: list[Finding], uses: tuple[str, ...]) -> pd.DataFram
             first = next(f for f in decisive if f.severity == worst.severity)
             if worst.severity == "ok":  # the diagnostic that speaks most for the judge
                 first = next((f for f in decisive if f.estimate is not None), first)
+            also = [
+                f"{f.diagnostic} ({f.severity})"
+                for f in decisive
+                if f is not first and f.severity in ("fail", "caveat")
+            ]
             rows.append(
                 {
                     "judge": judge,
@@ -157,6 +173,7 @@ def verdict_table(findings: list[Finding], uses: tuple[str, ...]) -> pd.DataFram
                     "verdict": VERDICTS[worst.severity],
                     "severity": worst.severity,
                     **_row(first),
+                    "also": "; ".join(dict.fromkeys(also)),
                 }
             )
     return pd.DataFrame(rows)
@@ -182,7 +199,11 @@ def _j_finding(judge: str, use: str, j: Estimate) -> Finding:
         return Finding(judge, use, "judge quality J", "unknown", j, "J cannot be estimated")
     if j.estimate < J_LOW:
         return Finding(
-            judge, use, "judge quality J", "fail", j,
+            judge,
+            use,
+            "judge quality J",
+            "fail",
+            j,
             f"low judge quality: Ĵ = {j.text()} < {J_LOW} (Fiedler, Section 4.4): the "
             "judge is close to chance, and corrected estimates scale as 1/J",
             "treat every estimate from this judge with caution: weight the human labels "
@@ -190,7 +211,11 @@ def _j_finding(judge: str, use: str, j: Estimate) -> Finding:
         )
     if j.lo < J_LOW:
         return Finding(
-            judge, use, "judge quality J", "caveat", j,
+            judge,
+            use,
+            "judge quality J",
+            "caveat",
+            j,
             f"Ĵ = {j.text()}: its interval reaches below {J_LOW}, where corrected "
             "estimates become unstable",
             "more human labels narrow the interval of J",
@@ -201,13 +226,13 @@ def _j_finding(judge: str, use: str, j: Estimate) -> Finding:
 def battle_findings(
     judge: str,
     *,
-    agreement=None,  # noqa: ANN001 - JudgeAgreement | None
-    by_model=None,  # noqa: ANN001 - JudgeByModel | None
-    self_pref=None,  # noqa: ANN001 - SelfPreference | None
+    agreement: JudgeAgreement | None = None,
+    by_model: JudgeByModel | None = None,
+    self_pref: SelfPreference | None = None,
     own: tuple[str, ...] = (),
-    ranking=None,  # noqa: ANN001 - JudgeRanking | None
-    scores=None,  # noqa: ANN001 - ScoreCalibration | None
-    orders=None,  # noqa: ANN001 - OrderCheck | None
+    ranking: JudgeRanking | None = None,
+    scores: ScoreCalibration | None = None,
+    orders: OrderCheck | None = None,
     position_known: bool = True,
 ) -> list[Finding]:
     """Every finding of one judge on battles, for both uses (module docstring)."""
@@ -232,14 +257,23 @@ def battle_findings(
             )
             out.append(
                 Finding(
-                    judge, pair, "ΔJ across models", "fail", worst, msg,
+                    judge,
+                    pair,
+                    "ΔJ across models",
+                    "fail",
+                    worst,
+                    msg,
                     "calibrate per model (PPI++ with model-specific calibration, 2×): label "
                     "battles of every model you compare",
                 )
             )
             out.append(
                 Finding(
-                    judge, rank, "ΔJ across models", "caveat", worst,
+                    judge,
+                    rank,
+                    "ΔJ across models",
+                    "caveat",
+                    worst,
                     msg.replace(": shared calibration is not defensible (Fiedler, Section 4.4)", "")
                     + ": the judge's errors differ by model, which bends its board",
                     "read the calibrated board, not the judge's",
@@ -253,7 +287,11 @@ def battle_findings(
             )
             out.append(
                 Finding(
-                    judge, pair, "ΔJ across models", "caveat", worst,
+                    judge,
+                    pair,
+                    "ΔJ across models",
+                    "caveat",
+                    worst,
                     f"shared calibration is unverifiable for {who}: too few labels to "
                     "estimate their J",
                     f"label battles of {who}",
@@ -273,7 +311,11 @@ def battle_findings(
             for use in (rank, pair):
                 out.append(
                     Finding(
-                        judge, use, "position bias", "unknown", None,
+                        judge,
+                        use,
+                        "position bias",
+                        "unknown",
+                        None,
                         "not measured: the battles do not say which answer was shown first",
                         "keep a 'position' column (which model was shown first)",
                     )
@@ -286,13 +328,22 @@ def battle_findings(
                 f"the same battles: P(judge says first) − P(humans say first) = "
                 f"{bias.text(signed=True)}"
             )
-            fix = "judge both orders and average the two verdicts (or keep a verdict only when both orders agree)"
-            out.append(Finding(judge, pair, "position bias", "fail" if big else "caveat", bias, msg, fix))
+            fix = (
+                "judge both orders and average the two verdicts (or keep a verdict only when "
+                "both orders agree)"
+            )
+            out.append(
+                Finding(judge, pair, "position bias", "fail" if big else "caveat", bias, msg, fix)
+            )
             out.append(Finding(judge, rank, "position bias", "caveat", bias, msg, fix))
         else:
             out.append(
                 Finding(
-                    judge, pair, "position bias", "ok", bias,
+                    judge,
+                    pair,
+                    "position bias",
+                    "ok",
+                    bias,
                     f"no position bias beyond the humans': {bias.text(signed=True)}",
                 )
             )
@@ -302,7 +353,11 @@ def battle_findings(
             for use in uses:
                 out.append(
                     Finding(
-                        judge, use, "self-preference η", "unknown", None,
+                        judge,
+                        use,
+                        "self-preference η",
+                        "unknown",
+                        None,
                         f"no labelled battle pits {', '.join(own)} against another model",
                         f"label battles of {', '.join(own)}",
                     )
@@ -348,7 +403,11 @@ def battle_findings(
             )
             out.append(
                 Finding(
-                    judge, rank, "rank agreement", "fail", ranking.tau,
+                    judge,
+                    rank,
+                    "rank agreement",
+                    "fail",
+                    ranking.tau,
                     f"its own board ranks {len(ranking.misranked)} model(s) outside their "
                     f"calibrated rank-sets ({names}); Kendall τ with the calibrated board "
                     f"{ranking.tau.text(2)}",
@@ -358,7 +417,11 @@ def battle_findings(
         else:
             out.append(
                 Finding(
-                    judge, rank, "rank agreement", "ok", ranking.tau,
+                    judge,
+                    rank,
+                    "rank agreement",
+                    "ok",
+                    ranking.tau,
                     f"every model's judge-only rank lies in its calibrated rank-set; Kendall τ "
                     f"{ranking.tau.text(2)}",
                 )
@@ -374,7 +437,11 @@ def battle_findings(
             )
             out.append(
                 Finding(
-                    judge, rank, "score calibration", "caveat", ece,
+                    judge,
+                    rank,
+                    "score calibration",
+                    "caveat",
+                    ece,
                     f"{why}: soft targets from its scores are miscalibrated "
                     "(Kargi & Salinas, Appendix G)",
                     "use hard verdicts, or refit β on more human labels",
@@ -383,7 +450,11 @@ def battle_findings(
         else:
             out.append(
                 Finding(
-                    judge, rank, "score calibration", "ok", ece,
+                    judge,
+                    rank,
+                    "score calibration",
+                    "ok",
+                    ece,
                     f"scores calibrated: ECE {ece.text()}, β = {scores.beta.text()}",
                 )
             )
@@ -394,7 +465,11 @@ def battle_findings(
     if orders is not None:
         out.append(
             Finding(
-                judge, pair, "both orders", "info", orders.swap_agreement,
+                judge,
+                pair,
+                "both orders",
+                "info",
+                orders.swap_agreement,
                 f"{orders.n_prompts:,} prompts judged in both orders: the verdicts agree on "
                 f"{orders.swap_agreement.text()}; Consistency {orders.consistency.text()}",
             )
@@ -402,7 +477,9 @@ def battle_findings(
     return out
 
 
-def item_findings(judge: str, *, by_model=None, pooled_j: Estimate | None = None) -> list[Finding]:  # noqa: ANN001
+def item_findings(
+    judge: str, *, by_model: JudgeByModel | None = None, pooled_j: Estimate | None = None
+) -> list[Finding]:
     """Findings of one judge on judged items: per-model accuracy and comparisons."""
     acc, comp = "per-model accuracy", "comparisons between models"
     out: list[Finding] = []
@@ -410,7 +487,11 @@ def item_findings(judge: str, *, by_model=None, pooled_j: Estimate | None = None
         for use in (acc, comp):
             out.append(
                 Finding(
-                    judge, use, "human labels", "unknown", None,
+                    judge,
+                    use,
+                    "human labels",
+                    "unknown",
+                    None,
                     "no model has labelled items of both outcomes",
                     "label a calibration sample of every model's items",
                 )
@@ -427,12 +508,18 @@ def item_findings(judge: str, *, by_model=None, pooled_j: Estimate | None = None
         if np.isfinite(j.estimate) and j.estimate < J_LOW:
             out.append(
                 Finding(
-                    judge, acc, f"J of {m}", "caveat", j,
+                    judge,
+                    acc,
+                    f"J of {m}",
+                    "caveat",
+                    j,
                     f"{m}: low Ĵ = {j.text()}: its corrected accuracy is unstable",
                     f"label more of {m}'s items; weaken claims about {m}",
                 )
             )
-    sub = [f for f in battle_findings(judge, by_model=by_model) if f.diagnostic == "ΔJ across models"]
+    sub = [
+        f for f in battle_findings(judge, by_model=by_model) if f.diagnostic == "ΔJ across models"
+    ]
     for f in sub:
         if f.use == "pairwise comparisons":
             out.append(Finding(judge, comp, f.diagnostic, f.severity, f.estimate, f.message, f.fix))
