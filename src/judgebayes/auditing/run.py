@@ -27,7 +27,6 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from judgebayes.auditing import sections
 from judgebayes.auditing.board import AuditBoard, audit_board
 from judgebayes.auditing.budget import battle_budget, item_budget
 from judgebayes.auditing.by_model import JudgeByModel, judge_by_model
@@ -37,6 +36,18 @@ from judgebayes.auditing.inputs import AuditInput, audit_input
 from judgebayes.auditing.orders import order_check
 from judgebayes.auditing.result import Audit, Section
 from judgebayes.auditing.scores import score_calibration
+from judgebayes.auditing.sections import (
+    board_section,
+    budget_section,
+    data_section,
+    design_section,
+    humans_section,
+    item_board_section,
+    item_data_section,
+    item_humans_section,
+    self_preference_section,
+    verdict_section,
+)
 from judgebayes.auditing.self_preference import self_preferences
 from judgebayes.auditing.verdict import Finding, battle_findings, item_findings, verdict_table
 from judgebayes.calibration.items import JudgedItems
@@ -139,7 +150,7 @@ def audit(
     section_list, findings, uses, results = result
     verdicts = verdict_table(findings, uses)
     frame = pd.DataFrame([f.to_dict() for f in findings])
-    section_list[0] = sections.verdict_section(
+    section_list[0] = verdict_section(
         verdicts, frame, section_list[0].tables, section_list[0].summary
     )
     settings["seconds"] = round(time.perf_counter() - start, 1)
@@ -245,16 +256,16 @@ def _audit_battles(
             position_known=inp.position_known,
         )
     checklists = {j: _checklist(b) for j, b in by_model.items() if b is not None}
-    placeholder = sections.Section("verdict", "1. Verdict", True, _says(board), tables=checklists)
+    placeholder = Section("verdict", "1. Verdict", True, _says(board), tables=checklists)
     anchors = _anchor_note(inp)
     section_list = [
         placeholder,
-        sections.data_section(inp),
-        sections.humans_section(inp, agreements, by_model, scores, orders),
-        sections.self_preference_section(prefs, own),
-        sections.board_section(board, inp),
-        sections.design_section(design, reason, bayes),
-        sections.budget_section(plan, budget_reason, anchors),
+        data_section(inp),
+        humans_section(inp, agreements, by_model, scores, orders),
+        self_preference_section(prefs, own),
+        board_section(board, inp),
+        design_section(design, reason, bayes),
+        budget_section(plan, budget_reason, anchors),
     ]
     bar.update()
     bar.close()
@@ -356,9 +367,9 @@ def _audit_items(
             "with every item labelled there is nothing to correct"
         )
     section_list = [
-        sections.Section("verdict", "1. Verdict", True, "", tables=checklists),
-        sections.item_data_section(inp),
-        sections.item_humans_section(judge, table, stats, by_model),
+        Section("verdict", "1. Verdict", True, "", tables=checklists),
+        item_data_section(inp),
+        item_humans_section(judge, table, stats, by_model),
         Section(
             key="self_preference",
             title="4. Self- and family-preference",
@@ -366,9 +377,9 @@ def _audit_items(
             needs="pairwise battles of the judge's own model against others, with --own "
             "JUDGE=MODEL (judged items carry no opponent)",
         ),
-        sections.item_board_section(by_model),
-        sections.design_section(design, reason, bayes),
-        sections.budget_section(plan, budget_reason),
+        item_board_section(by_model),
+        design_section(design, reason, bayes),
+        budget_section(plan, budget_reason),
     ]
     bar.update()
     bar.close()

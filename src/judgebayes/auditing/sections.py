@@ -12,12 +12,22 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from judgebayes.auditing import figures
 from judgebayes.auditing.board import AuditBoard
 from judgebayes.auditing.budget import Budget
 from judgebayes.auditing.by_model import JudgeByModel
 from judgebayes.auditing.design import DesignComparison
 from judgebayes.auditing.estimates import Estimate, fmt
+from judgebayes.auditing.figures import (
+    board_figure,
+    budget_figure,
+    confusion_figure,
+    data_figure,
+    design_figure,
+    eta_figure,
+    j_by_model_figure,
+    reliability_figure,
+    theta_figure,
+)
 from judgebayes.auditing.humans import JudgeAgreement
 from judgebayes.auditing.inputs import AuditInput
 from judgebayes.auditing.orders import OrderCheck
@@ -216,7 +226,7 @@ def data_section(inp: AuditInput, *, few: int = 20) -> Section:
         summary=" ".join(lines),
         needs="; ".join(needs),
         tables={"models": per, "judges": verdicts},
-        figures={"battles per model": lambda: figures.data_figure(per)},
+        figures={"battles per model": lambda: data_figure(per)},
     )
 
 
@@ -333,12 +343,12 @@ def humans_section(
         tables["ΔJ, every pair"] = every
     figs = {
         "confusion matrices (rows: P(verdict | human outcome), counts in brackets)": lambda: (
-            figures.confusion_figure(list(have.values()))
+            confusion_figure(list(have.values()))
         )
     }
     if bm:
         figs["J per model (Fiedler's judge quality, 95% bootstrap intervals)"] = lambda: (
-            figures.j_by_model_figure(bm, J_LOW)
+            j_by_model_figure(bm, J_LOW)
         )
     sc = {j: s for j, s in scores.items() if s is not None}
     if sc:
@@ -353,7 +363,7 @@ def humans_section(
             [s.to_frame() for s in sc.values()], ignore_index=True
         )
         figs["reliability of σ(β|s|) as P(judge's side = humans' side)"] = lambda: (
-            figures.reliability_figure(sc)
+            reliability_figure(sc)
         )
     oc = {j: o for j, o in orders.items() if o is not None}
     if oc:
@@ -444,9 +454,7 @@ def self_preference_section(
             else ""
         ),
         tables={"eta": pd.concat(rows, ignore_index=True)} if rows else {},
-        figures={"self-preference η (95% Wald interval)": lambda: figures.eta_figure(have)}
-        if have
-        else {},
+        figures={"self-preference η (95% Wald interval)": lambda: eta_figure(have)} if have else {},
     )
 
 
@@ -515,7 +523,7 @@ def board_section(board: AuditBoard, inp: AuditInput) -> Section:
         hidden=("every pair",),
         figures={
             "calibrated Elo with 95% intervals and rank-sets; each judge's own Elo and the "
-            "humans-only Elo marked": lambda: figures.board_figure(board)
+            "humans-only Elo marked": lambda: board_figure(board)
         },
         notes=board.notes,
     )
@@ -589,7 +597,7 @@ def design_section(design: DesignComparison | None, reason: str, bayes: bool) ->
         hidden=("estimates",),
         figures={
             "judge-positive rates on labelled items: observed vs 95% predictive "
-            "intervals": lambda: figures.design_figure(design)
+            "intervals": lambda: design_figure(design)
         },
     )
 
@@ -627,9 +635,7 @@ def budget_section(budget: Budget | None, reason: str, anchors: str = "") -> Sec
         needs=anchors,
         tables={"simulated curve": c},
         figures={
-            "simulated median interval width against human labels": lambda: figures.budget_figure(
-                budget
-            )
+            "simulated median interval width against human labels": lambda: budget_figure(budget)
         },
     )
 
@@ -705,7 +711,7 @@ def item_humans_section(
         ]
         tables["J per model"] = by_model.per_model[cols]
         tables["ΔJ, every pair"] = by_model.delta_j
-        figs["J per model"] = lambda: figures.j_by_model_figure({judge: by_model}, J_LOW)
+        figs["J per model"] = lambda: j_by_model_figure({judge: by_model}, J_LOW)
     return Section(
         key="humans",
         title="3. Judge vs humans",
@@ -739,5 +745,5 @@ def item_board_section(by_model: JudgeByModel | None) -> Section:
         summary="θ per model, the judge alone beside PPI++ with model-specific calibration "
         "(Fiedler's most robust estimator): " + " ".join(lines),
         tables={"accuracy": f[cols], "every estimator": by_model.calibration.to_frame()},
-        figures={"θ per model": lambda: figures.theta_figure(by_model)},
+        figures={"θ per model": lambda: theta_figure(by_model)},
     )

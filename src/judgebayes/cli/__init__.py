@@ -31,11 +31,13 @@ VERB_MODULES = {
     "audit": "audit",
     "demo": "arena",
     "elo": "arena",
+    "compare": "arena",
     "softelo": "softelo",
     "consistency": "consistency",
     "calibrate": "calibrate",
     "consensus": "consensus",
     "anchors": "anchors",
+    "rank": "rank",
 }
 
 

@@ -9,7 +9,11 @@ scores with intervals and rank-sets, simultaneous at level 1 − α. One module 
 * :mod:`~judgebayes.rankings.ppi_bt`: prediction-powered Bradley–Terry (PPI++,
   Angelopoulos et al. 2023, arXiv:2311.01453, for the BT M-estimator): Elo, not win rate;
 * :mod:`~judgebayes.rankings.soft_targets`: P(humans prefer A | the judges' verdicts)
-  from the labelled battles, Bradley–Terry on those soft targets.
+  from the labelled battles, Bradley–Terry on those soft targets;
+* :mod:`~judgebayes.rankings.latent`: the Bayesian latent-outcome model (Dawid–Skene for
+  pairwise comparisons: the human outcome latent where unlabelled, every judge reading it
+  through its confusion matrix by position, optionally by model), fitted by ``jb.fit``.
+  Its names load JAX on first use; the rest of the subpackage does not.
 
 :mod:`~judgebayes.rankings.simulate` simulates the story of all of them (a latent human
 outcome, judges reading it through confusion matrices).
@@ -17,6 +21,7 @@ outcome, judges reading it through confusion matrices).
 The battles are held as arrays in :class:`~judgebayes.rankings.data.RankingData`.
 """
 
+from judgebayes._lazy import lazy_exports
 from judgebayes.rankings.data import OUTCOMES, RankingData, outcome_codes
 from judgebayes.rankings.elo import EloEstimate
 from judgebayes.rankings.ppi_bt import ppi_bt, ppi_bt_lambda
@@ -29,6 +34,7 @@ from judgebayes.rankings.ppr import (
     ppr_win_rates,
     prediction_powered_ranking,
 )
+from judgebayes.rankings.rank import METHODS, judge_report, rank_battles
 from judgebayes.rankings.ranking import Ranking
 from judgebayes.rankings.simulate import (
     SimulatedJudgedBattles,
@@ -36,27 +42,53 @@ from judgebayes.rankings.simulate import (
     verdict_probs,
 )
 from judgebayes.rankings.soft_targets import soft_target_bt, verdict_calibration
-from judgebayes.rankings.tiers import tiers_from_rank_sets
+
+# the Bayesian model: imported (with JAX) on first use
+_LAZY = {
+    name: "judgebayes.rankings.latent"
+    for name in (
+        "HumanOutcome",
+        "JudgeVerdicts",
+        "LatentFit",
+        "bt_equivalent_theta",
+        "fit_latent_outcome",
+        "latent_outcome_data",
+        "latent_outcome_model",
+        "latent_outcome_spec",
+    )
+}
 
 __all__ = [
+    "METHODS",
     "OUTCOMES",
     "EloEstimate",
+    "HumanOutcome",
+    "JudgeVerdicts",
+    "LatentFit",
     "Ranking",
     "RankingData",
     "SimulatedJudgedBattles",
     "WinRates",
+    "bt_equivalent_theta",
     "ellipsoid_rank_sets",
+    "fit_latent_outcome",
     "human_win_rates",
+    "judge_report",
     "judge_win_rates",
+    "latent_outcome_data",
+    "latent_outcome_model",
+    "latent_outcome_spec",
     "outcome_codes",
     "ppi_bt",
     "ppi_bt_lambda",
     "ppr_lambda",
     "ppr_win_rates",
     "prediction_powered_ranking",
+    "rank_battles",
     "simulate_judged_battles",
     "soft_target_bt",
-    "tiers_from_rank_sets",
     "verdict_calibration",
     "verdict_probs",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, __all__)

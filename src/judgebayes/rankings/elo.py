@@ -11,12 +11,19 @@ the board's rank-set construction (the same one the bootstrap and the posterior 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
+from judgebayes._stats import norm_ppf
+from judgebayes.core.ranksets import rank_sets
 from judgebayes.core.report import DropReport
 from judgebayes.core.results import ResultDisplay
+from judgebayes.rankings.ranking import Ranking
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 __all__ = ["EloEstimate"]
 
@@ -82,3 +89,42 @@ class EloEstimate(ResultDisplay):
         values, vectors = np.linalg.eigh(self.cov)
         root = vectors * np.sqrt(np.clip(values, 0.0, None))
         return self.elo + rng.standard_normal((n_draws, len(self.elo))) @ root.T
+
+    def _details(self) -> dict[str, float]:
+        """``lambda`` (Σλ_j) and ``lambda[judge]`` for every judge, where there are weights."""
+        if not self.lam:
+            return {}
+        out = {"lambda": float(sum(self.lam))}
+        out.update({f"lambda[{j}]": float(x) for j, x in zip(self.judges, self.lam, strict=True)})
+        return out
+
+    def plot(self, ax: Axes | None = None, *, alpha: float = 0.1) -> Axes:
+        """Forest plot of :meth:`ranking` at level 1 − α (rank-sets and tiers included)."""
+        return self.ranking(alpha).plot(ax)
+
+    def ranking(self, alpha: float = 0.1, *, n_draws: int = 4000, seed: int = 0) -> Ranking:
+        """Elo intervals and simultaneous rank-sets at level 1 − α.
+
+        The marginal intervals are Elo ± z_{1−α/2}·SE; the rank-sets and tiers come from
+        :func:`~judgebayes.core.ranksets.rank_sets` (max-|t| on Elo differences) applied to
+        ``n_draws`` draws of the Normal approximation, seeded by ``seed``.
+        """
+        draws = self.draws(n_draws, seed=seed)
+        z = norm_ppf(1 - alpha / 2)
+        return Ranking(
+            models=self.models,
+            method=self.method,
+            judges=self.judges,
+            alpha=alpha,
+            scale="elo",
+            estimate=self.elo,
+            lower=self.elo - z * self.se,
+            upper=self.elo + z * self.se,
+            se=self.se,
+            rank_sets=rank_sets(draws, models=self.models, estimate=self.elo, alpha=alpha),
+            n_labelled=self.n_labelled,
+            n_judged=self.n_judged,
+            details=self._details(),
+            report=self.report,
+            draws=draws,
+        )

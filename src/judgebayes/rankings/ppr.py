@@ -33,17 +33,21 @@ different quantity with their own, sampling-based, covariance.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 from scipy.stats import chi2
 
+from judgebayes.core.ranksets import RankSets, point_ranks, tiers
 from judgebayes.core.report import DropReport
 from judgebayes.core.results import ResultDisplay
 from judgebayes.errors import DataError
 from judgebayes.rankings.data import RankingData
 from judgebayes.rankings.ranking import Ranking
-from judgebayes.rankings.tiers import tiers_from_rank_sets
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 __all__ = [
     "WinRates",
@@ -107,10 +111,26 @@ class WinRates(ResultDisplay):
         frame = pd.DataFrame({"model": self.models, "win_rate": self.estimate, "se": self.se})
         return frame.sort_values("win_rate", ascending=False, ignore_index=True)
 
+    def plot(self, ax: Axes | None = None, *, alpha: float = 0.1) -> Axes:
+        """Forest plot of :meth:`rank_sets` at level 1 − α."""
+        return self.rank_sets(alpha).plot(ax)
+
     def rank_sets(self, alpha: float = 0.1) -> Ranking:
         """PPR's rank-sets at level 1 − α (step 4), as a :class:`Ranking`."""
         lo, hi = ellipsoid_rank_sets(self.estimate, self.cov, alpha)
         z = chi2.ppf(1 - alpha, 1) ** 0.5
+        rank = point_ranks(self.estimate)
+        sets = RankSets(
+            models=self.models,
+            estimate=self.estimate,
+            rank=rank,
+            rank_lo=np.minimum(lo, rank),
+            rank_hi=np.maximum(hi, rank),
+            tier=tiers(lo, hi),
+            alpha=alpha,
+            method="ellipsoid",
+            critical_value=float(chi2.ppf(1 - alpha, len(self.models)) ** 0.5),
+        )
         return Ranking(
             models=self.models,
             method=self.method,
@@ -121,9 +141,7 @@ class WinRates(ResultDisplay):
             lower=self.estimate - z * self.se,
             upper=self.estimate + z * self.se,
             se=self.se,
-            rank_lo=lo,
-            rank_hi=hi,
-            tier=tiers_from_rank_sets(self.estimate, lo, hi),
+            rank_sets=sets,
             n_labelled=self.n_labelled,
             n_judged=self.n_unlabelled,
             details={"lambda": self.lam} if self.method == "ppr" else {},

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from judgebayes.core.ranksets import RankSets
 from judgebayes.core.report import DropReport
 from judgebayes.core.results import ResultDisplay
 
@@ -43,10 +44,9 @@ class Ranking(ResultDisplay):
         mean win rate).
     estimate, lower, upper, se
         Score per model, its marginal 1 − α interval and standard error.
-    rank_lo, rank_hi
-        Simultaneous rank-sets (1 = best).
-    tier
-        Tier of every model (1 = top); models in one tier cannot be told apart.
+    rank_sets
+        Simultaneous rank-sets and tiers
+        (:class:`~judgebayes.core.ranksets.RankSets`, 1 = best).
     n_labelled, n_judged
         Battles with a human label, and with a judge verdict only, that the estimate used.
     details
@@ -54,8 +54,8 @@ class Ranking(ResultDisplay):
     report
         Battles received and left out.
     draws
-        Score draws (bootstrap, normal approximation or posterior) behind the intervals,
-        shape ``(n_draws, n_models)``, or ``None`` (PPR's ellipsoid needs none).
+        Score draws (normal approximation or posterior) behind the rank-sets, shape
+        ``(n_draws, n_models)``, or ``None`` (PPR's ellipsoid needs none).
     """
 
     models: tuple[str, ...]
@@ -67,9 +67,7 @@ class Ranking(ResultDisplay):
     lower: np.ndarray
     upper: np.ndarray
     se: np.ndarray
-    rank_lo: np.ndarray
-    rank_hi: np.ndarray
-    tier: np.ndarray
+    rank_sets: RankSets
     n_labelled: int
     n_judged: int
     details: Mapping[str, float] = field(default_factory=dict)
@@ -77,26 +75,30 @@ class Ranking(ResultDisplay):
     draws: np.ndarray | None = None
 
     @property
+    def rank_lo(self) -> np.ndarray:
+        return self.rank_sets.rank_lo
+
+    @property
+    def rank_hi(self) -> np.ndarray:
+        return self.rank_sets.rank_hi
+
+    @property
+    def tier(self) -> np.ndarray:
+        return self.rank_sets.tier
+
+    @property
     def size(self) -> np.ndarray:
         """Rank-set sizes ``rank_hi − rank_lo + 1``."""
-        return self.rank_hi - self.rank_lo + 1
+        return self.rank_sets.size
 
     @property
     def mean_size(self) -> float:
         """Mean rank-set size (Chatzi et al.'s first metric)."""
         return float(self.size.mean())
 
-    def rank_sets(self) -> dict[str, tuple[int, int]]:
-        """``{model: (rank_lo, rank_hi)}``."""
-        return {
-            m: (int(lo), int(hi))
-            for m, lo, hi in zip(self.models, self.rank_lo, self.rank_hi, strict=True)
-        }
-
     def contains(self, ranks: Mapping[str, int]) -> np.ndarray:
         """Whether each model's rank-set holds its rank in ``ranks`` (``{model: rank}``)."""
-        r = np.array([ranks[m] for m in self.models])
-        return (self.rank_lo <= r) & (r <= self.rank_hi)
+        return self.rank_sets.contains(np.array([ranks[m] for m in self.models]))
 
     def _headline(self) -> str:
         who = ", ".join(self.judges) if self.judges else "humans only"
@@ -104,7 +106,8 @@ class Ranking(ResultDisplay):
         return (
             f"{self.method} ({who}{lam}) on {len(self.models)} models, "
             f"{self.n_labelled:,} human labels + {self.n_judged:,} judge-only battles; "
-            f"{1 - self.alpha:.0%} rank-sets, mean size {self.mean_size:.2f}"
+            f"{1 - self.alpha:.0%} rank-sets, mean size {self.mean_size:.2f}, "
+            f"{self.rank_sets.n_tiers} tiers"
         )
 
     def to_frame(self) -> pd.DataFrame:
@@ -128,27 +131,31 @@ class Ranking(ResultDisplay):
         return frame.sort_values(name, ascending=False, ignore_index=True)
 
     def __str__(self) -> str:
+        digits = "%.1f" if self.scale == "elo" else "%.3f"
         return (
             repr(self)[1:-1]
             + f"; {self.report}\n"
-            + self.to_frame().to_string(index=False, float_format="%.3f")
+            + self.to_frame().to_string(index=False, float_format=digits)
         )
 
-    def plot(self, ax: Axes | None = None) -> Axes:
-        """The rank-sets as horizontal bars, best model on top, the point rank marked."""
-        import matplotlib.pyplot as plt
+    def plot(self, ax: Axes | None = None, *, truth: Mapping[str, float] | None = None) -> Axes:
+        """Forest plot: scores with their intervals, rank-sets at the right, tiers shaded
+        (:func:`judgebayes.plots.forest`)."""
+        from judgebayes.plots import forest
 
-        if ax is None:
-            _, ax = plt.subplots(figsize=(6, 0.3 * len(self.models) + 1))
-        order = np.argsort(-self.estimate)
-        y = np.arange(len(order))[::-1]
-        point = np.empty(len(order), dtype=int)
-        point[order] = np.arange(1, len(order) + 1)
-        for yy, k in zip(y, order, strict=True):
-            ax.plot([self.rank_lo[k], self.rank_hi[k]], [yy, yy], lw=6, alpha=0.5, color="C0")
-            ax.plot(point[k], yy, "o", color="C1")
-        ax.set_yticks(y, [self.models[k] for k in order])
-        ax.set_xlabel(f"rank ({1 - self.alpha:.0%} rank-set)")
-        ax.set_xlim(0.5, len(order) + 0.5)
-        ax.set_title(self._headline().split(";")[0], fontsize=9)
+        frame = self.to_frame()
+        if self.scale != "elo":
+            frame = frame.rename(
+                columns={
+                    self.scale: "elo",
+                    f"{self.scale}_lo": "elo_lo",
+                    f"{self.scale}_hi": "elo_hi",
+                }
+            )
+        ax = forest(frame, ax=ax, alpha=self.alpha, truth=truth)
+        ax.set_xlabel(self.scale.replace("_", " "))
+        ax.get_legend().texts[0].set_text(
+            f"{self.scale.replace('_', ' ')}, {1 - self.alpha:.0%} interval"
+        )
+        ax.set_title(self._headline().split(";")[0], fontsize=8)
         return ax
