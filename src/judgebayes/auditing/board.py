@@ -40,7 +40,7 @@ import pandas as pd
 from judgebayes.auditing.estimates import Estimate, from_replicates, holm_finite, normal_p
 from judgebayes.auditing.inputs import AuditInput
 from judgebayes.core.battles import Battles
-from judgebayes.core.ranksets import RankSets, rank_sets
+from judgebayes.core.ranksets import RankSets
 from judgebayes.core.results import ResultDisplay
 from judgebayes.core.sandwich import SandwichElo, sandwich_bt
 from judgebayes.errors import DataError, JudgeBayesWarning
@@ -233,7 +233,7 @@ def audit_board(inp: AuditInput, *, alpha: float = 0.05, seed: int = 0) -> Audit
     """Judge-only, humans-only and calibrated boards (module docstring)."""
     data = inp.data
     notes: list[str] = []
-    calibrated = ranks = None
+    calibrated = ranks = draws = None
     judges_used = [j for j in data.judges if (~np.isnan(data.verdict(j))).any()]
     if inp.has_humans and judges_used:
         try:
@@ -242,8 +242,8 @@ def audit_board(inp: AuditInput, *, alpha: float = 0.05, seed: int = 0) -> Audit
         except DataError as err:
             notes.append(f"calibrated board not fitted: {err}")
     if calibrated is not None:
-        draws = calibrated.draws(N_DRAWS, seed=seed)
-        ranks = rank_sets(draws, models=calibrated.models, estimate=calibrated.elo, alpha=alpha)
+        board = calibrated.ranking(alpha, n_draws=N_DRAWS, seed=seed)
+        ranks, draws = board.rank_sets, board.draws
     human = None
     if inp.has_humans:
         lab = data.labelled

@@ -19,7 +19,7 @@ hides the rest: what an audit on a smaller labelling budget says.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -128,86 +128,27 @@ class AuditInput:
         return Battles(out)
 
 
-def _oriented(frame: pd.DataFrame) -> tuple[np.ndarray, bool]:
-    """Whether each battle's ``model_b`` was shown first (to swap), and if position is known."""
-    if "position" not in frame:
-        return np.zeros(len(frame), bool), False
-    pos = frame["position"].astype("string").str.lower().fillna("a").to_numpy()
-    return pos == "b", True
-
-
-def _flip(labels: np.ndarray, swap: np.ndarray) -> np.ndarray:
-    """Labels P(model_a beats model_b) as P(first shown beats second shown)."""
-    return np.where(swap, 1.0 - labels, labels)
-
-
 def _from_battles(battles: Battles, source: str) -> AuditInput:
+    """The battle arrays (:meth:`RankingData.from_battles <judgebayes.rankings.RankingData.
+    from_battles>`: the model shown first as ``a``) and what sits beside the verdicts."""
+    data = RankingData.from_battles(battles)
+    data = replace(data, report=battles.report)  # rows in, dropped, missing: the file's
     frame = battles.frame
-    has_id = "battle_id" in frame and bool(battles.judges)
-    if has_id:
-        bf = battles.battle_frame()
-        wide = battles.judge_labels()
-        verdicts = {j: wide[j].to_numpy(float) for j in wide.columns}
-        scores_wide = (
-            frame.pivot(index="battle_id", columns="judge", values="score_diff").reindex(
-                index=wide.index, columns=list(wide.columns)
+    has_id = "battle_id" in frame
+    bf = battles.battle_frame() if has_id else frame
+    swap = (bf["position"] == "b").to_numpy() if "position" in bf else np.zeros(len(bf), bool)
+    scores = {}
+    if "score_diff" in frame and data.judges:
+        if has_id:
+            wide = frame.pivot(index="battle_id", columns="judge", values="score_diff").reindex(
+                index=pd.Index(bf["battle_id"]), columns=list(data.judges)
             )
-            if "score_diff" in frame
-            else None
-        )
-        scores = (
-            {
-                j: scores_wide[j].to_numpy(float)
-                for j in scores_wide.columns
-                if scores_wide[j].notna().any()
-            }
-            if scores_wide is not None
-            else {}
-        )
-        if "position" in frame and "position" not in bf:
-            raise DataError(
-                "the judges of one battle saw its models in different orders; an audit "
-                "needs one order per battle (one row per battle and order: give each order "
-                "its own battle_id)",
-                column="position",
-            )
-    else:
-        bf = frame
-        judges = battles.judges
-        if "judge_label" not in frame:
-            verdicts = {}
-        elif len(judges) <= 1:
-            verdicts = {
-                judges[0] if judges else DEFAULT_JUDGE: frame["judge_label"].to_numpy(float)
-            }
-        else:  # several judges, each row its own battle: a verdict in its judge's column only
-            verdicts = {
-                j: np.where(frame["judge"] == j, frame["judge_label"].to_numpy(float), np.nan)
-                for j in judges
-            }
-        scores = {}
-        if "score_diff" in frame and verdicts:
-            s = frame["score_diff"].to_numpy(float)
-            for j in verdicts:
-                mine = s if len(verdicts) == 1 else np.where(frame["judge"] == j, s, np.nan)
-                if np.isfinite(mine).any():
-                    scores[j] = mine
-    swap, known = _oriented(bf)
-    a = np.where(swap, bf["model_b"].astype(str), bf["model_a"].astype(str))
-    b = np.where(swap, bf["model_a"].astype(str), bf["model_b"].astype(str))
-    human = bf["human_label"].to_numpy(float) if "human_label" in bf else np.full(len(bf), np.nan)
-    data = RankingData.from_arrays(
-        a,
-        b,
-        _flip(human, swap),
-        {j: _flip(v, swap) for j, v in verdicts.items()},
-        models=battles.models,
-    )
-    data = type(data)(
-        data.models, data.a, data.b, data.human, data.judges, data.verdicts, battles.report
-    )
-    scores = {j: np.where(swap, -s, s) for j, s in scores.items()}
+            columns = {j: wide[j].to_numpy(float) for j in data.judges}
+        else:
+            columns = {data.judges[0]: frame["score_diff"].to_numpy(float)}
+        scores = {j: np.where(swap, -s, s) for j, s in columns.items() if np.isfinite(s).any()}
     prompts = bf["prompt_id"].to_numpy(dtype=object) if "prompt_id" in bf else None
+    known = "position" in bf
     both = {}
     if prompts is not None and known:
         for k, j in enumerate(data.judges):

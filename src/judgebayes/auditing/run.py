@@ -81,6 +81,7 @@ def audit(
     design_judge: str | None = None,
     alpha: float = 0.05,
     n_boot: int = 1000,
+    designs: bool = True,
     budget: bool = True,
     seed: int = 0,
     progress: bool = True,
@@ -111,8 +112,10 @@ def audit(
         Intervals have level 1 − α; tests are at α.
     n_boot
         Bootstrap replicates of the paired calibration bootstrap.
+    designs
+        Compare the calibration designs (section 6; loads JAX).
     budget
-        Run the budget simulation.
+        Run the budget simulation (section 7).
     seed
         Seed of every random draw (label hiding, bootstraps, simulations).
     progress
@@ -142,10 +145,19 @@ def audit(
         warnings.filterwarnings("ignore", category=RuntimeWarning, message="invalid value")
         warnings.filterwarnings("ignore", category=RuntimeWarning, message="divide by zero")
         if inp.kind == "items":
-            result = _audit_items(inp, bayes, alpha, n_boot, budget, seed, progress)
+            result = _audit_items(inp, bayes, alpha, n_boot, designs, budget, seed, progress)
         else:
             result = _audit_battles(
-                inp, own_models, bayes, design_judge, alpha, n_boot, budget, seed, progress
+                inp,
+                own_models,
+                bayes,
+                design_judge,
+                alpha,
+                n_boot,
+                designs,
+                budget,
+                seed,
+                progress,
             )
     section_list, findings, uses, results = result
     verdicts = verdict_table(findings, uses)
@@ -176,6 +188,7 @@ def _audit_battles(
     design_judge: str | None,
     alpha: float,
     n_boot: int,
+    designs: bool,
     budget: bool,
     seed: int,
     progress: bool,
@@ -220,7 +233,9 @@ def _audit_battles(
     bar.update()
     # the calibration designs of one judge: the one asked for, else the best by Ĵ
     design, reason = None, "human labels on some battles (the designs are fitted to them)"
-    if items:
+    if not designs:
+        reason = "the comparison of calibration designs (it was switched off)"
+    elif items:
         choice = design_judge
         if choice is None:
             choice = max(items, key=lambda j: np.nan_to_num(agreements[j]["J"].estimate, nan=-1))
@@ -326,6 +341,7 @@ def _audit_items(
     bayes: bool,
     alpha: float,
     n_boot: int,
+    designs: bool,
     budget: bool,
     seed: int,
     progress: bool,
@@ -347,7 +363,9 @@ def _audit_items(
     bar.update()
     design = None
     reason = "labelled items of at least two models with both outcomes"
-    if table is not None:
+    if not designs:
+        reason = "the comparison of calibration designs (it was switched off)"
+    elif table is not None:
         design = compare_designs(
             items, judge, method="nuts" if bayes else "map", alpha=alpha, seed=seed
         )
