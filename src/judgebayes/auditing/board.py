@@ -236,11 +236,18 @@ def audit_board(inp: AuditInput, *, alpha: float = 0.05, seed: int = 0) -> Audit
     calibrated = ranks = draws = None
     judges_used = [j for j in data.judges if (~np.isnan(data.verdict(j))).any()]
     if inp.has_humans and judges_used:
+        # every battle labelled: nothing for the judges to add, the humans' board is the answer
+        everyone = bool(data.labelled.all())
         try:
-            calibrated, why = _quietly(ppi_bt, data, judges_used)
+            calibrated, why = _quietly(ppi_bt, data, [] if everyone else judges_used)
             notes += why
         except DataError as err:
             notes.append(f"calibrated board not fitted: {err}")
+        if everyone:
+            notes.append(
+                "every battle carries a human label, so the calibrated board is the humans' "
+                "own Bradley–Terry board (the judges have nothing to add)"
+            )
     if calibrated is not None:
         board = calibrated.ranking(alpha, n_draws=N_DRAWS, seed=seed)
         ranks, draws = board.rank_sets, board.draws

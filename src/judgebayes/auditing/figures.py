@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 if TYPE_CHECKING:
+    from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
     from judgebayes.auditing.board import AuditBoard
@@ -73,8 +74,9 @@ def confusion_figure(agreements: Sequence[JudgeAgreement]) -> Figure:
     """Each judge's 3 × 3 confusion matrix, rows normalised (P(verdict | human outcome))."""
     k = len(agreements)
     fig, axes = _figure(3.0 * k + 0.6, 3.1, k)
-    names = ("first", "tie", "second")
     for ax, ag in zip(axes, agreements, strict=True):
+        # "first" only where the battles say which answer was shown first
+        names = ("first", "tie", "second") if ag.position_known else ("A", "tie", "B")
         c = ag.confusion.astype(float)
         rows = c / np.maximum(c.sum(axis=1, keepdims=True), 1)
         ax.imshow(rows, cmap="Blues", vmin=0, vmax=1)
@@ -173,6 +175,7 @@ def eta_figure(prefs: Mapping[str, SelfPreference]) -> Figure:
         title="extra log-odds of 'my model wins' beyond the humans' verdict",
     )
     ax.title.set_fontsize(8)
+    ax.tick_params(axis="x", labelrotation=0, labelsize=7)
     fig.tight_layout()
     return fig
 
@@ -267,9 +270,22 @@ def design_figure(design: DesignComparison) -> Figure:
         ax.set_yticks(pos, models, fontsize=7)
         ax.set_title(stat.replace("calibration rate", "judge-positive rate"), fontsize=8)
         ax.grid(axis="x", alpha=0.3)
-    axes[0].legend(fontsize=6, frameon=False, loc="best")
-    fig.tight_layout()
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=7, frameon=False)
+    fig.tight_layout(rect=(0, 0.08, 1, 1))
     return fig
+
+
+def _plain_ticks(ax: Axes, n: Sequence[float], *, y: bool = True) -> None:
+    """Log axes labelled with plain numbers at the simulated points (no 2×10³)."""
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    ax.set_xticks(list(n), [f"{int(v):,}" for v in n], fontsize=7)
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    if y:
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.tick_params(axis="y", which="both", labelsize=7)
 
 
 def budget_figure(budget: Budget) -> Figure:
@@ -284,12 +300,9 @@ def budget_figure(budget: Budget) -> Figure:
     ax.axhline(c["median_width"].iloc[0] / 2, color=PINK, ls="--", lw=0.8, label="half of today's")
     if np.isfinite(budget.halve_width):
         ax.axvline(budget.halve_width, color=PINK, lw=0.8)
-    ax.set(
-        xscale="log",
-        yscale="log",
-        xlabel="human labels",
-        ylabel=f"median interval width ({budget.unit})",
-    )
+    ax.set(xscale="log", yscale="log", xlabel="human labels")
+    ax.set_ylabel(f"median interval width ({budget.unit})")
+    _plain_ticks(ax, c["n_labels"])
     ax.legend(fontsize=7, frameon=False)
     if has_ranks:
         ax = axes[1]
@@ -303,5 +316,6 @@ def budget_figure(budget: Budget) -> Figure:
         )
         ax.axhline(c["median_rank_set"].iloc[0] / 2, color=PINK, ls="--", lw=0.8)
         ax.set(xscale="log", xlabel="human labels", ylabel="median rank-set size")
+        _plain_ticks(ax, c["n_labels"], y=False)
     fig.tight_layout()
     return fig

@@ -252,7 +252,12 @@ def _audit_battles(
             reason = f"labelled battles of at least two models with both outcomes for {choice}"
     bar.update()
     plan, budget_reason = None, "human labels on some battles and the calibrated board"
-    if budget and board.calibrated is not None:
+    if budget and board.calibrated is not None and data.labelled.all():
+        budget_reason = (
+            "battles without a human label: every battle is labelled already, so more labels "
+            "need more battles"
+        )
+    elif budget and board.calibrated is not None:
         plan = battle_budget(data, board.calibrated, alpha=alpha, n_reps=3, seed=seed)
     elif not budget:
         budget_reason = "the budget simulation (it was switched off)"

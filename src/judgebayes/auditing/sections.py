@@ -12,6 +12,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from judgebayes._stats import norm_ppf
 from judgebayes.auditing.board import AuditBoard
 from judgebayes.auditing.budget import Budget
 from judgebayes.auditing.by_model import JudgeByModel
@@ -227,6 +228,7 @@ def data_section(inp: AuditInput, *, few: int = 20) -> Section:
         needs="; ".join(needs),
         tables={"models": per, "judges": verdicts},
         figures={"battles per model": lambda: data_figure(per)},
+        folded=("models",),
     )
 
 
@@ -426,12 +428,12 @@ def self_preference_section(
         p = prefs.get(j)
         if p is None:
             lines.append(
-                f"{j}: no labelled battle pits {_list(models)} against another model, so η "
+                f"- {j}: no labelled battle pits {_list(models)} against another model, so η "
                 "cannot be measured."
             )
             continue
         lines.append(
-            f"{j} → {_list(models)}: η = {p.eta.text(2, signed=True)} (logit; p = {p.p:.2g}) "
+            f"- {j} → {_list(models)}: η = {p.eta.text(2, signed=True)} (logit; p = {p.p:.2g}) "
             f"from {p.n_own} labelled battles of its model(s), where it also reads the outcome "
             f"δ = {p.accuracy.text(2, signed=True)} better than elsewhere; on them the judge "
             f"gives its model the win in {p.judge_own_wins:.1%} of its decisive verdicts, the "
@@ -443,7 +445,7 @@ def self_preference_section(
         key="self_preference",
         title="4. Self- and family-preference",
         available=bool(have),
-        summary=" ".join(lines)
+        summary="\n".join(lines)
         + (
             "\n\nη is the extra log-odds the judge gives 'my model wins' beyond what the "
             "humans' verdict on the same battle explains, δ the extra log-odds of a right "
@@ -467,22 +469,34 @@ def board_section(board: AuditBoard, inp: AuditInput) -> Section:
     lines = []
     if board.calibrated is not None:
         est = board.calibrated
-        lam = ", ".join(f"{j} {x:.2f}" for j, x in zip(est.judges, est.lam, strict=True))
         r = board.calibrated_ranks
-        tiers = []
-        for t in range(1, r.n_tiers + 1):
-            names = [m for m, tt in zip(r.models, r.tier, strict=True) if tt == t]
-            order = sorted(names, key=lambda m: -est.elo[est.models.index(m)])
-            tiers.append(f"tier {t}: {_list(order, 8)}")
+        z = 2 * np.median(est.se) * float(norm_ppf(1 - board.alpha / 2))
+        if est.judges:
+            lam = ", ".join(f"{j} {x:.2f}" for j, x in zip(est.judges, est.lam, strict=True))
+            what = (
+                f"The calibrated board (prediction-powered Bradley–Terry from {est.n_labelled:,} "
+                f"human labels and {est.n_judged:,} judge-only battles; power-tuning weights λ: "
+                f"{lam}, where 0 ignores a judge and 1 trusts it fully)"
+            )
+        else:
+            what = f"The humans' own board ({est.n_labelled:,} labels, every battle)"
         lines.append(
-            f"The calibrated board — prediction-powered Bradley–Terry from {est.n_labelled:,} "
-            f"human labels and {est.n_judged:,} judge-only battles (power-tuning weights λ: "
-            f"{lam}; λ = 0 ignores a judge, 1 trusts it fully) — has a median 95% interval of "
-            f"±{np.median(est.se) * 1.96:.0f} Elo and mean rank-set size "
-            f"{r.size.mean():.2f}. {told} of {len(pairs)} pairs of models are told apart "
-            f"(95%, Holm)."
+            f"{what} has a median 95% interval {z:.0f} Elo wide and a mean rank-set of "
+            f"{r.size.mean():.1f} ranks; {told} of {len(pairs)} pairs of models are told apart "
+            "(95%, Holm)."
         )
-        lines.append("Tiers (models whose rank-sets overlap): " + "; ".join(tiers) + ".")
+        if r.n_tiers > 1:
+            tiers = []
+            for t in range(1, r.n_tiers + 1):
+                names = [m for m, tt in zip(r.models, r.tier, strict=True) if tt == t]
+                order = sorted(names, key=lambda m: -est.elo[est.models.index(m)])
+                tiers.append(f"tier {t}: {_list(order, 8)}")
+            lines.append("Tiers (models whose rank-sets overlap): " + "; ".join(tiers) + ".")
+        else:
+            lines.append(
+                "Every rank-set overlaps the next, so the models form one tier: the labels "
+                "separate some pairs (the table below) but no clean groups."
+            )
     else:
         lines.append(
             "Without human labels only each judge's own board can be fitted: it says what the "
@@ -493,7 +507,7 @@ def board_section(board: AuditBoard, inp: AuditInput) -> Section:
         if jr.tau is None:
             continue
         lines.append(
-            f"{j} alone: Kendall τ with the calibrated board {jr.tau.text(2)}, its Elo spread "
+            f"- {j} alone: Kendall τ with the calibrated board {jr.tau.text(2)}, its Elo spread "
             f"{jr.scale.text(2)} × the calibrated one; "
             + (
                 f"{len(jr.misranked)} model(s) outside their calibrated rank-set "
@@ -512,7 +526,7 @@ def board_section(board: AuditBoard, inp: AuditInput) -> Section:
         key="board",
         title="5. The board",
         available=True,
-        summary=" ".join(lines[:2]) + ("\n\n" + " ".join(lines[2:]) if len(lines) > 2 else ""),
+        summary=" ".join(lines[:2]) + ("\n\n" + "\n".join(lines[2:]) if len(lines) > 2 else ""),
         needs=needs,
         tables={
             "board": table,
@@ -568,17 +582,18 @@ def design_section(design: DesignComparison | None, reason: str, bayes: bool) ->
             )
         else:
             lines.append(
-                f"The predictive check shows why: under the shared design {shared_out} of "
-                f"{n_rates} per-model calibration rates fall outside their 95% predictive "
-                f"interval, under {design.best} {best_out}."
+                ("The predictive check shows why: " if design.clear else "The predictive check: ")
+                + f"under the shared design {shared_out} of {n_rates} per-model calibration "
+                f"rates fall outside their 95% predictive interval, under {design.best} "
+                f"{best_out}."
             )
     flagged = loo[loo["warning"].astype(bool)]["design"].tolist()
     if flagged:
         lines.append(
             f"PSIS flags the LOO of {_list(flagged)} as unreliable (Pareto k > 0.7)"
             + (
-                ": with MAP + Laplace the hierarchical design's scale sits at its boundary; "
-                "--bayes samples it."
+                ": MAP + Laplace draws approximate those posteriors poorly (the hierarchical "
+                "scale sits at its boundary); --bayes samples them."
                 if design.method == "map"
                 else "."
             )
@@ -719,6 +734,7 @@ def item_humans_section(
         summary=text,
         tables=tables,
         figures=figs,
+        folded=("J per model", "ΔJ, every pair"),
     )
 
 
@@ -746,4 +762,5 @@ def item_board_section(by_model: JudgeByModel | None) -> Section:
         "(Fiedler's most robust estimator): " + " ".join(lines),
         tables={"accuracy": f[cols], "every estimator": by_model.calibration.to_frame()},
         figures={"θ per model": lambda: theta_figure(by_model)},
+        folded=("every estimator",),
     )

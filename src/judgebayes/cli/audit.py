@@ -130,6 +130,7 @@ def _read(args: argparse.Namespace) -> tuple[Battles | JudgedItems, str | None]:
             target=args.target,
             judge=chosen[0] if chosen else None,
         ), (chosen[0] if chosen else None)
+    from judgebayes.core.battles import Battles
     from judgebayes.core.loaders import read_battles
 
     battles = read_battles(
@@ -141,6 +142,9 @@ def _read(args: argparse.Namespace) -> tuple[Battles | JudgedItems, str | None]:
         baseline=args.baseline,
         on_invalid="drop" if args.drop_invalid else "raise",
     )
+    if len(chosen) == 1 and not battles.judges and "judge_label" in battles:
+        # one unnamed judge: --judge NAME names it
+        return Battles(battles.frame.assign(judge=chosen[0])).with_report(battles.report), None
     if chosen:
         for name in chosen:
             if name not in battles.judges:
@@ -174,7 +178,7 @@ def _run(args: argparse.Namespace) -> int:
         budget=not args.no_budget,
         seed=args.seed,
         progress=not args.no_progress,
-        title=args.file.name,
+        title=f"{args.file.resolve().parent.name}/{args.file.name}",
     )
     print(result.title)
     print()
@@ -214,7 +218,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=[],
         metavar="NAME=FILE",
         help="a judge's verdicts on the same battles as FILE, joined by battle id "
-        "(repeat for several judges); or NAME: audit only this judge of FILE",
+        "(repeat for several judges); or NAME: audit only this judge of FILE (or name the "
+        "one judge of a file that does not name it)",
     )
     p.add_argument(
         "--own",
