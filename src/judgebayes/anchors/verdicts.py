@@ -380,7 +380,7 @@ def verdict_table(
     )
 
 
-def verdicts_from_battles(battles: Battles) -> VerdictTable:
+def verdicts_from_battles(battles: Battles, *, clear_gap: float | None = None) -> VerdictTable:
     """The verdict table of battles read from a judge tool's output.
 
     The margin is the ``verdict`` column where there is one (Arena-Hard judgments,
@@ -390,12 +390,34 @@ def verdicts_from_battles(battles: Battles) -> VerdictTable:
     else the judge label (1 → 1, 0.5 → 0, 0 → −1). Rows without a margin (a null game)
     are left out and counted in :attr:`VerdictTable.report`, with the battles' own
     counts of missing values.
+
+    Parameters
+    ----------
+    battles
+        Battles with a ``verdict``, ``score_diff`` or ``judge_label`` column.
+    clear_gap
+        Single grades on seed 004's five-point scale (Section 2) instead of their sign:
+        a grade difference d gives the margin sign(d)·(1 + [|d| ≥ clear_gap]) — equal
+        grades a tie, a gap below ``clear_gap`` "slightly better" (±1), a gap of at
+        least ``clear_gap`` "clearly better" (±2). With 1–10 grades, ``clear_gap=3``
+        calls a gap of one or two points slight. Only for battles with ``score_diff``.
     """
     frame = battles.frame
+    if clear_gap is not None and ("verdict" in frame or "score_diff" not in frame):
+        raise DataError(
+            "clear_gap maps grade differences to margins, and these battles have none",
+            column="score_diff",
+            expected="single grades (read_grades) for clear_gap; none for verdicts",
+        )
+    if clear_gap is not None and not clear_gap > 0:
+        raise ValueError(f"clear_gap must be positive, got {clear_gap!r}")
     if "verdict" in frame:
         margin = pd.to_numeric(frame["verdict"], errors="coerce").to_numpy(dtype=float)
     elif "score_diff" in frame:
-        margin = np.sign(frame["score_diff"].to_numpy(dtype=float))
+        gap = frame["score_diff"].to_numpy(dtype=float)
+        margin = np.sign(gap)
+        if clear_gap is not None:
+            margin = margin * np.where(np.abs(gap) >= clear_gap, 2.0, 1.0)
     elif "judge_label" in frame:
         margin = 2.0 * frame["judge_label"].to_numpy(dtype=float) - 1.0
     else:
@@ -437,6 +459,7 @@ def read_verdicts(
     columns: Mapping[str, str] | None = None,
     baseline: str | None = None,
     judge: str | None = None,
+    clear_gap: float | None = None,
 ) -> VerdictTable:
     """Read verdicts in one of :data:`VERDICT_FORMATS`.
 
@@ -446,7 +469,8 @@ def read_verdicts(
     file, the row and the column (:func:`judgebayes.core.io.read_frame`).
     ``arena-hard``: Arena-Hard judgments (a ``<model>.jsonl`` file or a
     ``model_judgment/<judge>/`` folder; ``baseline`` for files that do not name it).
-    ``grades``: single grades, a verdict per prompt and pair from the two grades.
+    ``grades``: single grades, a verdict per prompt and pair from the two grades (their
+    sign; with ``clear_gap``, the five-point margin of :func:`verdicts_from_battles`).
     ``auto``: records with ``games`` are Arena-Hard judgments, records with ``score``
     and ``model`` single grades, anything else a table (a folder: its first file).
     Both tool formats go through :func:`verdicts_from_battles`.
@@ -456,7 +480,12 @@ def read_verdicts(
     if format == "arena-hard":
         return verdicts_from_battles(read_arena_hard(path, baseline=baseline, judge=judge))
     if format == "grades":
-        return verdicts_from_battles(read_grades(path, judge=judge))
+        return verdicts_from_battles(read_grades(path, judge=judge), clear_gap=clear_gap)
+    if clear_gap is not None:
+        raise DataError(
+            f"clear_gap applies to single grades; {Path(path).name} holds {format} verdicts",
+            expected="format 'grades' with clear_gap",
+        )
     if format != "table":
         raise DataError(f"unknown format {format!r}", expected=f"one of {VERDICT_FORMATS}")
     wanted = [*_NAMES, "verdict", *(columns or {})]

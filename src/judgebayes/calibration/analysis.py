@@ -528,8 +528,8 @@ def calibrate(
             raise DataError(
                 f"model {m!r} has no test items (every item has a human label)",
                 column="split",
-                expected="test items without human labels, or a "
-                "'split' column marking the test set",
+                expected="test items without human labels, a 'split' column marking the "
+                "test set, or JudgedItems.calibration_split (the CLI: --calibration-size)",
             )
     if baseline is None:
         baseline = str(s["n_cal"].idxmax())

@@ -85,6 +85,8 @@ def read_prevalence(
     *,
     target: str | None = None,
     judge: str | None = None,
+    calibration: float | None = None,
+    seed: int = 0,
 ) -> JudgedItems:
     """Pairwise battles of one model against opponents, as judged items (seed 001).
 
@@ -110,6 +112,14 @@ def read_prevalence(
     judge
         With a folder of several judges' files, the judge to read (its files'
         ``<judge>`` suffix).
+    calibration
+        When every battle has a human winner: the share of each opponent's battles
+        drawn at random as the calibration set, the rest test items whose human labels
+        only score the estimates (:meth:`JudgedItems.calibration_split` with
+        ``per_model=True``; the vignette draws 10%). ``None``: every battle with a
+        human winner is a calibration item.
+    seed
+        Seeds the draw of the calibration set.
 
     Returns
     -------
@@ -175,9 +185,12 @@ def read_prevalence(
                     }
                 )
             )
-    return JudgedItems(
+    judged = JudgedItems(
         pd.concat(items, ignore_index=True), dropped={"judge_pick null (no verdict)": dropped}
     )
+    if calibration is None:
+        return judged
+    return judged.calibration_split(calibration, seed=seed, per_model=True)
 
 
 def _files(
@@ -272,6 +285,8 @@ def read_judged_items(
     labels: Mapping[Any, float] | None = None,
     target: str | None = None,
     judge: str | None = None,
+    calibration: float | None = None,
+    seed: int = 0,
     human: str | Path | None = None,
     scorer: str | None = None,
 ) -> JudgedItems:
@@ -287,7 +302,7 @@ def read_judged_items(
         ``table``: ``{their_name: our_name}``, e.g. ``{"question": "item_id"}``.
     labels
         ``table``, ``inspect``: other label spellings, e.g. ``{"Yes": 1, "No": 0}``.
-    target, judge
+    target, judge, calibration, seed
         ``prevalence``: :func:`read_prevalence`.
     human, scorer
         ``inspect``: :func:`~judgebayes.calibration.inspect_logs.read_inspect_logs`.
@@ -297,7 +312,7 @@ def read_judged_items(
     if format == "table":
         return _read_table(path, columns, labels)
     if format == "prevalence":
-        return read_prevalence(path, target=target, judge=judge)
+        return read_prevalence(path, target=target, judge=judge, calibration=calibration, seed=seed)
     if format == "inspect":
         from judgebayes.calibration.inspect_logs import read_inspect_logs
 

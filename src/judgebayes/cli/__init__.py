@@ -30,6 +30,7 @@ __all__ = ["build_parser", "main"]
 VERB_MODULES = {
     "demo": "arena",
     "elo": "arena",
+    "compare": "arena",
     "softelo": "softelo",
     "consistency": "consistency",
     "calibrate": "calibrate",

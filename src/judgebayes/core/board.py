@@ -33,6 +33,7 @@ from scipy.special import expit
 
 from judgebayes._stats import norm_ppf
 from judgebayes.core.bt import ELO_SCALE, EloFit
+from judgebayes.core.davidson import davidson_probabilities
 from judgebayes.core.pairs import PairStats
 from judgebayes.core.ranksets import RankSets
 from judgebayes.core.results import ResultDisplay
@@ -46,7 +47,7 @@ __all__ = [
     "Comparison",
     "EloBoard",
     "PairwiseComparisons",
-    "WinRates",
+    "WinRateMatrix",
     "holm",
 ]
 
@@ -127,7 +128,8 @@ class Comparison(ResultDisplay):
         Share of bootstrap replicates (sandwich: the normal probability) in which A's Elo
         is above B's.
     win_probability
-        P(A beats B in one battle) predicted by the fit, σ(ΔElo / (400 / ln 10)).
+        A's expected score against B in one battle (P(A wins) + ½ P(tie)) predicted by the
+        fit: σ(ΔElo / (400 / ln 10)) for Bradley–Terry, Davidson's at its fitted ν.
     alpha, rope
         The level and the region of practical equivalence δ (Elo points).
     ahead
@@ -179,7 +181,8 @@ class Comparison(ResultDisplay):
             f"{self._headline()}\n"
             f"SE {self.se:.1f} Elo; one-sided p = {self.p_value:.3g} for ΔElo ≤ {self.rope:g}; "
             f"{self.model_a} ahead in {self.prob_ahead:.1%} of the uncertainty draws; "
-            f"P({self.model_a} beats {self.model_b}) = {self.win_probability:.3f}"
+            f"expected score of {self.model_a} against {self.model_b} = "
+            f"{self.win_probability:.3f}"
         )
 
 
@@ -218,7 +221,7 @@ class PairwiseComparisons(ResultDisplay):
 
 
 @dataclass(frozen=True, repr=False)
-class WinRates(ResultDisplay):
+class WinRateMatrix(ResultDisplay):
     """Predicted and observed win rates of every ordered pair of models.
 
     Attributes
@@ -403,7 +406,7 @@ class EloBoard(ResultDisplay):
             ci=(float(d.lower[0]), float(d.upper[0])),
             p_value=float(d.p_at_most[0]),
             prob_ahead=float(d.ahead[0]),
-            win_probability=float(expit(d.estimate[0] / ELO_SCALE)),
+            win_probability=float(self._win_probability(d.estimate[:1])[0]),
             alpha=self.alpha,
             rope=rope,
             ahead=bool(d.lower[0] > rope),
@@ -436,7 +439,7 @@ class EloBoard(ResultDisplay):
         )
         return PairwiseComparisons(table, correction, self.alpha)
 
-    def win_rates(self) -> WinRates:
+    def win_rates(self) -> WinRateMatrix:
         """Predicted and observed P(i beats j) of every ordered pair, with intervals."""
         m = len(self.models)
         i, j = np.nonzero(~np.eye(m, dtype=bool))
@@ -470,7 +473,7 @@ class EloBoard(ResultDisplay):
         table = table.sort_values(
             ["model_a", "model_b"], key=lambda s: s.map(order), ignore_index=True
         )
-        return WinRates(table, self.alpha)
+        return WinRateMatrix(table, self.alpha)
 
     def vs_baseline(self, baseline: str) -> BaselineScores:
         """Every model's predicted win rate against ``baseline`` in per cent (Arena-Hard's
@@ -491,8 +494,13 @@ class EloBoard(ResultDisplay):
         return BaselineScores(baseline, table, self.alpha)
 
     def _win_probability(self, delta_elo: np.ndarray) -> np.ndarray:
-        """P(i beats j), a tie counting ½, at Elo gap ``delta_elo``: σ(Δ / (400 / ln 10))."""
-        return expit(np.asarray(delta_elo) / ELO_SCALE)
+        """P(i beats j), a tie counting ½, at Elo gap ``delta_elo``: σ(Δ / (400 / ln 10)),
+        or, for a Davidson fit, P(i wins) + ½ P(tie) at the fitted ν."""
+        d = np.asarray(delta_elo) / ELO_SCALE
+        if not self.fit.davidson:
+            return expit(d)
+        win, _, tie = davidson_probabilities(d, float(self.fit.kappa))
+        return win + tie / 2
 
     def _pair_stats(self) -> PairStats:  # pragma: no cover - every board defines it
         """The pair statistics of the fit (observed win rates)."""

@@ -51,6 +51,7 @@ from judgebayes.core.battles import Battles
 from judgebayes.core.board import Differences, EloBoard
 from judgebayes.core.bt import (
     EloFit,
+    Ties,
     anchor_theta,
     as_clustered_stats,
     bt_objective,
@@ -59,6 +60,7 @@ from judgebayes.core.bt import (
     theta_to_elo,
 )
 from judgebayes.core.clusters import Clusters
+from judgebayes.core.davidson import solve_davidson_columns
 from judgebayes.core.pairs import PairStats
 from judgebayes.core.ranksets import RankSets, rank_sets
 from judgebayes.core.sandwich import design_effect
@@ -67,7 +69,7 @@ from judgebayes.errors import DataError
 if TYPE_CHECKING:
     pass
 
-__all__ = ["BootstrapElo", "CellResampler", "bootstrap_bt"]
+__all__ = ["BootstrapElo", "CellResampler", "bootstrap_bt", "pair_incidence", "solve_batched"]
 
 Scheme = Literal["poisson", "multinomial"]
 _TABLE_MAX = 1000  # Poisson means drawn by table inversion (larger: NumPy's sampler)
@@ -208,7 +210,7 @@ class BootstrapElo(EloBoard):
     def __str__(self) -> str:
         level = f"{100 * (1 - self.alpha):g}%"
         head = (
-            f"Bradley–Terry Elo on {self.fit.target!r} (λ = {self.fit.lam:g}) with {level} "
+            f"{self.fit.model_name} Elo on {self.fit.target!r} (λ = {self.fit.lam:g}) with {level} "
             f"{self._resampled()} bootstrap intervals ({len(self.replicates)} {self.scheme} "
             f"replicates); {self.fit.report}"
         )
@@ -216,7 +218,7 @@ class BootstrapElo(EloBoard):
         return head + notes + "\n" + self.to_frame().to_string(index=False, float_format="%.1f")
 
 
-def _incidence(stats: PairStats) -> csr_matrix:
+def pair_incidence(stats: PairStats) -> csr_matrix:
     """Sparse (n_models × n_pairs) matrix with +1 at (i, p) and −1 at (j, p)."""
     p = np.arange(stats.n_pairs)
     data = np.concatenate([np.ones(stats.n_pairs), -np.ones(stats.n_pairs)])
@@ -350,7 +352,7 @@ def solve_batched(
     solve for the replicates that have not converged after ``chord_iter``
     iterations. Models outside ``free`` keep their value in ``theta_hat``.
     Returns the strengths ``(R, n_models)`` and the number of exact solves. ``chol``
-    (that factor) and ``inc`` (:func:`_incidence`) may be passed in, to share them
+    (that factor) and ``inc`` (:func:`pair_incidence`) may be passed in, to share them
     between batches.
     """
     return _solve_columns(
@@ -363,7 +365,7 @@ def solve_batched(
         tol=tol,
         chord_iter=chord_iter,
         chol=_chord_factor(stats, lam, theta_hat, free) if chol is None else chol,
-        inc=_incidence(stats) if inc is None else inc,
+        inc=pair_incidence(stats) if inc is None else inc,
     )
 
 
@@ -471,11 +473,17 @@ class CellResampler:
         shape = (stats.n_pairs, len(self.base))
         self.to_n = csr_matrix((stats.cell_weight, cells, indptr), shape=shape)
         self.to_y = csr_matrix((stats.cell_weight * stats.cell_target, cells, indptr), shape=shape)
+        # weighted ties per pair (Davidson's T): the cells with target ½
+        tie_weight = np.where(stats.cell_target == 0.5, stats.cell_weight, 0.0)
+        self.to_t = csr_matrix((tie_weight, cells, indptr), shape=shape)
         if self.units is not None:  # per-pair sums of each unit, and of the cells held fixed
             held = np.where(self.mask, 0.0, self.base)
-            self.unit_n = (self.to_n[:, self.mask] @ self.units).tocsr()
-            self.unit_y = (self.to_y[:, self.mask] @ self.units).tocsr()
-            self.rest_n, self.rest_y = (self.to_n @ held)[:, None], (self.to_y @ held)[:, None]
+            self.unit_sums = [(to[:, self.mask] @ self.units).tocsr() for to in self._to]
+            self.rest_sums = [(to @ held)[:, None] for to in self._to]
+
+    @property
+    def _to(self) -> tuple[csr_matrix, csr_matrix, csr_matrix]:
+        return self.to_n, self.to_y, self.to_t
 
     def _draw(self, k: int) -> np.ndarray:
         """Counts (or cluster weights) of the resampled units of chunk ``k``."""
@@ -495,14 +503,28 @@ class CellResampler:
         counts[self.mask] = drawn
         return counts
 
-    def pair_sums(self, k: int) -> tuple[np.ndarray, np.ndarray]:
-        """``(n, y)`` of chunk ``k``'s replicates, each of shape ``(n_pairs, sizes[k])``."""
+    def _sums(self, k: int, how_many: int) -> list[np.ndarray]:
+        """The first ``how_many`` of (n, y, T) per pair for chunk ``k``."""
         if self.units is None:
             counts = self.counts(k)
-            return self.to_n @ counts, self.to_y @ counts
+            return [to @ counts for to in self._to[:how_many]]
         # clusters: straight from the units' per-pair sums (no cell counts in between)
         drawn = self._draw(k)
-        return self.unit_n @ drawn + self.rest_n, self.unit_y @ drawn + self.rest_y
+        return [
+            unit @ drawn + rest
+            for unit, rest in zip(self.unit_sums[:how_many], self.rest_sums, strict=False)
+        ]
+
+    def pair_sums(self, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(n, y)`` of chunk ``k``'s replicates, each of shape ``(n_pairs, sizes[k])``."""
+        n, y = self._sums(k, 2)
+        return n, y
+
+    def pair_and_tie_sums(self, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(n, y, T)`` of chunk ``k``'s replicates: T the weighted ties of every pair
+        (Davidson's statistic), from the same draws as :meth:`pair_sums`."""
+        n, y, t = self._sums(k, 3)
+        return n, y, t
 
     def all_pair_sums(self) -> tuple[np.ndarray, np.ndarray]:
         """``(n, y)`` of all ``n_boot`` replicates, shape ``(n_pairs, n_boot)``."""
@@ -536,6 +558,7 @@ def bootstrap_bt(
     fixed: Mapping[str, float] | None = None,
     within: str | None = None,
     cluster: str | np.ndarray | None = "auto",
+    ties: Ties = "half",
     n_boot: int = 1000,
     alpha: float = 0.05,
     scheme: Scheme = "poisson",
@@ -560,6 +583,9 @@ def bootstrap_bt(
         clusters by it, ``None`` resamples battles. Pair statistics carry no clusters.
         The result reports the number of clusters and the design effect. Clusters of one
         battle each are resampled as battles (the same distribution).
+    ties
+        ``"half"`` (default): a tie is half a win; ``"davidson"``: Davidson's tie model,
+        every replicate refitted in (θ, log ν) (:mod:`judgebayes.core.davidson`).
     n_boot
         Number of replicates (seed 000 uses 20 for SE_i; 1000 for intervals).
     alpha
@@ -587,9 +613,10 @@ def bootstrap_bt(
     if not 0 < alpha < 1:
         raise ValueError("alpha must be in (0, 1)")
     stats, name, clusters = as_clustered_stats(data, target, weights, cluster)
-    fit = replace(fit_bt(stats, lam=lam, fixed=fixed), target=name)
+    fit = replace(fit_bt(stats, lam=lam, fixed=fixed, ties=ties), target=name)
     fixed_theta = anchor_theta(stats, fixed)
     pinned = sorted(fixed_theta) if fixed_theta else ([0] if lam == 0 else [])
+    fitted = np.setdiff1d(np.arange(stats.n_models), sorted(fixed_theta))  # not anchors
     free = np.setdiff1d(np.arange(stats.n_models), pinned)
     if within is not None:
         if within not in stats.models:
@@ -610,11 +637,17 @@ def bootstrap_bt(
         clusters=None if clusters is None or clusters.singletons else clusters,
     )
     sizes = resampler.sizes
-    shared = {"inc": _incidence(stats), "tol": _TOL, "chord_iter": 40}
+    shared = {"inc": pair_incidence(stats), "tol": _TOL, "chord_iter": 40}
 
     def run(k: int) -> tuple[np.ndarray, int]:
-        n, y = resampler.pair_sums(k)
-        theta, n_exact = _solve_columns(stats, lam, fit.theta, free, n, y, **shared)
+        if fit.davidson:
+            n, y, t = resampler.pair_and_tie_sums(k)
+            theta, _, n_exact = solve_davidson_columns(
+                stats, lam, fit.theta, fit.kappa, free, n, y, t, inc=shared["inc"], tol=_TOL
+            )
+        else:
+            n, y = resampler.pair_sums(k)
+            theta, n_exact = _solve_columns(stats, lam, fit.theta, free, n, y, **shared)
         if lam == 0 and not fixed_theta:
             theta -= theta.mean(axis=1, keepdims=True)
         return np.asarray(theta_to_elo(theta)), n_exact
@@ -626,7 +659,8 @@ def bootstrap_bt(
         one_blas_thread(),
         ThreadPoolExecutor(max_workers=workers) as pool,
     ):
-        shared["chol"] = _chord_factor(stats, lam, fit.theta, free)
+        if not fit.davidson:
+            shared["chol"] = _chord_factor(stats, lam, fit.theta, free)
         for out in pool.map(run, range(len(sizes))):
             results.append(out)
             bar.update(len(out[0]))
@@ -643,6 +677,6 @@ def bootstrap_bt(
         n_clusters=None if clusters is None else clusters.n_clusters,
         design_effect=None
         if clusters is None
-        else design_effect(stats, fit.theta, lam, clusters, free=free),
+        else design_effect(stats, fit.theta, lam, clusters, free=fitted, kappa=fit.kappa),
         stats=stats,
     )

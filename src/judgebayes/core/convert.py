@@ -102,9 +102,14 @@ def map_labels(
     String keys match case-insensitively after stripping. Missing values give a
     missing label when ``allow_missing``, else they are bad rows.
     """
-    keys = values.map(lambda v: v.strip().lower() if isinstance(v, str) else v)
-    mapped = keys.map(lambda v: mapping.get(v, np.nan) if hashable(v) else np.nan)
     missing = values.isna().to_numpy()
+    if isinstance(values.dtype, pd.StringDtype) and all(isinstance(k, str) for k in mapping):
+        # strings only: one vectorised strip/lower and a hash lookup, no Python per row
+        keys = values.str.strip().str.lower().astype(object)
+        mapped = keys.map(mapping).astype(float)
+    else:
+        keys = values.map(lambda v: v.strip().lower() if isinstance(v, str) else v)
+        mapped = keys.map(lambda v: mapping.get(v, np.nan) if hashable(v) else np.nan)
     bad = mapped.isna().to_numpy() & ~(missing & allow_missing)
     if bad.any() and on_invalid == "raise":
         row = int(np.flatnonzero(bad)[0])

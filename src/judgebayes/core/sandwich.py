@@ -33,7 +33,7 @@ from functools import cached_property
 
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
-from scipy.sparse import csr_matrix
+from scipy.sparse import csr_matrix, hstack
 from scipy.special import expit, ndtr
 
 from judgebayes._stats import norm_ppf
@@ -42,14 +42,16 @@ from judgebayes.core.board import Differences, EloBoard
 from judgebayes.core.bt import (
     ELO_SCALE,
     EloFit,
+    Ties,
     anchor_theta,
     as_clustered_stats,
     bt_objective,
     fit_bt,
 )
 from judgebayes.core.clusters import Clusters
+from judgebayes.core.davidson import davidson_cell_scores, davidson_objective, tie_counts
 from judgebayes.core.pairs import PairStats
-from judgebayes.core.ranksets import RankSets, rank_sets
+from judgebayes.core.ranksets import RankSets, normal_draws, rank_sets
 
 __all__ = [
     "SandwichElo",
@@ -73,19 +75,35 @@ def cell_incidence(stats: PairStats) -> csr_matrix:
 
 
 def sandwich_meat(
-    stats: PairStats, residual: np.ndarray, clusters: Clusters | None = None
+    cell_scores: csr_matrix, counts: np.ndarray, clusters: Clusters | None
 ) -> np.ndarray:
-    """B of the module docstring from each cell's per-battle score along e_i − e_j.
+    """B of the module docstring from one battle's score vector of each cell.
 
-    ``residual`` is w·(t − p) of each cell (one battle's score contribution); battle-level
-    when ``clusters`` is ``None``, else summed within clusters first.
+    ``cell_scores`` is ``(n_cells, P)``: the score of one battle of each cell; ``counts``
+    the battles per cell. Battle-level (Σ_cells count·s sᵀ) when ``clusters`` is
+    ``None``, else the scores are summed within clusters first (Σ_c g_c g_cᵀ).
     """
-    k = cell_incidence(stats)
     if clusters is None:
-        scaled = k.multiply((stats.cell_count * residual**2)[:, None]).tocsr()
-        return np.asarray((k.T @ scaled).toarray())
-    scores = clusters.cell_counts.T @ k.multiply(residual[:, None]).tocsr()
-    return np.asarray((scores.T @ scores).toarray())
+        weighted = cell_scores.multiply(counts[:, None]).tocsr()
+        return np.asarray((cell_scores.T @ weighted).toarray())
+    per_cluster = clusters.cell_counts.T @ cell_scores
+    return np.asarray((per_cluster.T @ per_cluster).toarray())
+
+
+def _score_parts(
+    stats: PairStats, theta: np.ndarray, lam: float, kappa: float | None
+) -> tuple[np.ndarray, csr_matrix]:
+    """Hessian of the negative log posterior and the cells' score vectors, in θ (BT) or in
+    (θ, κ) (Davidson, κ last)."""
+    k = cell_incidence(stats)
+    if kappa is None or not np.isfinite(kappa):  # BT: ties count ½ (or there are none)
+        p = expit(theta[stats.i] - theta[stats.j])
+        residual = stats.cell_weight * (stats.cell_target - p[stats.cell_pair])
+        return bt_objective(theta, stats, lam)[2], k.multiply(residual[:, None]).tocsr()
+    r_d, r_k = davidson_cell_scores(stats, theta, kappa)
+    hess = davidson_objective(theta, kappa, stats, tie_counts(stats), lam)[2]
+    scores = hstack([k.multiply(r_d[:, None]), csr_matrix(r_k[:, None])]).tocsr()
+    return hess, scores
 
 
 def sandwich_cov(
@@ -95,6 +113,7 @@ def sandwich_cov(
     *,
     clusters: Clusters | None = None,
     free: np.ndarray | None = None,
+    kappa: float | None = None,
 ) -> np.ndarray:
     """Sandwich covariance H⁻¹ B H⁻¹ of θ̂ (module docstring), shape ``(m, m)``.
 
@@ -111,6 +130,9 @@ def sandwich_cov(
     free
         Models fitted (the others, anchors, are held and get zero covariance); default all.
         With λ = 0 and every model free the strengths are centred (pseudo-inverse).
+    kappa
+        κ = log ν of a Davidson fit (:mod:`judgebayes.core.davidson`): the sandwich is then
+        over (θ, κ), and its θ block is returned. ``None``: Bradley–Terry, ties ½.
 
     Returns
     -------
@@ -119,18 +141,19 @@ def sandwich_cov(
     """
     m = stats.n_models
     free = np.arange(m) if free is None else np.asarray(free)
-    p = expit(theta[stats.i] - theta[stats.j])
-    residual = stats.cell_weight * (stats.cell_target - p[stats.cell_pair])
-    hess = bt_objective(theta, stats, lam)[2][np.ix_(free, free)]
-    meat = sandwich_meat(stats, residual, clusters)[np.ix_(free, free)]
+    hess, scores = _score_parts(stats, theta, lam, kappa)
+    index = np.r_[free, np.arange(m, hess.shape[0])]  # free strengths (and κ)
+    hess = hess[np.ix_(index, index)]
+    meat = sandwich_meat(scores, stats.cell_count, clusters)[np.ix_(index, index)]
     if lam == 0 and len(free) == m:
-        # H is singular along 1; H + 11ᵀ/m is not, and its inverse is H⁺ + 11ᵀ/m, whose
-        # 11ᵀ/m part B annihilates (every score is a difference e_i − e_j): H⁺BH⁺.
-        hess = hess + 1.0 / m
+        # H is singular along u = (1, …, 1, 0)/√m; H + uuᵀ is not, and its inverse is
+        # H⁺ + uuᵀ, whose uuᵀ part B annihilates (every score is a difference e_i − e_j).
+        hess[:m, :m] += 1.0 / m
     factor = cho_factor(hess, check_finite=False)
     half = cho_solve(factor, meat, check_finite=False)
+    full = cho_solve(factor, half.T, check_finite=False)
     cov = np.zeros((m, m))
-    cov[np.ix_(free, free)] = cho_solve(factor, half.T, check_finite=False)
+    cov[np.ix_(free, free)] = full[: len(free), : len(free)]
     return cov
 
 
@@ -141,6 +164,7 @@ def design_effect(
     clusters: Clusters,
     *,
     free: np.ndarray | None = None,
+    kappa: float | None = None,
 ) -> np.ndarray:
     """Per-model design effect: clustered over battle-level sandwich variance of θ̂_i.
 
@@ -148,8 +172,9 @@ def design_effect(
     model's strength; 1 when clusters are single battles, above 1 when games of a cluster
     are positively correlated. NaN for models held fixed.
     """
-    clustered = np.diag(sandwich_cov(stats, theta, lam, clusters=clusters, free=free))
-    battle = np.diag(sandwich_cov(stats, theta, lam, free=free))
+    clustered = sandwich_cov(stats, theta, lam, clusters=clusters, free=free, kappa=kappa)
+    battle = sandwich_cov(stats, theta, lam, free=free, kappa=kappa)
+    clustered, battle = np.diag(clustered), np.diag(battle)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(battle > 0, clustered / battle, np.nan)
 
@@ -208,9 +233,7 @@ class SandwichElo(EloBoard):
     def rank_sets(self) -> RankSets:
         """Simultaneous ``1 - alpha`` rank-sets and tiers from 4,000 draws of
         Normal(Elo, :attr:`cov`) (max-|t| on Elo differences)."""
-        draws = np.random.default_rng(self.seed).multivariate_normal(
-            self.elo, self.cov, size=_N_DRAWS, method="eigh"
-        )
+        draws = normal_draws(self.elo, self.cov, _N_DRAWS, self.seed)
         return rank_sets(draws, models=self.models, estimate=self.elo, alpha=self.alpha)
 
     def _differences(self, i: np.ndarray, j: np.ndarray, rope: float) -> Differences:
@@ -254,7 +277,7 @@ class SandwichElo(EloBoard):
             f"effect {self.median_design_effect:.2f})"
         )
         head = (
-            f"Bradley–Terry Elo on {self.fit.target!r} (λ = {self.fit.lam:g}) with {level} "
+            f"{self.fit.model_name} Elo on {self.fit.target!r} (λ = {self.fit.lam:g}) with {level} "
             f"{what} sandwich intervals; {self.fit.report}"
         )
         notes = "".join(f"\nnote: {line}" for line in self.fit.graph.describe())
@@ -269,6 +292,7 @@ def sandwich_bt(
     weights: str | np.ndarray | None = None,
     fixed: Mapping[str, float] | None = None,
     cluster: str | np.ndarray | None = "auto",
+    ties: Ties = "half",
     alpha: float = 0.05,
     seed: int = 0,
 ) -> SandwichElo:
@@ -283,6 +307,9 @@ def sandwich_bt(
         sums scores within ``prompt_id`` clusters when the battles have that column (the
         cluster-robust sandwich), a column or labels cluster by them, ``None`` gives the
         battle-level (HC0) sandwich.
+    ties
+        ``"half"`` or ``"davidson"`` (:func:`~judgebayes.core.bt.fit_bt`); with Davidson
+        the sandwich is over (θ, log ν).
     alpha
         Intervals are Elo ± z_{1−α/2}·SE.
     seed
@@ -295,10 +322,12 @@ def sandwich_bt(
     if not 0 < alpha < 1:
         raise ValueError("alpha must be in (0, 1)")
     stats, name, clusters = as_clustered_stats(data, target, weights, cluster)
-    fit = replace(fit_bt(stats, lam=lam, fixed=fixed), target=name)
+    fit = replace(fit_bt(stats, lam=lam, fixed=fixed, ties=ties), target=name)
     fixed_theta = anchor_theta(stats, fixed)
     free = np.setdiff1d(np.arange(stats.n_models), sorted(fixed_theta))
-    cov = sandwich_cov(stats, fit.theta, lam, clusters=clusters, free=free) * ELO_SCALE**2
+    kappa = fit.kappa
+    cov = sandwich_cov(stats, fit.theta, lam, clusters=clusters, free=free, kappa=kappa)
+    cov *= ELO_SCALE**2
     return SandwichElo(
         fit=fit,
         cov=cov,
@@ -307,7 +336,7 @@ def sandwich_bt(
         n_clusters=None if clusters is None else clusters.n_clusters,
         design_effect=None
         if clusters is None
-        else design_effect(stats, fit.theta, lam, clusters, free=free),
+        else design_effect(stats, fit.theta, lam, clusters, free=free, kappa=kappa),
         seed=seed,
         stats=stats,
     )
