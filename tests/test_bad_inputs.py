@@ -94,6 +94,18 @@ PREVALENCE = [
     for o in ("y", "z")
     for k in range(12)
 ]
+RANKED = [
+    {"model_a": a, "model_b": b, "judge_label": y, "human_label": h}
+    for a, b, y, h in [
+        ("a", "b", 1, 1),
+        ("b", "c", 1, None),
+        ("c", "a", 0.5, 0.5),
+        ("a", "b", 0, None),
+        ("b", "c", 0, 0),
+        ("c", "a", 1, None),
+        ("a", "c", 1, 1),
+    ]
+]
 
 # verb -> (argv after the file, the verb's records, their label field, native suffix)
 VERBS: dict[str, tuple[list[str], list[dict], str, str]] = {
@@ -116,6 +128,7 @@ VERBS: dict[str, tuple[list[str], list[dict], str, str]] = {
         ".csv",
     ),
     "consistency": (["consistency"], CONTEST, "winner", ".json"),
+    "rank": (["rank", "--format", "csv", "--no-progress"], RANKED, "judge_label", ".csv"),
     "calibrate": (["calibrate", "--n-boot", "100", "--no-progress"], ITEMS, "judge_label", ".csv"),
     "elo-arena-hard": (
         ["elo", "--format", "arena-hard", "--baseline", "base", "--n-boot", "20", "--no-progress"],
@@ -270,7 +283,7 @@ CASES: dict[str, tuple[Writer, str | None]] = {
 CALIBRATE_OWN = {"one-record-jsonl", "null-label"}
 # A folder is what `consistency` reads: an empty one has no contest files.
 EXPECTED = {
-    ("consistency", "folder"): "no *.json contest files",
+    ("consistency", "folder"): "holds no .json, .jsonl or .csv file",
     ("elo-csv", "null-label"): "no battle has a judge_label",
     # the tools' formats: a folder is where their files live; null labels are missing
     # values, counted, until nothing is left to fit
@@ -285,6 +298,8 @@ EXPECTED = {
     ("anchors-grades", "null-label"): "no prompt has grades of two models",
     ("elo-alpaca-eval", "null-label"): "no battle has a judge_label",
     ("calibrate-prevalence", "null-label"): "no judged items",
+    # every judge verdict null: no battle a judge judged
+    ("rank", "null-label"): "needs human-labelled battles judged by",
 }
 
 
@@ -360,6 +375,7 @@ ARGS = {
     "elo": ["elo", "x.csv", "--format", "csv"],
     "softelo": ["softelo", "x.csv", "--format", "softelo"],
     "calibrate": ["calibrate", "x.csv"],
+    "rank": ["rank", "x.csv"],
 }
 
 
@@ -377,7 +393,9 @@ ARGS = {
             for x in ("0", "1", "1.5", "nan")
         ),
         *((v, "--lam", x) for v in ("elo", "softelo") for x in ("-1", "inf")),
-        *((v, "--seed", "-1") for v in ("demo", "elo", "softelo", "calibrate")),
+        *((v, "--seed", "-1") for v in ("demo", "elo", "softelo", "calibrate", "rank")),
+        *(("rank", "--alpha", x) for x in ("0", "1.5")),
+        *(("rank", "--judge", x) for x in ("gpt-4", "=f.json", "gpt-4=")),
         ("calibrate", "--n-splits", "0"),
         ("calibrate", "--n-boot", "99"),
         ("softelo", "--splits", "0"),
@@ -717,6 +735,13 @@ ANCHOR_CASES = {
     # human scores that name other models (Arena Elo spelled differently)
     "human-names": (_verdicts(STAR), "model,elo\nX,1\nY,2\nZ,3\n", [], "human scores given"),
     "unknown-anchor": (_verdicts(STAR), None, ["--anchors", "B"], "no model 'B'"),
+    # a grade gap for a file of verdicts, not grades
+    "clear-gap-on-verdicts": (
+        _verdicts(STAR),
+        None,
+        ["--clear-gap", "3"],
+        "clear_gap applies to single grades",
+    ),
 }
 
 

@@ -36,6 +36,7 @@ VERB_MODULES = {
     "calibrate": "calibrate",
     "consensus": "consensus",
     "anchors": "anchors",
+    "rank": "rank",
 }
 
 

@@ -34,6 +34,7 @@ from judgebayes.rankings.ppr import (
     ppr_win_rates,
     prediction_powered_ranking,
 )
+from judgebayes.rankings.rank import METHODS, judge_report, rank_battles
 from judgebayes.rankings.ranking import Ranking
 from judgebayes.rankings.simulate import (
     SimulatedJudgedBattles,
@@ -58,6 +59,7 @@ _LAZY = {
 }
 
 __all__ = [
+    "METHODS",
     "OUTCOMES",
     "EloEstimate",
     "HumanOutcome",
@@ -71,6 +73,7 @@ __all__ = [
     "ellipsoid_rank_sets",
     "fit_latent_outcome",
     "human_win_rates",
+    "judge_report",
     "judge_win_rates",
     "latent_outcome_data",
     "latent_outcome_model",
@@ -81,6 +84,7 @@ __all__ = [
     "ppr_lambda",
     "ppr_win_rates",
     "prediction_powered_ranking",
+    "rank_battles",
     "simulate_judged_battles",
     "soft_target_bt",
     "verdict_calibration",
