@@ -253,6 +253,12 @@ SUBPACKAGES = {
         "agreement_by_abs_s",
         "SoftEloByJudge",
         "softelo_by_judge",
+        "LabelBudget",
+        "keep_labels",
+        "label_budget",
+        "VerdictCalibration",
+        "VerdictClasses",
+        "calibrate_verdicts",
     },
     "calibration": {
         "ESTIMATORS",
