@@ -111,9 +111,7 @@ def main() -> None:
         for name, bayes in routes:
             wall, cpu, out = run(command(args.data, Path(tmp) / "report", bayes=bayes), cache)
             results[name] = wall
-            line = (
-                f"{name:<22} wall {wall:6.1f} s   cpu {cpu:6.1f} s   load {record.load()}"
-            )
+            line = f"{name:<22} wall {wall:6.1f} s   cpu {cpu:6.1f} s   load {record.load()}"
             print(line, flush=True)
             lines.append(line)
         verdicts = [v for v in out.splitlines() if "TRUST" in v]
