@@ -743,7 +743,9 @@ def item_humans_section(
         ]
         tables["J per model"] = by_model.per_model[cols]
         tables["ΔJ, every pair"] = by_model.delta_j
-        figs["J per model"] = lambda: j_by_model_figure({judge: by_model}, J_LOW)
+        figs["J per model (Fiedler's judge quality, 95% bootstrap intervals)"] = lambda: (
+            j_by_model_figure({judge: by_model}, J_LOW, "Youden's J (95% interval)")
+        )
     return Section(
         key="humans",
         title="3. Judge vs humans",
