@@ -170,6 +170,11 @@ def test_label_budget_rows_and_monte_carlo_se(arena: jb.Battles) -> None:
     assert s["n_draws"] == 3
     assert d[["split_coverage", "split_width", "jackknife_width"]].notna().all().all()
     assert "n=100 verdict MAE" in repr(study)
+    import matplotlib
+
+    matplotlib.use("Agg")
+    ax = study.plot(metric="split_width")
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["100", "400"]
     with pytest.raises(jb.DataError, match="cannot draw"):
         label_budget(arena, sizes=(10**6,), n_draws=2, progress=False)
 
