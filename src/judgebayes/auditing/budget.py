@@ -73,6 +73,9 @@ class Budget(ResultDisplay):
         ``"Elo"`` or ``"θ"`` (judged items: the width of a model's accuracy interval).
     n_reps
         Simulated data sets per point.
+    n_max
+        Most labels the data can carry (battles: one per battle; judged items: no limit,
+        ``inf``).
     """
 
     curve: pd.DataFrame
@@ -82,6 +85,7 @@ class Budget(ResultDisplay):
     extrapolated: tuple[str, ...]
     unit: str
     n_reps: int
+    n_max: float = float("inf")
 
     def _headline(self) -> str:
         w = self.curve.iloc[0]["median_width"]
@@ -207,7 +211,9 @@ def battle_budget(
     else:
         halve_s, ext_s = np.nan, False
     extrapolated = tuple(name for name, e in (("width", ext_w), ("rank-set", ext_s)) if e)
-    return Budget(curve, n_now, halve_w, halve_s, extrapolated, "Elo", n_reps)
+    return Budget(
+        curve, n_now, halve_w, halve_s, extrapolated, "Elo", n_reps, float(data.n_battles)
+    )
 
 
 def item_budget(

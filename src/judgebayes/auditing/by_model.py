@@ -22,6 +22,7 @@ sufficient, condition (Section 4.4).
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -135,14 +136,23 @@ def judge_by_model(
     unverifiable = tuple(m for m, good in zip(models, ok, strict=True) if not good)
     reps = np.asarray(cal.replicates["J"], float)
     plug = np.asarray(cal.plugin["J"], float)
-    pairs = []
-    for i, j in combinations(range(len(models)), 2):
-        d = reps[:, i] - reps[:, j]
-        d = d[np.isfinite(d)]
-        se = float(d.std(ddof=1)) if ok[i] and ok[j] and d.size > 10 else np.nan
-        lo, hi = np.quantile(d, [alpha / 2, 1 - alpha / 2]) if d.size > 10 else (np.nan, np.nan)
-        pairs.append((models[i], models[j], plug[i] - plug[j], lo, hi, se))
-    frame = pd.DataFrame(pairs, columns=["a", "b", "delta_j", "lo", "hi", "se"])
+    i, j = (np.array(x, dtype=int) for x in zip(*combinations(range(len(models)), 2), strict=True))
+    d = reps[:, i] - reps[:, j]  # every pair's paired replicates at once
+    n_ok = np.isfinite(d).sum(axis=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns: pairs not tested
+        se = np.where(ok[i] & ok[j] & (n_ok > 10), np.nanstd(d, axis=0, ddof=1), np.nan)
+        lo, hi = np.nanquantile(d, [alpha / 2, 1 - alpha / 2], axis=0)
+    frame = pd.DataFrame(
+        {
+            "a": np.take(models, i),
+            "b": np.take(models, j),
+            "delta_j": plug[i] - plug[j],
+            "lo": np.where(n_ok > 10, lo, np.nan),
+            "hi": np.where(n_ok > 10, hi, np.nan),
+            "se": se,
+        }
+    )
     frame["p"] = normal_p(frame["delta_j"].to_numpy(), frame["se"].to_numpy())
     frame["p_holm"] = holm_finite(frame["p"].to_numpy())
     tested = frame["p_holm"].notna()

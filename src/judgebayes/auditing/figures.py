@@ -104,7 +104,11 @@ def _offsets(k: int, width: float = 0.6) -> np.ndarray:
     return (np.arange(k) - (k - 1) / 2) * (width / max(k, 1))
 
 
-def j_by_model_figure(by_model: Mapping[str, JudgeByModel], low: float) -> Figure:
+def j_by_model_figure(
+    by_model: Mapping[str, JudgeByModel],
+    low: float,
+    label: str = "Youden's J of 'this model won' (95% interval)",
+) -> Figure:
     """Ĵ per model with its interval, one marker per judge; the line of low J."""
     judges = list(by_model)
     models = sorted({m for b in by_model.values() for m in b.per_model["model"]})
@@ -126,7 +130,7 @@ def j_by_model_figure(by_model: Mapping[str, JudgeByModel], low: float) -> Figur
     ax.axvline(low, color=PINK, lw=0.8, ls="--", label=f"low J ({low})")
     ax.axvline(0, color="k", lw=0.6)
     ax.set_yticks(pos, models, fontsize=7)
-    ax.set_xlabel("Youden's J of 'this model won' (95% interval)")
+    ax.set_xlabel(label)
     ax.legend(fontsize=7, frameon=False, loc="lower right")
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
@@ -164,9 +168,9 @@ def eta_figure(prefs: Mapping[str, SelfPreference]) -> Figure:
     from judgebayes.plots import interval_bars
 
     rows = [p for p in prefs.values() if p is not None]
-    fig, (ax,) = _figure(max(3.5, 1.2 * len(rows) + 1.8), 3.2)
+    fig, (ax,) = _figure(max(3.5, 1.9 * len(rows) + 1.5), 3.4)
     interval_bars(
-        [f"{p.judge}\n→ {', '.join(p.own)}" for p in rows],
+        [f"{p.judge}\n→ " + "\n  ".join(p.own) for p in rows],
         [p.eta.estimate for p in rows],
         [p.eta.lo for p in rows],
         [p.eta.hi for p in rows],
@@ -176,6 +180,8 @@ def eta_figure(prefs: Mapping[str, SelfPreference]) -> Figure:
     )
     ax.title.set_fontsize(8)
     ax.tick_params(axis="x", labelrotation=0, labelsize=7)
+    for tick in ax.get_xticklabels():
+        tick.set_horizontalalignment("center")
     fig.tight_layout()
     return fig
 

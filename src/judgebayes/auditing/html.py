@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from judgebayes.auditing.result import slug
+from judgebayes.auditing.sections import REFERENCES
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -234,6 +235,7 @@ def render(audit: Audit) -> str:
     body = [_section(s, audit.verdicts if s.key == "verdict" else None) for s in audit.sections]
     settings = ", ".join(f"{k} = {v}" for k, v in audit.settings.items())
     stamp = _dt.date.today().isoformat()
+    references = "".join(f"<li>{html.escape(r)}</li>" for r in REFERENCES)
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -246,6 +248,7 @@ def render(audit: Audit) -> str:
 {"".join(body)}
 <footer>Written by <code>judgebayes audit</code> ({html.escape(settings)}). Every number
 is shown with its interval; the CSV files and <code>report.json</code> beside this page hold
-every table whole.</footer>
+every table whole.
+<p><b>References</b></p><ul>{references}</ul></footer>
 </body></html>
 """

@@ -384,13 +384,24 @@ def _audit_items(
     bar.update()
     findings = item_findings(judge, by_model=by_model, pooled_j=stats.get("J"))
     checklists = {judge: _checklist(by_model)} if by_model is not None else {}
+    says = ""
+    if by_model is not None:
+        parts = [
+            f"{r.model} {r.ppi_2x:.3f} [{r.ppi_2x_lo:.3f}, {r.ppi_2x_hi:.3f}] (the judge alone "
+            f"{r.naive:.3f})"
+            for r in by_model.per_model.itertuples()
+        ]
+        says = (
+            "What it says, corrected by the human labels (PPI++ with model-specific "
+            "calibration, section 5): θ = " + "; ".join(parts) + "."
+        )
     if table is not None and by_model is None:
         budget_reason = reason = (
             "judge-only items (items without a human label) beside the labelled ones: "
             "with every item labelled there is nothing to correct"
         )
     section_list = [
-        Section("verdict", "1. Verdict", True, "", tables=checklists),
+        Section("verdict", "1. Verdict", True, says, tables=checklists),
         item_data_section(inp),
         item_humans_section(judge, table, stats, by_model),
         Section(

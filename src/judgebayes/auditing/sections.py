@@ -96,8 +96,9 @@ def verdict_section(
         (
             "- A use's verdict is its worst finding: a failed diagnostic → do not trust; a "
             "caveat → trust with caveats; cannot tell where no human label checks the judge.",
-            f"- Judge quality: Ĵ < {J_LOW} fails both uses (Fiedler, Bias and Uncertainty in "
-            "LLM-as-a-Judge Estimation, 2026, arXiv:2605.06939, Section 4.4); an interval "
+            f"- Judge quality: Ĵ < {J_LOW} fails pairwise comparisons (Fiedler, Bias and "
+            "Uncertainty in LLM-as-a-Judge Estimation, 2026, arXiv:2605.06939, Section 4.4) "
+            f"and is a caveat for ranking (a board adds up many verdicts); an interval "
             f"reaching below {J_LOW} is a caveat.",
             "- ΔJ: a pair of models whose J differs after Holm's adjustment over all pairs "
             "fails pairwise comparisons (shared calibration is not defensible) and is a caveat "
@@ -624,20 +625,36 @@ def budget_section(budget: Budget | None, reason: str, anchors: str = "") -> Sec
         return Section(key="budget", title="7. Budget", available=False, needs=reason)
     c = budget.curve
     w0 = c["median_width"].iloc[0]
-    more = budget.halve_width - budget.n_now
     ext = " (extrapolated beyond the simulated range)" if "width" in budget.extrapolated else ""
     lines = [
         f"With {budget.n_now:,} human labels the median 95% interval is {w0:.3g} {budget.unit} "
-        f"wide (simulated). About {budget.halve_width:,.0f} labels in all ({more:,.0f} more) "
-        f"halve it{ext}."
+        "wide (simulated)."
     ]
+    if budget.halve_width <= budget.n_max:
+        more = budget.halve_width - budget.n_now
+        lines.append(
+            f"About {budget.halve_width:,.0f} labels in all ({more:,.0f} more) halve it{ext}."
+        )
+    else:
+        last = c.iloc[-1]
+        lines.append(
+            f"Halving it would take about {budget.halve_width:,.0f} labels{ext}, more than the "
+            f"{budget.n_max:,.0f} battles there are: labelling all of them narrows it to "
+            f"{last['median_width']:.3g} {budget.unit}; halving it needs more battles."
+        )
     if np.isfinite(budget.halve_rank_set):
         s0 = c["median_rank_set"].iloc[0]
         ext = " (extrapolated)" if "rank-set" in budget.extrapolated else ""
-        lines.append(
-            f"The median rank-set holds {s0:.1f} ranks; about {budget.halve_rank_set:,.0f} "
-            f"labels halve it{ext}."
-        )
+        if budget.halve_rank_set <= budget.n_max:
+            lines.append(
+                f"The median rank-set holds {s0:.1f} ranks; about {budget.halve_rank_set:,.0f} "
+                f"labels halve it{ext}."
+            )
+        else:
+            lines.append(
+                f"The median rank-set holds {s0:.1f} ranks; halving it would take about "
+                f"{budget.halve_rank_set:,.0f} labels{ext}, more than there are battles."
+            )
     lines.append(
         f"Simulated from the fitted model, {budget.n_reps} data sets per point: it answers "
         "how much sharper more labels make the answer, not how much more right."
@@ -726,7 +743,9 @@ def item_humans_section(
         ]
         tables["J per model"] = by_model.per_model[cols]
         tables["ΔJ, every pair"] = by_model.delta_j
-        figs["J per model"] = lambda: j_by_model_figure({judge: by_model}, J_LOW)
+        figs["J per model (Fiedler's judge quality, 95% bootstrap intervals)"] = lambda: (
+            j_by_model_figure({judge: by_model}, J_LOW, "Youden's J (95% interval)")
+        )
     return Section(
         key="humans",
         title="3. Judge vs humans",

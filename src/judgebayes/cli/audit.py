@@ -178,7 +178,9 @@ def _run(args: argparse.Namespace) -> int:
         budget=not args.no_budget,
         seed=args.seed,
         progress=not args.no_progress,
-        title=f"{args.file.resolve().parent.name}/{args.file.name}",
+        title=args.file.name
+        if args.file.is_dir()
+        else f"{args.file.resolve().parent.name}/{args.file.name}",
     )
     print(result.title)
     print()
