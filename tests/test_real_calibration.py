@@ -29,7 +29,7 @@ import pandas as pd
 import pytest
 
 import judgebayes as jb
-from judgebayes.calibration import JudgedItems, judge_rates
+from judgebayes.calibration import JudgedItems, judge_rates, split_study
 from judgebayes.cli import main
 from judgebayes.rankings import RankingData, human_win_rates, judge_win_rates
 
