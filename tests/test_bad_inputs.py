@@ -410,6 +410,8 @@ ARGS = {
         *(("rank", "--judge", x) for x in ("gpt-4", "=f.json", "gpt-4=")),
         ("calibrate", "--n-splits", "0"),
         ("calibrate", "--n-boot", "99"),
+        ("calibrate", "--calibration-size", "1.5"),
+        ("calibrate", "--calibration-size", "0"),
         ("softelo", "--splits", "0"),
         ("softelo", "--smoothing", "1.5"),
         ("demo", "--models", "1"),

@@ -29,7 +29,7 @@ import pandas as pd
 import pytest
 
 import judgebayes as jb
-from judgebayes.calibration import JudgedItems, judge_rates
+from judgebayes.calibration import JudgedItems, judge_rates, split_study
 from judgebayes.cli import main
 from judgebayes.rankings import RankingData, human_win_rates, judge_win_rates
 
@@ -163,3 +163,76 @@ def test_calibrate_cli_on_the_debias_folder(capsys: pytest.CaptureFixture) -> No
     # 10% of 325, 276 and 275 battles: 32 + 28 + 28 calibration items
     assert "88 human-labelled items kept, 788 test items" in out
     assert "true θ (test)" in out and "low judge quality" in out
+
+
+def _binomial_tolerance(reference: float, n_test: int, n_reference: int) -> float:
+    """3 SE of the difference of two independent coverage estimates (n_test and
+    n_reference splits) of a rate near ``reference``; the rate is kept within [0.02, 0.98]
+    so that a reference of 0 or 1 still leaves room for one split either way."""
+    p = min(max(reference, 0.02), 0.98)
+    return 3 * np.sqrt(p * (1 - p) * (1 / n_test + 1 / n_reference))
+
+
+def test_debias_split_study_headlines(debias: dict) -> None:
+    """gpt-5.2, 25% of each opponent's battles labelled. The notebook's run (200 splits,
+    seed 0, 1,000 bootstrap replicates) found: RG (shared) with gemini-2.5-flash's
+    calibration covers θ[qwen3] in 0.020 of splits, biased by +0.597 (its estimate is
+    clipped at 1); PPI++ 2× covers every θ and Δθ in 0.965–0.975; the ΔĴ[qwen3 − flash]
+    interval excludes 0 in 0.085 of splits, Δq̂0's in 0.715. Here 60 other splits
+    (size 0.25 alone, so other unit seeds) with 300 replicates: each rate must lie
+    within 3 SE of the difference of the two binomial estimates (about ±0.06 at 0.02,
+    ±0.12 at 0.085, ±0.20 at 0.715); the bias within 3 SE of its split-to-split sd."""
+    n = 60
+    study = split_study(
+        debias["gpt-5.2"],
+        sizes=(0.25,),
+        n_splits=n,
+        per_model=True,
+        baseline="gemini-2.5-flash",
+        n_boot=300,
+        seed=0,
+        progress=False,
+    )
+    s = study.summary().set_index(["quantity", "estimator"])
+    qwen, flash = "theta[qwen3-235b-a22b-no-thinking]", "theta[gemini-2.5-flash]"
+    rg = s.loc[(qwen, "rg")]
+    assert abs(rg["coverage"] - 0.020) <= _binomial_tolerance(0.020, n, 200)
+    assert abs(rg["bias"] - 0.597) <= 3 * np.hypot(rg["bias_mcse"], 0.0016)
+    for q in study.truth.index:
+        assert s.loc[(q, "ppi_2x"), "coverage"] >= 0.965 - _binomial_tolerance(0.965, n, 200), q
+    assert s.loc[(f"{qwen} - {flash}", "rg"), "coverage"] <= _binomial_tolerance(0.0, n, 200)
+    rates = study.flag_rates().set_index(["what", "quantity"])["rate"]
+    dj = rates[("delta_J", "J[qwen3-235b-a22b-no-thinking] - J[gemini-2.5-flash]")]
+    dq0 = rates[("delta_q0", "q0[qwen3-235b-a22b-no-thinking] - q0[gemini-2.5-flash]")]
+    assert abs(dj - 0.085) <= _binomial_tolerance(0.085, n, 200)
+    assert abs(dq0 - 0.715) <= _binomial_tolerance(0.715, n, 200)
+
+
+@pytest.mark.slow
+def test_ppr_position_bias_is_low_j_not_delta_j(ppr: jb.Battles) -> None:
+    """gpt-3.5-turbo (says model_a in 86% of battles) on the PPR field, n = 500 labelled
+    battles. The notebook's run (50 splits, seed 1) found: Ĵ < 0.3 for 0.948 of the
+    (model, split) pairs, ΔĴ against vicuna-13b excluding 0 for 0.071 of the (comparison,
+    split) pairs, PPI++ 2× covering the 12 models' θ in 0.94 of (model, split) pairs on
+    average. The position bias is the same for every model, so it lowers every J and
+    leaves ΔJ near 0. Here 12 other splits; the tolerance is 3 SE of the difference of two
+    binomial rates counted with the splits as the unit (the models of one split share its
+    calibration set, so they are not independent): at 0.948, ±0.20; at 0.071, ±0.23;
+    at 0.94, ±0.21."""
+    n = 12
+    items = JudgedItems.from_battles(ppr, "gpt-3.5-turbo", models=FIELD)
+    study = split_study(
+        items,
+        sizes=(500,),
+        n_splits=n,
+        baseline="vicuna-13b",
+        n_boot=200,
+        seed=5,
+        progress=False,
+    )
+    rates = study.flag_rates().groupby("what")["rate"].mean()
+    assert abs(rates["J"] - 0.948) <= _binomial_tolerance(0.948, n, 50)
+    assert abs(rates["delta_J"] - 0.071) <= _binomial_tolerance(0.071, n, 50)
+    s = study.summary()
+    theta = s[(s["estimator"] == "ppi_2x") & ~s["quantity"].str.contains(" - ")]
+    assert abs(theta["coverage"].mean() - 0.94) <= _binomial_tolerance(0.94, n, 50)

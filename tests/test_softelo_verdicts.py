@@ -170,6 +170,11 @@ def test_label_budget_rows_and_monte_carlo_se(arena: jb.Battles) -> None:
     assert s["n_draws"] == 3
     assert d[["split_coverage", "split_width", "jackknife_width"]].notna().all().all()
     assert "n=100 verdict MAE" in repr(study)
+    import matplotlib
+
+    matplotlib.use("Agg")
+    ax = study.plot(metric="split_width")
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["100", "400"]
     with pytest.raises(jb.DataError, match="cannot draw"):
         label_budget(arena, sizes=(10**6,), n_draws=2, progress=False)
 
@@ -252,3 +257,19 @@ def test_kendall_tau_is_scipys(seed: int) -> None:
         x, y = np.round(x, 1), np.round(y, 0)
     assert kendall_tau(x, y) == kendalltau(x, y).statistic
     assert np.isnan(kendall_tau(np.ones(n), y))  # constant: SciPy's NaN
+
+
+def test_summary_kendall_and_bootstrap_coverage(arena: jb.Battles) -> None:
+    """``kendall`` is SciPy's τ-b of the held-out and human Elo; ``se_coverage`` the share
+    of models with |ε| ≤ z_{1−α/2}·SE, counted here from the table (z = 1.6449 at α = 0.1,
+    2.5758 at α = 0.01), NaN without SEs."""
+    held = held_out_elo(arena, methods=("hard", "verdict"), n_boot=5, progress=False)
+    t = held.table
+    for alpha, z in ((0.1, 1.6448536), (0.01, 2.5758293)):
+        s = held.summary(alpha=alpha).set_index("method")
+        for m in ("hard", "verdict"):
+            inside = np.abs(t[f"elo_{m}"] - t["elo_human"]) <= z * t[f"se_{m}"]
+            assert s.loc[m, "se_coverage"] == pytest.approx(inside.mean())
+            assert s.loc[m, "kendall"] == kendalltau(t[f"elo_{m}"], t["elo_human"]).statistic
+    no_se = held_out_elo(arena, methods=("hard",), n_boot=0, progress=False).summary()
+    assert np.isnan(no_se["se_coverage"].iloc[0])

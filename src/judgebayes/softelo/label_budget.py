@@ -126,7 +126,10 @@ class LabelBudget(ResultDisplay):
                 color=colours.get(str(method)),
                 label=str(method),
             )
+        sizes = sorted(self.draws["n_labels"].unique())
         ax.set(xscale="log", xlabel="human-labelled battles n", ylabel=metric.replace("_", " "))
+        ax.set_xticks(sizes, [f"{n:,}" for n in sizes])
+        ax.minorticks_off()
         ax.legend(frameon=False)
         return ax
 

@@ -106,8 +106,8 @@ class VerdictCalibration(ResultDisplay):
         for xi, (p, n) in enumerate(zip(self.table["p_a"], self.table["n_labelled"], strict=True)):
             ax.annotate(f"n={n:,}", (xi, p), ha="center", va="bottom", fontsize=8)
         ax.set_xticks(x, [f"judge: {v}" for v in self.table["verdict"]])
-        ax.set(ylim=(0, 1.05), ylabel="P(humans prefer the first shown)")
-        ax.legend(frameon=False, fontsize=8, loc="upper right")
+        ax.set(ylim=(-0.04, 1.08), ylabel="P(humans prefer the first shown)")
+        ax.legend(frameon=False, fontsize=8, loc="upper right", bbox_to_anchor=(1, 0.93))
         return ax
 
 
