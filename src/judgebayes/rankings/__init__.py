@@ -45,17 +45,14 @@ from judgebayes.rankings.soft_targets import soft_target_bt, verdict_calibration
 
 # the Bayesian model: imported (with JAX) on first use
 _LAZY = {
-    name: "judgebayes.rankings.latent"
-    for name in (
-        "HumanOutcome",
-        "JudgeVerdicts",
-        "LatentFit",
-        "bt_equivalent_theta",
-        "fit_latent_outcome",
-        "latent_outcome_data",
-        "latent_outcome_model",
-        "latent_outcome_spec",
-    )
+    "HumanOutcome": "judgebayes.rankings.latent",
+    "JudgeVerdicts": "judgebayes.rankings.latent",
+    "LatentFit": "judgebayes.rankings.latent",
+    "bt_equivalent_theta": "judgebayes.rankings.latent",
+    "fit_latent_outcome": "judgebayes.rankings.latent",
+    "latent_outcome_data": "judgebayes.rankings.latent",
+    "latent_outcome_model": "judgebayes.rankings.latent",
+    "latent_outcome_spec": "judgebayes.rankings.latent",
 }
 
 __all__ = [
