@@ -115,11 +115,27 @@ EXPECTED = {
     "RankingData",
     "WinRates",
     "prediction_powered_ranking",
+    # the judge audit
+    "Audit",
+    "audit",
     "rank_battles",
 }
 
 # Every subpackage's public names, pinned the same way.
 SUBPACKAGES = {
+    "auditing": {
+        "Audit",
+        "AuditInput",
+        "Estimate",
+        "Finding",
+        "JudgeSpec",
+        "Section",
+        "SimulatedAudit",
+        "audit",
+        "audit_input",
+        "default_judges",
+        "simulate_audit",
+    },
     "core": {
         "BATTLE_COLUMNS",
         "ELO_BASE",
@@ -237,6 +253,12 @@ SUBPACKAGES = {
         "agreement_by_abs_s",
         "SoftEloByJudge",
         "softelo_by_judge",
+        "LabelBudget",
+        "keep_labels",
+        "label_budget",
+        "VerdictCalibration",
+        "VerdictClasses",
+        "calibrate_verdicts",
     },
     "calibration": {
         "ESTIMATORS",

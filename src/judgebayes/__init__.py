@@ -83,6 +83,10 @@ _LAZY = {
     "RankingData": "judgebayes.rankings",
     "WinRates": "judgebayes.rankings",
     "prediction_powered_ranking": "judgebayes.rankings",
+    # the judge audit (its calibration-design section loads JAX when it runs)
+    "Audit": "judgebayes.auditing",
+    "audit": "judgebayes.auditing",
+    "auditing": "",
     "rank_battles": "judgebayes.rankings",
     # the Bayesian side: loads JAX
     "bayes": "",
@@ -126,6 +130,7 @@ _SUBMODULES = (
 __all__ = [
     "ELO_BASE",
     "ELO_SCALE",
+    "Audit",
     "BattleLOO",
     "Battles",
     "BootstrapElo",
@@ -159,6 +164,7 @@ __all__ = [
     "TieComparison",
     "WinRates",
     "__version__",
+    "audit",
     "battle_loo",
     "bootstrap_bt",
     "calibrate",

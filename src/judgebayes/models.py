@@ -84,6 +84,9 @@ def bt(
 ) -> ModelSpec:
     """Bradley–Terry on per-pair statistics (seed 000, Eq. 1): hard, tied or soft targets.
 
+    With ``prompt_effects``, style features or ``by``, one of the leaderboard's variants
+    (model card ``bt_leaderboard``).
+
     Parameters
     ----------
     data
