@@ -314,15 +314,14 @@ def latent_outcome(
     judges: str | Sequence[str] | None = None,
     *,
     by_model: bool = False,
-    pad_to: int | None = None,
 ) -> ModelSpec:
     """The latent-outcome model (Dawid–Skene for pairwise comparisons) bound to battles.
 
     The human outcome is latent where unlabelled, each judge reads it through its confusion
-    matrix by position (and, with ``by_model``, its favouritism towards the models), the
-    outcomes follow Davidson's Bradley–Terry model
+    matrix by position (better than chance; and, with ``by_model``, its favouritism towards
+    the models), the outcomes follow Davidson's Bradley–Terry model
     (:func:`~judgebayes.rankings.latent.latent_outcome_model`; model card
     ``models/latent_outcome/card.md``). See
     :func:`~judgebayes.rankings.latent.latent_outcome_spec` for the arguments.
     """
-    return latent_outcome_spec(data, judges, by_model=by_model, pad_to=pad_to)
+    return latent_outcome_spec(data, judges, by_model=by_model)

@@ -12,7 +12,8 @@ scores with intervals and rank-sets, simultaneous at level 1 − α. One module 
   from the labelled battles, Bradley–Terry on those soft targets;
 * :mod:`~judgebayes.rankings.latent`: the Bayesian latent-outcome model (Dawid–Skene for
   pairwise comparisons: the human outcome latent where unlabelled, every judge reading it
-  through its confusion matrix by position, optionally by model), fitted by ``jb.fit``.
+  through its confusion matrix by position, optionally by model), fitted by ``jb.fit``
+  (NUTS) or by MAP, one data set or many at once.
   Its names load JAX on first use; the rest of the subpackage does not.
 
 :mod:`~judgebayes.rankings.simulate` simulates the story of all of them (a latent human
@@ -45,11 +46,11 @@ from judgebayes.rankings.soft_targets import soft_target_bt, verdict_calibration
 
 # the Bayesian model: imported (with JAX) on first use
 _LAZY = {
-    "HumanOutcome": "judgebayes.rankings.latent",
-    "JudgeVerdicts": "judgebayes.rankings.latent",
+    "DecisiveRows": "judgebayes.rankings.latent",
     "LatentFit": "judgebayes.rankings.latent",
     "bt_equivalent_theta": "judgebayes.rankings.latent",
     "fit_latent_outcome": "judgebayes.rankings.latent",
+    "fit_latent_outcome_many": "judgebayes.rankings.latent",
     "latent_outcome_data": "judgebayes.rankings.latent",
     "latent_outcome_model": "judgebayes.rankings.latent",
     "latent_outcome_spec": "judgebayes.rankings.latent",
@@ -58,9 +59,8 @@ _LAZY = {
 __all__ = [
     "METHODS",
     "OUTCOMES",
+    "DecisiveRows",
     "EloEstimate",
-    "HumanOutcome",
-    "JudgeVerdicts",
     "LatentFit",
     "Ranking",
     "RankingData",
@@ -69,6 +69,7 @@ __all__ = [
     "bt_equivalent_theta",
     "ellipsoid_rank_sets",
     "fit_latent_outcome",
+    "fit_latent_outcome_many",
     "human_win_rates",
     "judge_report",
     "judge_win_rates",

@@ -8,7 +8,9 @@ pairwise comparisons, with Davidson's Bradley–Terry model (1970) as the outcom
 
     θ ~ ZeroSumNormal(σ_θ),   log ν ~ Normal(0, 2)
     h_i | θ, ν ~ Categorical(π_i),   π_i ∝ (e^{θ_a}, ν e^{(θ_a + θ_b)/2}, e^{θ_b})
-    C_j[h, ·] ~ Dirichlet(1 + 2·e_h)                       (row h of judge j's confusion)
+    (C_j[A, ·], C_j[B, ·]) ~ Dirichlet(3, 1, 1) × Dirichlet(1, 1, 3) restricted to
+        C_j[A, A] > C_j[B, A] and C_j[A, B] < C_j[B, B]        (the judge beats chance)
+    C_j[tie, ·] ~ Dirichlet(1, 3, 1)
     v_ij | h_i ~ Categorical(softmax(log C_j[h_i, ·] + s·(δ_{j a_i} − δ_{j b_i}))),
     s = (1, 0, −1),
 
@@ -20,24 +22,36 @@ without it δ = 0. The confusion matrices are by position: their rows and column
 (gpt-3.5-turbo calls A in 86% of the PPR battles) has a heavy first column, and its
 verdicts are read for what they are worth instead of biasing θ.
 
-The likelihood sums the latent outcome out. Battles are merged into cells of identical
-(a, b, human outcome or none, verdicts) with a count; each cell is written as two observed
-sites whose sum is its log-likelihood (the pattern of
-:func:`~judgebayes.calibration.paired.paired_calibration_model`):
+Identification. Reversing every strength (θ → −θ) and swapping rows A and B of every
+judge's matrix leaves the likelihood of every judge-only battle unchanged: Dawid–Skene's
+label switching, a mirror mode in which every judge reads the outcome worse than chance.
+Only the labelled battles tell the two apart, and NUTS chains did settle in the mirror
+(R-hat 1.83 on the PPR data). The restriction on rows A and B — row A stochastically above
+row B in the order A ≻ tie ≻ B, i.e. the judge says "A" more often when the humans say A
+than when they say B, and "B" less often — holds for every judge that is better than
+chance and fails for every judge's mirror image, so it removes the mirror mode; it is a
+bijective parametrisation (:class:`BetterThanChanceTransform`), not a rejection.
 
-* ``human_label``: log π_{i,h} where labelled (−1 codes "unlabelled": 0);
-* ``judge_label``: Σ_j log P(v_ij | h) where the outcome is observed, else
-  log Σ_h π_{i,h} Π_j P(v_ij | h) (a judge's −1 codes "not judged": 1).
+The likelihood sums the latent outcome out. It depends on the battles only through the
+counts of (ordered pair, judges that judged, human outcome or none, verdicts), so the model
+reads those counts (:func:`latent_outcome_data`): per ordered pair and set of judges, the
+labelled battles' (outcome, verdicts) counts are Multinomial with probabilities
+π_h Π_j P(v_j | h) and the unlabelled battles' verdict counts Multinomial with probabilities
+Σ_h π_h Π_j P(v_j | h) — the product of the battles' likelihoods up to multinomial
+coefficients — computed for every pair, outcome and verdict tuple as dense arrays.
 
-Fitted by the package's engine (:func:`judgebayes.fit`): NUTS, or MAP with Laplace draws,
-on the same density. Model card: ``models/latent_outcome/card.md``.
+Fitted by the package's engine (:func:`judgebayes.fit`, NUTS) or by MAP with Laplace draws
+on the same density, one data set (:func:`fit_latent_outcome`) or many at once
+(:func:`fit_latent_outcome_many`). Model card: ``models/latent_outcome/card.md``.
 """
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+import functools
+import warnings
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import jax
@@ -45,18 +59,26 @@ import jax.numpy as jnp
 import numpy as np
 import numpyro
 import numpyro.distributions as dist
+import optax
 import pandas as pd
+from jax.flatten_util import ravel_pytree
 from jax.scipy.special import logsumexp
-from numpyro.distributions import constraints
+from numpyro.distributions import biject_to, constraints
+from numpyro.distributions.transforms import ParameterFreeTransform
+from scipy.linalg import solve_triangular
 from scipy.special import expit
+from tqdm.auto import tqdm
 
-from judgebayes.bayes.inference import fit
+from judgebayes.bayes import CompiledModel, fit
+from judgebayes.bayes.compiled import split_data
+from judgebayes.bayes.driver import enable_persistent_cache
 from judgebayes.bayes.spec import ModelSpec
 from judgebayes.core.bt import ELO_BASE, ELO_SCALE, theta_to_elo
 from judgebayes.core.pairs import PairStats
 from judgebayes.core.ranksets import rank_sets
 from judgebayes.core.report import DropReport
 from judgebayes.core.results import ResultDisplay
+from judgebayes.errors import JudgeBayesWarning
 from judgebayes.rankings.data import OUTCOMES, RankingData, outcome_codes
 from judgebayes.rankings.ranking import Ranking
 from judgebayes.simulate import davidson_probs
@@ -65,180 +87,338 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
 __all__ = [
-    "HumanOutcome",
-    "JudgeVerdicts",
+    "ROW_CONCENTRATION",
+    "BetterThanChanceTransform",
+    "DecisiveRows",
     "LatentFit",
+    "better_than_chance",
     "bt_equivalent_theta",
     "fit_latent_outcome",
+    "fit_latent_outcome_many",
+    "judged_patterns",
     "latent_outcome_data",
     "latent_outcome_model",
     "latent_outcome_spec",
+    "ordered_pairs",
 ]
 
 _SIGNS = jnp.array([1.0, 0.0, -1.0])  # s_v: A, tie, B
 
+ROW_CONCENTRATION = 1.0 + 2.0 * np.eye(3)
+"""Prior concentration of each confusion row (human A, tie, B): 3 on "the judge agrees"."""
 
-class HumanOutcome(dist.Distribution):
-    """The human outcome of a battle where labelled: Categorical(π), −1 where unlabelled.
+_PROPOSALS = 64
+"""Dirichlet proposals per prior draw of :class:`DecisiveRows` (rejection sampling)."""
 
-    ``log_pi`` (…, 3) are the outcome log-probabilities, ``labelled`` (…) marks the
-    battles a human labelled; log p(−1) = 0 on the others.
-    """
-
-    arg_constraints: ClassVar[dict[str, Any]] = {"log_pi": constraints.real_vector}
-    support = constraints.integer_interval(-1, 2)
-
-    def __init__(self, log_pi: Any, labelled: Any, *, validate_args: bool | None = None) -> None:
-        self.log_pi = jnp.asarray(log_pi)
-        self.labelled = jnp.asarray(labelled, dtype=bool)
-        batch = jax.lax.broadcast_shapes(self.log_pi.shape[:-1], self.labelled.shape)
-        super().__init__(batch_shape=batch, validate_args=validate_args)
-
-    def sample(self, key: jax.Array, sample_shape: tuple[int, ...] = ()) -> jax.Array:
-        logits = jnp.broadcast_to(self.log_pi, (*self.batch_shape, 3))
-        h = dist.Categorical(logits=logits).sample(key, sample_shape)
-        return jnp.where(self.labelled, h, -1)
-
-    def log_prob(self, value: Any) -> jax.Array:
-        h = jnp.clip(value, 0, 2)
-        lp = jnp.take_along_axis(self.log_pi, h[..., None], axis=-1)[..., 0]
-        return jnp.where(self.labelled, lp, 0.0)
+_CENTRE_ROWS = np.array([[0.6, 0.2, 0.2], [0.2, 0.2, 0.6]])
+"""Rows A and B at the origin of the unconstrained space: the prior means of the rows."""
 
 
-class JudgeVerdicts(dist.Distribution):
-    """The verdicts of J judges on a battle given what is known of its human outcome.
+def _cumulative_logits(u: jax.Array) -> tuple[jax.Array, ...]:
+    """(g_A1, g_A2, g_B1, g_B2) from the (centred) unconstrained vector u = (u0, u1, u2, u3):
+    g_B1 = u0 < g_A1 = g_B1 + e^{u1} < g_A2 = g_A1 + e^{u2}, g_B2 = g_B1 + (g_A2 − g_B1)·σ(u3)."""
+    g_b1 = u[..., 0]
+    g_a1 = g_b1 + jnp.exp(u[..., 1])
+    g_a2 = g_a1 + jnp.exp(u[..., 2])
+    g_b2 = g_b1 + (g_a2 - g_b1) * jax.nn.sigmoid(u[..., 3])
+    return g_a1, g_a2, g_b1, g_b2
 
-    ``log_pi`` (…, 3): outcome log-probabilities; ``log_conf`` (…, J, 3, 3): each judge's
-    log P(verdict | outcome) for this battle; ``human`` (…): the observed outcome, −1
-    where latent; ``judged`` (…, J): which judges judged. A value holds the verdict codes
-    (0 A, 1 tie, 2 B), −1 where not judged. log p = Σ_j log P(v_j | h) with h observed,
-    else log Σ_h π_h Π_j P(v_j | h).
-    """
 
-    arg_constraints: ClassVar[dict[str, Any]] = {"log_pi": constraints.real_vector}
-    support = constraints.integer_interval(-1, 2)
+def _row(g1: jax.Array, g2: jax.Array) -> jax.Array:
+    """A confusion row from its cumulative logits g1 < g2: (σ(g1), σ(g2) − σ(g1), σ(−g2)),
+    the middle entry written as σ(g2)·σ(−g1)·(1 − e^{g1 − g2}) (no cancellation)."""
+    sig = jax.nn.sigmoid
+    middle = sig(g2) * sig(-g1) * -jnp.expm1(g1 - g2)
+    return jnp.stack([sig(g1), middle, sig(-g2)], axis=-1)
 
-    def __init__(
-        self,
-        log_pi: Any,
-        log_conf: Any,
-        human: Any,
-        judged: Any,
-        *,
-        validate_args: bool | None = None,
-    ) -> None:
-        self.log_pi, self.log_conf = jnp.asarray(log_pi), jnp.asarray(log_conf)
-        self.human, self.judged = jnp.asarray(human), jnp.asarray(judged, dtype=bool)
-        batch = jax.lax.broadcast_shapes(self.log_pi.shape[:-1], self.human.shape)
-        super().__init__(
-            batch_shape=batch, event_shape=self.judged.shape[-1:], validate_args=validate_args
+
+def _row_logits(rows: jax.Array) -> tuple[jax.Array, ...]:
+    """(g_A1, g_A2, g_B1, g_B2): logit P(v = A | h) and logit P(v ≠ B | h) of rows A and B."""
+    p = jnp.asarray(rows)
+
+    def logit_ratio(num: jax.Array, den: jax.Array) -> jax.Array:
+        return jnp.log(num) - jnp.log(den)
+
+    return (
+        logit_ratio(p[..., 0, 0], 1.0 - p[..., 0, 0]),
+        logit_ratio(1.0 - p[..., 0, 2], p[..., 0, 2]),
+        logit_ratio(p[..., 1, 0], 1.0 - p[..., 1, 0]),
+        logit_ratio(1.0 - p[..., 1, 2], p[..., 1, 2]),
+    )
+
+
+def _raw_inverse(rows: jax.Array) -> jax.Array:
+    g_a1, g_a2, g_b1, g_b2 = _row_logits(rows)
+    frac = (g_b2 - g_b1) / (g_a2 - g_b1)
+    return jnp.stack(
+        [g_b1, jnp.log(g_a1 - g_b1), jnp.log(g_a2 - g_a1), jnp.log(frac) - jnp.log1p(-frac)],
+        axis=-1,
+    )
+
+
+_CENTRE = np.array(
+    [
+        np.log(0.2 / 0.8),  # g_B1 = logit 0.2
+        np.log(np.log(0.6 / 0.4) - np.log(0.2 / 0.8)),  # log(g_A1 − g_B1)
+        np.log(np.log(0.8 / 0.2) - np.log(0.6 / 0.4)),  # log(g_A2 − g_A1)
+        # logit((g_B2 − g_B1) / (g_A2 − g_B1)), g_B2 = logit 0.4
+        -np.log(
+            (np.log(0.8 / 0.2) - np.log(0.2 / 0.8)) / (np.log(0.4 / 0.6) - np.log(0.2 / 0.8)) - 1
+        ),
+    ]
+)
+"""The unconstrained point of :data:`_CENTRE_ROWS` (x = 0 maps there)."""
+
+
+def _centred(x: Any) -> jax.Array:
+    """u = x + c in the dtype of x (c a float64 NumPy constant, cast here so a float32 trace
+    does not embed it as float64)."""
+    x = jnp.asarray(x)
+    return x + jnp.asarray(_CENTRE, dtype=x.dtype)
+
+
+class _BetterThanChance(constraints.ParameterFreeConstraint):
+    """Rows "human A" and "human B" of a confusion matrix (shape ``(…, 2, 3)``): each on the
+    simplex, row A stochastically above row B in the order A ≻ tie ≻ B, i.e.
+    P(v = A | A) > P(v = A | B) and P(v = B | A) < P(v = B | B)."""
+
+    event_dim = 2
+
+    def __call__(self, x: Any) -> jax.Array:
+        x = jnp.asarray(x)
+        on_simplex = constraints.simplex(x).all(axis=-1)
+        return on_simplex & (x[..., 0, 0] > x[..., 1, 0]) & (x[..., 0, 2] < x[..., 1, 2])
+
+    def feasible_like(self, prototype: Any) -> jax.Array:
+        return jnp.broadcast_to(
+            jnp.asarray(_CENTRE_ROWS, jnp.result_type(prototype)), prototype.shape
         )
 
-    def sample(self, key: jax.Array, sample_shape: tuple[int, ...] = ()) -> jax.Array:
-        k1, k2 = jax.random.split(key)
-        logits = jnp.broadcast_to(self.log_pi, (*self.batch_shape, 3))
-        latent = dist.Categorical(logits=logits).sample(k1, sample_shape)
-        h = jnp.where(self.human >= 0, self.human, latent)  # (sample, …)
-        conf = jnp.broadcast_to(self.log_conf, self.batch_shape + self.log_conf.shape[-3:])
-        rows = jnp.take_along_axis(
-            jnp.broadcast_to(conf, h.shape + conf.shape[-3:]),
-            h[..., None, None, None],
-            axis=-2,
-        )[..., 0, :]  # (sample, …, J, 3)
-        v = dist.Categorical(logits=rows).sample(k2)
-        return jnp.where(self.judged, v, -1)
 
-    def _per_outcome(self, value: Any) -> jax.Array:
-        """Σ_j log P(v_j | h) for every h, shape (…, 3)."""
-        v = jnp.clip(value, 0, 2)  # (…, J)
-        # log P(v_j | h) = log_conf[…, j, h, v_j]
-        lp = jnp.take_along_axis(self.log_conf, v[..., None, None], axis=-1)[..., 0]
-        lp = jnp.where(self.judged[..., None], lp, 0.0)  # (…, J, 3)
-        return lp.sum(axis=-2)
-
-    def log_prob(self, value: Any) -> jax.Array:
-        per = self._per_outcome(value)
-        h = jnp.clip(self.human, 0, 2)
-        observed = jnp.take_along_axis(per, h[..., None], axis=-1)[..., 0]
-        latent = logsumexp(self.log_pi + per, axis=-1)
-        return jnp.where(self.human >= 0, observed, latent)
+better_than_chance = _BetterThanChance()
+"""The support of :class:`DecisiveRows`: judges that read the outcome better than chance."""
 
 
-@contextlib.contextmanager
-def _weighted(weight: Any) -> Iterator[None]:
-    """Scale each cell's log-likelihood by its count; count 0 (a padding cell, kept for a
-    fixed shape) is masked out, since NumPyro's ``scale`` must be positive."""
-    if weight is None:
-        yield
-        return
-    w = jnp.asarray(weight)
-    with numpyro.handlers.mask(mask=w > 0), numpyro.handlers.scale(scale=jnp.where(w > 0, w, 1.0)):
-        yield
+class BetterThanChanceTransform(ParameterFreeTransform):
+    r"""Bijection from ℝ⁴ onto :data:`better_than_chance` (rows A and B of a confusion matrix).
+
+    With u = x + c (c centres x = 0 on the rows' prior means, (0.6, 0.2, 0.2) and
+    (0.2, 0.2, 0.6)), the cumulative logits g_h1 = logit P(v = A | h) and
+    g_h2 = logit P(v ≠ B | h) are
+
+        g_B1 = u0,  g_A1 = g_B1 + e^{u1},  g_A2 = g_A1 + e^{u2},  g_B2 = g_B1 + (g_A2 − g_B1)·σ(u3),
+
+    which is every g with g_B1 < g_A1 < g_A2 and g_B1 < g_B2 < g_A2 (each row's two cumulative
+    logits increase; row A's lie above row B's: the two better-than-chance inequalities), and
+    row h = (σ(g_h1), σ(g_h2) − σ(g_h1), σ(−g_h2)). The map is triangular, so
+    log |det J| = u1 + u2 + log(g_A2 − g_B1) + log σ'(u3) + Σ_g log σ'(g), with respect to the
+    rows' first two coordinates (the Dirichlet density's base measure).
+    """
+
+    domain = constraints.real_vector
+    codomain = better_than_chance
+
+    def __call__(self, x: Any) -> jax.Array:
+        g_a1, g_a2, g_b1, g_b2 = _cumulative_logits(_centred(x))
+        return jnp.stack([_row(g_a1, g_a2), _row(g_b1, g_b2)], axis=-2)
+
+    def _inverse(self, y: Any) -> jax.Array:
+        y = jnp.asarray(y)
+        return _raw_inverse(y) - jnp.asarray(_CENTRE, dtype=y.dtype)
+
+    def log_abs_det_jacobian(self, x: Any, y: Any, intermediates: Any = None) -> jax.Array:
+        u = _centred(x)
+        g_a1, g_a2, g_b1, g_b2 = _cumulative_logits(u)
+
+        def log_dsigmoid(t: jax.Array) -> jax.Array:
+            return jax.nn.log_sigmoid(t) + jax.nn.log_sigmoid(-t)
+
+        return (
+            u[..., 1]
+            + u[..., 2]
+            + jnp.log(g_a2 - g_b1)
+            + log_dsigmoid(u[..., 3])
+            + sum(log_dsigmoid(g) for g in (g_a1, g_a2, g_b1, g_b2))
+        )
+
+    def forward_shape(self, shape: tuple[int, ...]) -> tuple[int, ...]:
+        return (*shape[:-1], 2, 3)
+
+    def inverse_shape(self, shape: tuple[int, ...]) -> tuple[int, ...]:
+        return (*shape[:-2], 4)
 
 
-def latent_outcome_model(
-    a: Any,
-    b: Any,
-    labelled: Any,
-    judged: Any,
-    n_models: int,
-    n_judges: int,
-    *,
-    weight: Any = None,
-    by_model: bool = False,
-    theta_sd: float = 2.0,
-    tau_scale: float = 0.5,
-    human_label: Any = None,
-    judge_label: Any = None,
-) -> None:
-    """The latent-outcome model of the module docstring.
+@biject_to.register(_BetterThanChance)
+def _better_than_chance_bijection(constraint: _BetterThanChance) -> BetterThanChanceTransform:
+    return BetterThanChanceTransform()
+
+
+class DecisiveRows(dist.Distribution):
+    r"""Rows "human A" and "human B" of a judge's confusion matrix, the judge better than chance.
+
+    The product of Dirichlet(3, 1, 1) (row A) and Dirichlet(1, 1, 3) (row B) — the rows of
+    :data:`ROW_CONCENTRATION` — restricted to :data:`better_than_chance`: P(v = A | A) >
+    P(v = A | B) and P(v = B | A) < P(v = B | B). The restriction identifies the model: reversing
+    every strength and swapping rows A and B of every judge's matrix leaves the likelihood of
+    the judge-only battles unchanged (Dawid–Skene's label switching), and maps a judge better
+    than chance to one worse than chance. ``log_prob`` omits the constant −log P(restriction)
+    (≈ 0.12: the restriction holds with probability ≈ 0.885 under the
+    two Dirichlets), which no fit depends on; ``sample`` draws
+    ``_PROPOSALS`` (64) pairs of rows and keeps the first that satisfies it (all 64 fail with
+    probability 0.115⁶⁴ < 10⁻⁶⁰).
 
     Parameters
     ----------
-    a, b
-        Models shown first and second, one per cell.
-    labelled
-        Whether the cell's human outcome is observed.
-    judged
-        ``(cells, n_judges)``: which judges judged the cell's battles.
+    concentration
+        Dirichlet concentrations of rows A and B, shape ``(…, 2, 3)``.
+    """
+
+    arg_constraints: ClassVar[dict[str, Any]] = {
+        "concentration": constraints.independent(constraints.positive, 2)
+    }
+    support = better_than_chance
+
+    def __init__(self, concentration: Any = None, *, validate_args: bool | None = None) -> None:
+        default = ROW_CONCENTRATION[[0, 2]]
+        self.concentration = jnp.asarray(default if concentration is None else concentration)
+        super().__init__(
+            batch_shape=self.concentration.shape[:-2],
+            event_shape=(2, 3),
+            validate_args=validate_args,
+        )
+
+    def sample(self, key: jax.Array, sample_shape: tuple[int, ...] = ()) -> jax.Array:
+        shape = (*sample_shape, *self.batch_shape)
+        tries = dist.Dirichlet(jnp.broadcast_to(self.concentration, (*shape, 2, 3))).sample(
+            key, (_PROPOSALS,)
+        )
+        first = jnp.argmax(better_than_chance(tries), axis=0)
+        return jnp.take_along_axis(tries, first[None, ..., None, None], axis=0)[0]
+
+    def log_prob(self, value: Any) -> jax.Array:
+        return dist.Dirichlet(self.concentration).log_prob(value).sum(axis=-1)
+
+
+_MASKED = -1e30
+"""Log-probability of a verdict tuple that a pattern's missing judges cannot produce (finite,
+so that a zero count times it is 0)."""
+
+
+def _tuple_log_probs(table: jax.Array, patterns: jax.Array) -> jax.Array:
+    """log P(verdict tuple t | h) for every judged pattern, shape ``(T, Q, 3, 3^J)``.
+
+    ``table`` (T, J, 3, 3) holds log C_j[h, v] (T = 1 shared, or one per ordered pair);
+    ``patterns`` (Q, J) which judges judged. t = Σ_j 3^j·v_j with v_j = 0 for a judge that did
+    not judge (its factor is then 1, and every other v_j of it impossible): the sum over the
+    judges of their log P(v_j | h), broadcast over the other judges' verdicts, no gather.
+    """
+    n_tables, n_judges = table.shape[0], table.shape[1]
+    n_patterns = patterns.shape[0]
+    missing = jnp.array([0.0, _MASKED, _MASKED])
+    per_judge = jnp.where(patterns[None, :, :, None, None], table[:, None], missing)
+    out = jnp.zeros((n_tables, n_patterns, 3) + (1,) * n_judges)
+    for j in range(n_judges):  # judge j is axis J − 1 − j of the tuple (C order of t)
+        shape = [n_tables, n_patterns, 3] + [1] * n_judges
+        shape[3 + n_judges - 1 - j] = 3
+        out = out + per_judge[:, :, j].reshape(shape)
+    return out.reshape(n_tables, n_patterns, 3, 3**n_judges)
+
+
+def latent_outcome_model(
+    pair_a: Any,
+    pair_b: Any,
+    patterns: Any,
+    n_labelled: Any,
+    n_unlabelled: Any,
+    n_models: int,
+    n_judges: int,
+    *,
+    by_model: bool = False,
+    theta_sd: float = 2.0,
+    tau_scale: float = 0.5,
+    labelled_counts: Any = None,
+    unlabelled_counts: Any = None,
+) -> None:
+    """The latent-outcome model of the module docstring, on its sufficient statistics.
+
+    The battles of ordered pair p whose judges are those of pattern q form two groups: the
+    n_labelled[p, q] labelled ones, whose (human outcome, verdict tuple) counts are
+    Multinomial over the 3·3^J cells with probabilities π_ph Π_j P(v_j | h), and the
+    n_unlabelled[p, q] others, whose verdict-tuple counts are Multinomial over the 3^J tuples
+    with probabilities Σ_h π_ph Π_j P(v_j | h): the product of the battles' likelihoods
+    times multinomial coefficients that do not depend on the parameters.
+
+    Parameters
+    ----------
+    pair_a, pair_b
+        The ordered pairs (model shown first, model shown second), shape ``(P,)``.
+    patterns
+        ``(Q, n_judges)`` booleans: the sets of judges that judged a battle.
+    n_labelled, n_unlabelled
+        ``(P, Q)`` battles of each pair and pattern with and without a human label.
     n_models, n_judges
         Sizes.
-    weight
-        Battles per cell (``None``: one each); 0 pads the cells to a fixed shape.
     by_model
         Add each judge's hierarchical favouritism δ_jm towards the models.
     theta_sd
         Prior SD of the strengths θ.
     tau_scale
         Prior scale of the favouritism SD τ_j.
-    human_label
-        Outcome codes (0 A, 1 tie, 2 B), −1 where unlabelled (``None`` generates).
-    judge_label
-        ``(cells, n_judges)`` verdict codes, −1 where not judged (``None`` generates).
+    labelled_counts
+        ``(P, Q, 3·3^J)`` counts of (human outcome h, verdict tuple t) at h·3^J + t, with
+        t = Σ_j 3^j·v_j (v_j = 0 for a judge not in the pattern; ``None`` generates).
+    unlabelled_counts
+        ``(P, Q, 3^J)`` counts of the verdict tuples (``None`` generates).
     """
     theta = numpyro.sample("theta", dist.ZeroSumNormal(theta_sd, event_shape=(n_models,)))
     numpyro.deterministic("elo", ELO_BASE + ELO_SCALE * theta)
     log_nu = numpyro.sample("log_nu", dist.Normal(0.0, 2.0))
     numpyro.deterministic("nu", jnp.exp(log_nu))
-    concentration = jnp.broadcast_to(1.0 + 2.0 * jnp.eye(3), (n_judges, 3, 3))
-    confusion = numpyro.sample("confusion", dist.Dirichlet(concentration).to_event(2))
-    a, b = jnp.asarray(a), jnp.asarray(b)
-    ta, tb = theta[a], theta[b]
+    with numpyro.plate("judges", n_judges):
+        decisive = numpyro.sample("decisive", DecisiveRows())
+        tie_row = numpyro.sample("tie_row", dist.Dirichlet(jnp.asarray(ROW_CONCENTRATION[1])))
+    confusion = numpyro.deterministic(
+        "confusion", jnp.stack([decisive[:, 0], tie_row, decisive[:, 1]], axis=1)
+    )
+    pair_a, pair_b = jnp.asarray(pair_a), jnp.asarray(pair_b)
+    ta, tb = theta[pair_a], theta[pair_b]
     log_pi = jax.nn.log_softmax(jnp.stack([ta, log_nu + (ta + tb) / 2, tb], axis=-1), axis=-1)
-    log_conf = jnp.log(jnp.clip(confusion, jnp.finfo(confusion.dtype).tiny))
-    log_conf = jnp.broadcast_to(log_conf, (a.shape[0], n_judges, 3, 3))
+    table = jnp.log(jnp.clip(confusion, jnp.finfo(confusion.dtype).tiny))[None]
     if by_model:
         tau = numpyro.sample("tau", dist.HalfNormal(tau_scale).expand([n_judges]).to_event(1))
         with numpyro.plate("judges", n_judges):
             z = numpyro.sample("z", dist.ZeroSumNormal(1.0, event_shape=(n_models,)))
         delta = numpyro.deterministic("delta", tau[:, None] * z)
-        shift = (delta[:, a] - delta[:, b]).T  # (cells, J)
-        log_conf = jax.nn.log_softmax(log_conf + shift[..., None, None] * _SIGNS, axis=-1)
-    with _weighted(weight), numpyro.plate("cell", a.shape[0]):
-        human = numpyro.sample("human_label", HumanOutcome(log_pi, labelled), obs=human_label)
+        shift = (delta[:, pair_a] - delta[:, pair_b]).T  # (P, J)
+        table = jax.nn.log_softmax(table + shift[..., None, None] * _SIGNS, axis=-1)
+    # log π_ph + log P(t | h) for every pair, pattern, outcome and tuple: (P, Q, 3, 3^J)
+    joint = log_pi[:, None, :, None] + _tuple_log_probs(table, jnp.asarray(patterns))
+    n_cells = joint.shape[-1]
+    with numpyro.plate("pair", pair_a.shape[0], dim=-2), numpyro.plate("pattern", joint.shape[1]):
         numpyro.sample(
-            "judge_label", JudgeVerdicts(log_pi, log_conf, human, judged), obs=judge_label
+            "labelled_counts",
+            dist.Multinomial(n_labelled, logits=joint.reshape(*joint.shape[:2], 3 * n_cells)),
+            obs=labelled_counts,
         )
+        numpyro.sample(
+            "unlabelled_counts",
+            dist.Multinomial(n_unlabelled, logits=logsumexp(joint, axis=-2)),
+            obs=unlabelled_counts,
+        )
+
+
+def ordered_pairs(n_models: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every ordered pair (a, b), a ≠ b, of ``n_models`` models, in the order of
+    :func:`latent_outcome_data` (pair of (a, b): a·(k − 1) + b − [b > a])."""
+    a, b = np.nonzero(~np.eye(n_models, dtype=bool))
+    return a.astype(np.int32), b.astype(np.int32)
+
+
+def judged_patterns(data: RankingData, judges: str | Sequence[str] | None = None) -> np.ndarray:
+    """The sets of ``judges`` that judged some battle of ``data``: ``(Q, J)`` booleans, sorted."""
+    names = _judge_names(data, judges)
+    judged = ~np.isnan(data.verdicts[:, [data.judge_index(j) for j in names]])
+    return np.unique(judged, axis=0)
 
 
 def latent_outcome_data(
@@ -246,10 +426,15 @@ def latent_outcome_data(
     judges: str | Sequence[str] | None = None,
     *,
     by_model: bool = False,
-    pad_to: int | None = None,
-    merge: bool = True,
+    patterns: np.ndarray | None = None,
 ) -> dict[str, Any]:
-    """The keyword data of :func:`latent_outcome_model`: battles merged into weighted cells.
+    """The keyword data of :func:`latent_outcome_model`: the battles' sufficient statistics.
+
+    The likelihood depends on the battles only through the counts of (ordered pair, judges
+    that judged, human outcome or "unlabelled", verdicts of the judges that judged), so the
+    battles are counted into those cells once. The pairs are every ordered pair of ``data``'s
+    models (:func:`ordered_pairs`), so data sets of the same models, judges and patterns have
+    the same layout (one compiled program serves them all).
 
     Parameters
     ----------
@@ -259,41 +444,46 @@ def latent_outcome_data(
         The judges to read (default: every judge of ``data``).
     by_model
         Passed to the model.
-    pad_to
-        Pad the cells with zero-count ones up to a multiple of this number, so data sets of
-        similar size share one compiled sampler (the engine compiles per array shape).
-    merge
-        Merge identical battles into weighted cells (the default); ``False`` keeps one cell
-        per battle without weights, the layout simulation-based calibration needs (a
-        simulated cell is one battle).
+    patterns
+        ``(Q, J)`` booleans, the sets of judges that judged a battle (default: those of
+        ``data``, :func:`judged_patterns`); several data sets fitted together share theirs.
     """
-    judges = (
-        list(data.judges)
-        if judges is None
-        else ([judges] if isinstance(judges, str) else list(judges))
-    )
+    judges = _judge_names(data, judges)
     verdict = outcome_codes(data.verdicts[:, [data.judge_index(j) for j in judges]])
-    human = outcome_codes(data.human)
-    keys = np.column_stack([data.a, data.b, human, verdict])
-    if not merge:
-        cells, count = keys, None
-    else:
-        cells, count = np.unique(keys, axis=0, return_counts=True)
-    if pad_to and merge:
-        extra = -len(cells) % pad_to
-        cells = np.vstack([cells, np.repeat(cells[:1], extra, axis=0)])
-        count = np.concatenate([count, np.zeros(extra, dtype=count.dtype)])
+    judged = verdict >= 0
+    patterns = judged_patterns(data, judges) if patterns is None else np.asarray(patterns, bool)
+    match = (judged[:, None, :] == patterns[None]).all(axis=2)
+    if not match.any(axis=1).all():
+        raise ValueError("a battle's judges are not among the patterns given")
+    q = match.argmax(axis=1)
+    n_judges, k = len(judges), data.n_models
+    t = (np.where(judged, verdict, 0) * 3 ** np.arange(n_judges)).sum(axis=1)
+    pair = data.a * (k - 1) + data.b - (data.b > data.a)
+    n_pairs, n_patterns, n_tuples = k * (k - 1), len(patterns), 3**n_judges
+    group = pair * n_patterns + q
+    h = outcome_codes(data.human)
+    lab = h >= 0
+
+    def counts(index: np.ndarray, size: int) -> np.ndarray:
+        return np.bincount(index, minlength=size).astype(np.int32)
+
+    pair_a, pair_b = ordered_pairs(k)
+    shape = (n_pairs, n_patterns)
     return {
-        "a": cells[:, 0].astype(np.int32),
-        "b": cells[:, 1].astype(np.int32),
-        "labelled": cells[:, 2] >= 0,
-        "judged": cells[:, 3:] >= 0,
-        "n_models": data.n_models,
-        "n_judges": len(judges),
-        "weight": None if count is None else count.astype(np.float64),
+        "pair_a": pair_a,
+        "pair_b": pair_b,
+        "patterns": patterns,
+        "n_labelled": counts(group[lab], n_pairs * n_patterns).reshape(shape),
+        "n_unlabelled": counts(group[~lab], n_pairs * n_patterns).reshape(shape),
+        "n_models": k,
+        "n_judges": n_judges,
         "by_model": by_model,
-        "human_label": cells[:, 2].astype(np.int32),
-        "judge_label": cells[:, 3:].astype(np.int32),
+        "labelled_counts": counts(
+            (group[lab] * 3 + h[lab]) * n_tuples + t[lab], n_pairs * n_patterns * 3 * n_tuples
+        ).reshape(*shape, 3 * n_tuples),
+        "unlabelled_counts": counts(
+            group[~lab] * n_tuples + t[~lab], n_pairs * n_patterns * n_tuples
+        ).reshape(*shape, n_tuples),
     }
 
 
@@ -302,29 +492,32 @@ def latent_outcome_spec(
     judges: str | Sequence[str] | None = None,
     *,
     by_model: bool = False,
-    pad_to: int | None = None,
 ) -> ModelSpec:
     """:func:`latent_outcome_model` bound to battles, with coords and dims, for ``jb.fit``."""
-    kwargs = latent_outcome_data(data, judges, by_model=by_model, pad_to=pad_to)
-    names = (
-        list(data.judges)
-        if judges is None
-        else ([judges] if isinstance(judges, str) else list(judges))
-    )
+    kwargs = latent_outcome_data(data, judges, by_model=by_model)
+    return ModelSpec(latent_outcome_model, kwargs, *_coords_dims(data, judges, by_model))
+
+
+def _coords_dims(
+    data: RankingData, judges: str | Sequence[str] | None, by_model: bool
+) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
     coords = {
         "model": list(data.models),
-        "judge": names,
+        "judge": _judge_names(data, judges),
         "outcome": list(OUTCOMES),
         "verdict": list(OUTCOMES),
+        "decisive_row": [OUTCOMES[0], OUTCOMES[2]],
     }
     dims = {
         "theta": ["model"],
         "elo": ["model"],
+        "decisive": ["judge", "decisive_row", "verdict"],
+        "tie_row": ["judge", "verdict"],
         "confusion": ["judge", "outcome", "verdict"],
     }
     if by_model:
         dims.update({"tau": ["judge"], "z": ["judge", "model"], "delta": ["judge", "model"]})
-    return ModelSpec(latent_outcome_model, kwargs, coords, dims)
+    return coords, dims
 
 
 # ------------------------------------------------------------------ the fit and its board
@@ -364,6 +557,8 @@ def bt_equivalent_theta(
     x = np.zeros((len(i), k))
     x[np.arange(len(i)), i] = 1.0
     x[np.arange(len(i)), j] = -1.0
+    # the Hessian Σ_p w_p x_p x_pᵀ of every draw as one product: row p of `outer` is x_p x_pᵀ
+    outer = (x[:, :, None] * x[:, None, :]).reshape(len(i), k * k)
     ones = np.full((k, k), 1.0 / k)
     phi = theta - theta.mean(axis=1, keepdims=True)
     for _ in range(100):
@@ -371,7 +566,7 @@ def bt_equivalent_theta(
         grad = (n * (p - target)) @ x
         # + J fixes the common shift; the tiny ridge keeps a draw whose pairs are all
         # decided (σ(1 − σ) = 0 in floating point) solvable
-        hess = np.einsum("dp,pa,pb->dab", n * p * (1 - p), x, x) + ones + 1e-12 * np.eye(k)
+        hess = ((n * p * (1 - p)) @ outer).reshape(-1, k, k) + ones + 1e-12 * np.eye(k)
         step = np.linalg.solve(hess, grad[..., None])[..., 0]
         # damped: a step of at most 1 per strength (the objective is convex; far from the
         # solution a full Newton step can overshoot)
@@ -389,9 +584,6 @@ class LatentFit(ResultDisplay):
 
     Attributes
     ----------
-    idata
-        The engine's InferenceData (posterior of ``theta``, ``elo`` (Davidson), ``nu``,
-        ``confusion`` and, by model, ``tau``, ``delta``).
     models, judges
         Names.
     by_model
@@ -407,9 +599,17 @@ class LatentFit(ResultDisplay):
         Battles with a human label, and with verdicts alone.
     report
         Battles received and not used.
+    posterior
+        Every site's draws (``theta``, ``elo`` (Davidson), ``nu``, ``confusion``, and by
+        model ``tau``, ``delta``), shaped ``(chain, draw, …)``.
+    point
+        The mode of every site (``"map"``), else ``None``.
+    coords, dims
+        Names of the sites' dimensions, for :attr:`idata`.
+    engine_idata
+        NUTS: the engine's InferenceData (``jb.fit``); ``None`` for MAP.
     """
 
-    idata: Any
     models: tuple[str, ...]
     judges: tuple[str, ...]
     by_model: bool
@@ -419,10 +619,31 @@ class LatentFit(ResultDisplay):
     n_labelled: int
     n_judged: int
     report: DropReport
+    posterior: Mapping[str, np.ndarray]
+    point: Mapping[str, np.ndarray] | None
+    coords: Mapping[str, list[str]]
+    dims: Mapping[str, list[str]]
+    engine_idata: Any = field(default=None, repr=False)
+
+    @functools.cached_property
+    def idata(self) -> Any:
+        """The posterior as ArviZ InferenceData: NUTS's from ``jb.fit`` (sampler statistics
+        and pointwise log-likelihood included); for MAP the Laplace draws and the mode
+        (group ``map``), built on first access."""
+        if self.engine_idata is not None:
+            return self.engine_idata
+        import arviz as az
+
+        idata = az.from_dict(posterior=dict(self.posterior), coords=self.coords, dims=self.dims)
+        idata.posterior.attrs["inference"] = "map+laplace"
+        point = {k: np.asarray(v)[None, None] for k, v in (self.point or {}).items()}
+        mode = az.from_dict(posterior=point, coords=self.coords, dims=self.dims).posterior
+        idata.add_groups({"map": mode.squeeze(("chain", "draw"), drop=True)})
+        return idata
 
     def confusion(self) -> pd.DataFrame:
         """Posterior mean of every judge's confusion matrix: one row per (judge, outcome)."""
-        mean = self.idata.posterior["confusion"].mean(("chain", "draw")).values
+        mean = np.asarray(self.posterior["confusion"]).mean(axis=(0, 1))
         rows = [
             {"judge": j, "outcome": h, **dict(zip(OUTCOMES, mean[a, b], strict=True))}
             for a, j in enumerate(self.judges)
@@ -480,13 +701,16 @@ def fit_latent_outcome(
     by_model: bool = False,
     method: str = "map",
     draws: int = 1000,
-    chains: int = 2,
+    chains: int = 4,
     warmup: int = 1000,
-    pad_to: int | None = 1024,
     seed: int = 0,
     progress: bool = True,
 ) -> LatentFit:
-    """Fit the latent-outcome model by ``jb.fit`` and put its posterior on the BT scale.
+    """Fit the latent-outcome model and put its posterior on the BT scale.
+
+    ``method="nuts"`` runs the engine's NUTS (``jb.fit``); ``method="map"`` is
+    :func:`fit_latent_outcome_many` on one data set: the mode of the same density and
+    Laplace draws around it.
 
     Parameters
     ----------
@@ -500,44 +724,285 @@ def fit_latent_outcome(
         ``"map"`` (mode and ``draws`` Laplace draws) or ``"nuts"``.
     draws, chains, warmup
         Posterior draws (per chain for NUTS), NUTS chains and warm-up.
-    pad_to
-        Cells padded to a multiple of this (data sets of similar size share a compiled
-        sampler).
     seed
         Random seed.
     progress
-        Show NUTS's progress bar.
+        Show a progress bar.
     """
+    if method == "map":
+        return fit_latent_outcome_many(
+            [data],
+            judges,
+            by_model=by_model,
+            draws=draws,
+            seed=seed,
+            progress=progress,
+        )[0]
+    if method != "nuts":
+        raise ValueError(f"method must be 'map' or 'nuts', got {method!r}")
+    names, sub = _used(data, judges)
+    spec = latent_outcome_spec(sub, names, by_model=by_model)
+    idata = fit(
+        spec,
+        method="nuts",
+        draws=draws,
+        chains=chains,
+        warmup=warmup,
+        seed=seed,
+        progress=progress,
+    )
+    posterior = {k: idata.posterior[k].values for k in idata.posterior.data_vars}
+    theta = posterior["theta"].reshape(-1, sub.n_models)
+    elo_draws = _bt_elo(sub, np.vstack([theta]), posterior["nu"].reshape(-1))
+    return _latent_fit(
+        sub,
+        names,
+        by_model,
+        "nuts",
+        elo_draws,
+        elo_draws.mean(axis=0),
+        posterior,
+        None,
+        engine_idata=idata,
+    )
+
+
+_MAX_ITER = 2000
+"""L-BFGS iterations at most per MAP fit."""
+_GTOL = 1e-6
+"""The MAP is reached when every component of the potential's gradient is below this."""
+
+
+def fit_latent_outcome_many(
+    datasets: Sequence[RankingData],
+    judges: str | Sequence[str] | None = None,
+    *,
+    by_model: bool = False,
+    draws: int = 1000,
+    batch_size: int = 16,
+    seed: int = 0,
+    progress: bool = True,
+) -> list[LatentFit]:
+    r"""MAP fits of the latent-outcome model to many data sets of the same models at once.
+
+    For a simulation study, a benchmark's label draws or a bootstrap: every data set's
+    battles are counted into the model's sufficient statistics (:func:`latent_outcome_data`;
+    data sets of the same models and judges have one layout), and ``batch_size`` data sets
+    at a time go through one compiled program, vectorised over them (``jax.vmap``):
+    L-BFGS (optax's, with its zoom line search) from the origin of the
+    unconstrained space (the engine's start) to the mode of the potential (the negative log
+    joint NumPyro's :class:`~judgebayes.bayes.CompiledModel` gives the engine), stopped when
+    every gradient component is below 10⁻⁶, in float64; the exact Hessian H there
+    (``jax.hessian``); ``draws`` Laplace draws mode + L⁻ᵀe, H = LLᵀ, e ~ N(0, I) — the
+    computation of ``jb.fit(..., method="map")`` without its pointwise log-likelihood. A
+    layout (models, judges, their patterns, batch size) compiles once, and JAX's persistent
+    compilation cache (the engine's) keeps it for the next process.
+
+    Parameters
+    ----------
+    datasets
+        Battles, all between the same models, each with human labels on some and the
+        verdicts of ``judges``.
+    judges
+        The judges (default: all of the first data set's).
+    by_model
+        Model each judge's hierarchical favouritism towards the models.
+    draws
+        Laplace draws per data set.
+    batch_size
+        Data sets per call of the compiled program (the last batch is padded).
+    seed
+        Random seed: data set d's draws come from ``(seed, d)``.
+    progress
+        Show a progress bar over the data sets.
+
+    Returns
+    -------
+    list of LatentFit
+        One per data set, in order.
+
+    Raises
+    ------
+    ValueError
+        When the data sets' models differ, or a data set's posterior has no proper mode (its
+        Hessian is not positive definite: use ``method="nuts"``).
+    """
+    if not datasets:
+        return []
+    models = datasets[0].models
+    if any(d.models != models for d in datasets):
+        raise ValueError("fit_latent_outcome_many needs data sets of the same models")
+    used = [_used(d, judges) for d in datasets]
+    names = used[0][0]
+    patterns = np.unique(np.vstack([judged_patterns(sub, names) for _, sub in used]), axis=0)
+    stats = [
+        latent_outcome_data(sub, names, by_model=by_model, patterns=patterns) for _, sub in used
+    ]
+    programs = _map_programs(stats[0])
+    out: list[LatentFit] = []
+    with tqdm(total=len(datasets), desc="MAP", unit="fit", disable=not progress) as bar:
+        for start in range(0, len(datasets), batch_size):
+            rows = np.minimum(np.arange(start, start + batch_size), len(datasets) - 1)
+            real = rows[: min(batch_size, len(datasets) - start)]
+            arrays = {
+                k: np.stack([stats[r][k] for r in rows])
+                for k, v in stats[0].items()
+                if isinstance(v, np.ndarray)
+            }
+            samples = _map_batch(programs, arrays, rows, draws, seed)
+            for b, d in enumerate(real):
+                sub = used[d][1]
+                point = {k: v[b, 0] for k, v in samples.items()}
+                posterior = {k: v[b, 1:][None] for k, v in samples.items()}
+                theta = np.vstack([point["theta"][None], posterior["theta"][0]])
+                nu = np.concatenate([[point["nu"]], posterior["nu"][0]])
+                elo = _bt_elo(sub, theta, nu)
+                out.append(
+                    _latent_fit(sub, names, by_model, "map", elo[1:], elo[0], posterior, point)
+                )
+            bar.update(len(real))
+    return out
+
+
+def _used(data: RankingData, judges: str | Sequence[str] | None) -> tuple[list[str], RankingData]:
+    """The judges' names and the battles that carry a human label or one of their verdicts."""
     names = _judge_names(data, judges)
     used = ~np.isnan(data.human) | (
         ~np.isnan(data.verdicts[:, [data.judge_index(j) for j in names]])
     ).any(axis=1)
-    sub = data.subset(used, reason="no human label and no verdict")
-    spec = latent_outcome_spec(sub, names, by_model=by_model, pad_to=pad_to)
-    kwargs = {"chains": chains, "warmup": warmup} if method == "nuts" else {}
-    idata = fit(spec, method=method, draws=draws, seed=seed, progress=progress, **kwargs)
-    post = idata.posterior
-    theta = post["theta"].values.reshape(-1, sub.n_models)
-    nu = post["nu"].values.reshape(-1)
+    return names, data.subset(used, reason="no human label and no verdict")
+
+
+_PROGRAMS: OrderedDict[tuple, tuple] = OrderedDict()
+"""Compiled batched MAP programs by layout (static arguments, array shapes), most recent last."""
+
+
+def _map_programs(kwargs: Mapping[str, Any]) -> tuple:
+    """(start, solve, hessian, constrain) for the layout of ``kwargs``, each jitted and vmapped
+    over a leading data-set axis; built once per layout and process."""
+    arrays, static = split_data(kwargs)
+    key = (
+        tuple(sorted(static.items())),
+        tuple((k, v.shape, str(v.dtype)) for k, v in sorted(arrays.items())),
+    )
+    if key in _PROGRAMS:
+        _PROGRAMS.move_to_end(key)
+        return _PROGRAMS[key]
+    enable_persistent_cache()
+    with jax.enable_x64(True):
+        compiled, _ = CompiledModel.of(latent_outcome_model, kwargs)
+        flat0, unravel = ravel_pytree(
+            jax.tree.map(lambda s: jnp.zeros(s.shape, dtype=jnp.float64), compiled.z_template)
+        )
+
+    def potential(x: jax.Array, a: dict) -> jax.Array:
+        return compiled.potential_gen(**a)(unravel(x))
+
+    def mode(a: dict) -> tuple[jax.Array, jax.Array, jax.Array]:
+        def fun(x: jax.Array) -> jax.Array:
+            return potential(x, a)
+
+        opt = optax.lbfgs()
+        value_and_grad = optax.value_and_grad_from_state(fun)
+
+        def step(carry: tuple) -> tuple:
+            x, state = carry
+            value, grad = value_and_grad(x, state=state)
+            updates, state = opt.update(grad, state, x, value=value, grad=grad, value_fn=fun)
+            return optax.apply_updates(x, updates), state
+
+        def going(carry: tuple) -> jax.Array:
+            _, state = carry
+            count = optax.tree.get(state, "count")
+            worst = jnp.max(jnp.abs(optax.tree.get(state, "grad")))
+            return (count == 0) | ((count < _MAX_ITER) & (worst > _GTOL))
+
+        x, state = jax.lax.while_loop(going, step, (jnp.asarray(flat0), opt.init(flat0)))
+        return x, optax.tree.get(state, "count"), jnp.max(jnp.abs(optax.tree.get(state, "grad")))
+
+    def constrain(xs: jax.Array, a: dict) -> dict:
+        return jax.vmap(lambda x: compiled.postprocess_gen(**a)(unravel(x)))(xs)
+
+    programs = (
+        jax.jit(jax.vmap(mode)),
+        jax.jit(jax.vmap(jax.hessian(potential))),
+        jax.jit(jax.vmap(constrain)),
+        int(flat0.size),
+    )
+    _PROGRAMS[key] = programs
+    while len(_PROGRAMS) > 16:
+        _PROGRAMS.popitem(last=False)
+    return programs
+
+
+def _map_batch(
+    programs: tuple, arrays: Mapping[str, np.ndarray], rows: np.ndarray, draws: int, seed: int
+) -> dict[str, np.ndarray]:
+    """Every site at the mode and the Laplace draws of a batch of data sets, shaped
+    ``(batch, 1 + draws, …)``, the mode first."""
+    solve, hessian, constrain, n = programs
+    with jax.enable_x64(True):
+        batch = {k: jnp.asarray(v) for k, v in arrays.items()}
+        modes, iters, worst = (np.asarray(v) for v in solve(batch))
+        hess = np.asarray(hessian(jnp.asarray(modes), batch))
+        points = np.empty((len(rows), draws + 1, n))
+        for b, d in enumerate(rows):
+            if worst[b] > 1e-3:
+                warnings.warn(
+                    f"MAP of data set {d}: L-BFGS stopped after {iters[b]} iterations with a "
+                    f"gradient component of {worst[b]:.2g}",
+                    JudgeBayesWarning,
+                    stacklevel=4,
+                )
+            try:
+                chol = np.linalg.cholesky(0.5 * (hess[b] + hess[b].T))
+            except np.linalg.LinAlgError:
+                raise ValueError(
+                    f"the log density of data set {d} has no proper mode (its Hessian is not "
+                    "positive definite), so MAP and Laplace are undefined: use method='nuts'"
+                ) from None
+            e = np.random.default_rng([seed, int(d)]).standard_normal((draws, n))
+            points[b, 0] = modes[b]
+            points[b, 1:] = modes[b] + solve_triangular(chol, e.T, lower=True, trans="T").T
+        samples = constrain(jnp.asarray(points), batch)
+        return {k: np.asarray(v) for k, v in samples.items()}
+
+
+def _bt_elo(sub: RankingData, theta: np.ndarray, nu: np.ndarray) -> np.ndarray:
+    """BT-equivalent Elo (:func:`bt_equivalent_theta`) of Davidson draws on ``sub``'s design."""
     stats = PairStats.from_battles(sub.a, sub.b, np.zeros(sub.n_battles), sub.models)
-    elo_draws = np.asarray(theta_to_elo(bt_equivalent_theta(theta, nu, stats)))
-    if method == "map":
-        point = bt_equivalent_theta(idata.map["theta"].values, float(idata.map["nu"]), stats)
-        elo = np.asarray(theta_to_elo(point))
-    else:
-        elo = elo_draws.mean(axis=0)
+    return np.asarray(theta_to_elo(bt_equivalent_theta(theta, nu, stats)))
+
+
+def _latent_fit(
+    sub: RankingData,
+    names: list[str],
+    by_model: bool,
+    method: str,
+    elo_draws: np.ndarray,
+    elo: np.ndarray,
+    posterior: Mapping[str, np.ndarray],
+    point: Mapping[str, np.ndarray] | None,
+    *,
+    engine_idata: Any = None,
+) -> LatentFit:
     labelled = int(sub.labelled.sum())
+    coords, dims = _coords_dims(sub, names, by_model)
     return LatentFit(
-        idata=idata,
         models=sub.models,
         judges=tuple(names),
         by_model=by_model,
         method=method,
         elo_draws=elo_draws,
-        elo=elo,
+        elo=np.asarray(elo),
         n_labelled=labelled,
         n_judged=sub.n_battles - labelled,
         report=sub.report,
+        posterior=posterior,
+        point=point,
+        coords=coords,
+        dims=dims,
+        engine_idata=engine_idata,
     )
 
 
