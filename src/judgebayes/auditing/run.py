@@ -20,7 +20,6 @@
 from __future__ import annotations
 
 import time
-import warnings
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -140,25 +139,12 @@ def audit(
         "route": "NUTS" if bayes else "MAP + Laplace",
         "human_labels": human_labels if human_labels is not None else "all given",
     }
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="covariance is not symmetric positive")
-        warnings.filterwarnings("ignore", category=RuntimeWarning, message="invalid value")
-        warnings.filterwarnings("ignore", category=RuntimeWarning, message="divide by zero")
-        if inp.kind == "items":
-            result = _audit_items(inp, bayes, alpha, n_boot, designs, budget, seed, progress)
-        else:
-            result = _audit_battles(
-                inp,
-                own_models,
-                bayes,
-                design_judge,
-                alpha,
-                n_boot,
-                designs,
-                budget,
-                seed,
-                progress,
-            )
+    if inp.kind == "items":
+        result = _audit_items(inp, bayes, alpha, n_boot, designs, budget, seed, progress)
+    else:
+        result = _audit_battles(
+            inp, own_models, bayes, design_judge, alpha, n_boot, designs, budget, seed, progress
+        )
     section_list, findings, uses, results = result
     verdicts = verdict_table(findings, uses)
     frame = pd.DataFrame([f.to_dict() for f in findings])
