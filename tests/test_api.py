@@ -124,6 +124,7 @@ EXPECTED = {
 # Every subpackage's public names, pinned the same way.
 SUBPACKAGES = {
     "auditing": {
+        "AnchorBudget",
         "Audit",
         "AuditInput",
         "Estimate",
@@ -131,6 +132,7 @@ SUBPACKAGES = {
         "JudgeSpec",
         "Section",
         "SimulatedAudit",
+        "anchor_budgets",
         "audit",
         "audit_input",
         "default_judges",
@@ -370,6 +372,7 @@ SUBPACKAGES = {
         "anchor_rankings",
         "bt_scores",
         "compare_rankers",
+        "detectable_edge",
         "discordance",
         "expected_information",
         "find_anchors",
@@ -388,6 +391,7 @@ SUBPACKAGES = {
         "recommend_anchor",
         "regress_tau",
         "sign_test_n",
+        "sign_test_power",
         "simulate_verdicts",
         "tau_vs_informativeness",
         "tau_vs_size",

@@ -47,6 +47,15 @@ Rules (α the audit's level, intervals at 1 − α):
    carries little signal (β̂ < 0.2 with agreement uncorrelated with |s|).
 7. **Agreement, κ, Consistency** (Kargi & Salinas, Table 1; Ramaswamy, Demeure & Rrapaj,
    *Model Consistency as a Cheap yet Predictive Proxy for LLM Elo Scores*): ``info``.
+8. **The anchor** (anchor-based battles; Don-Yehiya, Yehudai, Choshen & Abend, *Mediocrity
+   is the key for LLM as a Judge Anchor Selection*, 2026, arXiv:2603.16848;
+   :mod:`judgebayes.auditing.anchors`): ranking gets a caveat when the anchor in use is
+   the strongest or the weakest model, or clearly less informative than another candidate
+   (Section 4.1: such anchors agree least with the human and the quadratic rankings); the
+   fix names the anchor to use. Pairwise comparisons get a caveat when the data have fewer
+   prompts than telling apart two models at +5 % takes with that anchor (N_total = 617 /
+   I(p, A), Section 4.3 and Table 2: a benchmark that size cannot separate close models).
+   A full matrix with no anchor in use gets ``info``: the anchor it would recommend.
 """
 
 from __future__ import annotations
@@ -60,6 +69,7 @@ import pandas as pd
 from judgebayes.auditing.estimates import Estimate
 
 if TYPE_CHECKING:
+    from judgebayes.auditing.anchors import AnchorBudget
     from judgebayes.auditing.board import JudgeRanking
     from judgebayes.auditing.by_model import JudgeByModel
     from judgebayes.auditing.humans import JudgeAgreement
@@ -75,6 +85,7 @@ __all__ = [
     "SEVERITIES",
     "VERDICTS",
     "Finding",
+    "anchor_findings",
     "verdict_table",
 ]
 
@@ -510,6 +521,152 @@ def battle_findings(
             Finding(judge, pair, "Consistency", "info", orders.consistency, orders._headline())
         )
     return out
+
+
+def _informativeness(budget: AnchorBudget, anchor: str) -> Estimate:
+    r = budget.row(anchor)
+    return Estimate(
+        f"I(p, {anchor})",
+        float(r["informativeness"]),
+        float(r["lo"]),
+        float(r["hi"]),
+        alpha=1 - budget.level,
+        method="bootstrap over prompts",
+    )
+
+
+def _place(budget: AnchorBudget, anchor: str) -> str:
+    r = budget.row(anchor)
+    among = "π_quad, the ranking from every pair" if budget.full_matrix else "its own verdicts"
+    return f"rank {int(r['position'])} of {int(r['n_models'])} by {among}"
+
+
+def anchor_findings(budget: AnchorBudget) -> list[Finding]:
+    """Rule 8: the anchor in use, and the prompts +5 % needs with it (module docstring)."""
+    judge, rank, pair = budget.judge, "ranking", "pairwise comparisons"
+    best = budget.recommended
+    out: list[Finding] = []
+    if not budget.in_use:
+        if best is not None:
+            worst = budget.table.loc[budget.table["informativeness"].idxmin(), "anchor"]
+            out.append(
+                Finding(
+                    judge,
+                    rank,
+                    "anchor",
+                    "info",
+                    _informativeness(budget, best),
+                    f"every pair of models was judged, so no anchor is in use; were one used, "
+                    f"{best} would be the most informative (I(p, A) = "
+                    f"{_informativeness(budget, best).text()}, {_place(budget, best)}) and "
+                    f"{worst} the least ({_informativeness(budget, worst).text()}, "
+                    f"{_place(budget, worst)})",
+                )
+            )
+        return out
+    poor = budget.poor()
+    for anchor in budget.in_use:
+        info = _informativeness(budget, anchor)
+        r = budget.row(anchor)
+        why = poor.get(anchor)
+        if why is None:
+            out.append(
+                Finding(
+                    judge,
+                    rank,
+                    "anchor",
+                    "ok",
+                    info,
+                    f"{anchor} as the anchor: I(p, A) = {info.text()}, {_place(budget, anchor)}",
+                )
+            )
+        else:
+            if why == "less informative":
+                what = (
+                    f"{anchor} as the anchor: I(p, A) = {info.text()}, clearly below {best}'s "
+                    f"{_informativeness(budget, best).text()}: fewer of its prompts tell two "
+                    "models apart"
+                )
+            else:
+                what = (
+                    f"{anchor} as the anchor is the {why} model ({_place(budget, anchor)}): "
+                    f"I(p, A) = {info.text()}; the {why} anchor "
+                    + ("beats" if why == "strongest" else "loses to")
+                    + " most models on most prompts, and the anchors paper finds the strongest "
+                    "and weakest models the poorest anchors (Don-Yehiya et al., Section 4.1)"
+                )
+            if best is not None and best != anchor:
+                fix = (
+                    f"use {best} as the anchor: I(p, A) = {_informativeness(budget, best).text()}"
+                    f", {_place(budget, best)}, the most informative here"
+                )
+            else:
+                middle = budget.middle(anchor)
+                fix = (
+                    f"judge the models against a middle one instead (e.g. {middle}, "
+                    f"{_place_in(budget, anchor, middle)}): the paper finds middle models the "
+                    "most informative anchors"
+                )
+            out.append(Finding(judge, rank, "anchor", "caveat", info, what, fix))
+        needed = Estimate(
+            "prompts for +5%",
+            float(r["n_total"]),
+            float(r["n_total_lo"]),
+            float(r["n_total_hi"]),
+            alpha=1 - budget.level,
+            method="617 / I(p, A)",
+        )
+        if not np.isfinite(needed.estimate):
+            continue
+        head = (
+            f"with {anchor} as the anchor, telling apart two models at +{budget.effect:.0%} "
+            f"(one wins {0.5 + budget.effect:.0%} of the prompts on which their verdicts "
+            f"differ) takes about {needed.estimate:,.0f} prompts "
+            f"[{needed.lo:,.0f}, {needed.hi:,.0f}] ({budget.n_base} / I(p, A); Table 2)"
+        )
+        if r["prompts"] < needed.estimate:
+            edge = r["edge_now"]
+            fix = f"about {needed.estimate - r['prompts']:,.0f} more prompts"
+            if best is not None and best != anchor:
+                fix += (
+                    f", or {best} as the anchor ({budget.row(best)['n_total']:,.0f} prompts in all)"
+                )
+            out.append(
+                Finding(
+                    judge,
+                    pair,
+                    "prompts for +5%",
+                    "caveat",
+                    needed,
+                    f"{head}; the data have {r['prompts']:,.0f} per model: power "
+                    f"{r['power_now']:.2f} at +{budget.effect:.0%}"
+                    + (
+                        f", and the smallest edge detected with power {budget.power:g} is "
+                        f"+{edge:.1%}"
+                        if np.isfinite(edge)
+                        else ""
+                    ),
+                    fix,
+                )
+            )
+        else:
+            out.append(
+                Finding(
+                    judge,
+                    pair,
+                    "prompts for +5%",
+                    "ok",
+                    needed,
+                    f"{head}; the data have {r['prompts']:,.0f} per model",
+                )
+            )
+    return out
+
+
+def _place_in(budget: AnchorBudget, anchor: str, model: str) -> str:
+    ranking = budget.analysis.layout.ranking(anchor)
+    k = int(np.flatnonzero(ranking["model"] == model)[0]) + 1
+    return f"rank {k} of {len(ranking)} by its verdicts against {anchor}"
 
 
 def item_findings(
