@@ -158,9 +158,15 @@ def test_halving_reads_a_power_law_exactly() -> None:
 
 
 def test_without_human_labels_it_cannot_tell(sim) -> None:
+    """Nothing checks a judge without labels, except what its verdicts show alone: the
+    position-biased judge, seen in both orders, still fails pairwise comparisons."""
     frame = sim.battles.frame.assign(human_label=np.nan)
     result = audit(jb.Battles(frame), designs=False, budget=False, progress=False)
-    assert set(result.verdicts["verdict"]) == {"cannot tell"}
+    v = result.verdicts.set_index(["judge", "use"])
+    assert v.loc[("position", "pairwise comparisons"), "verdict"] == "do not trust"
+    assert v.loc[("position", "pairwise comparisons"), "diagnostic"] == "position bias"
+    others = v.drop(index=("position", "pairwise comparisons"))
+    assert set(others["verdict"]) == {"cannot tell"}
     assert "human labels" in result["humans"].needs
     assert "human labels" in result["board"].needs
     assert not result["self_preference"].available
@@ -296,3 +302,19 @@ def test_cli_bad_arguments_exit_2_with_one_line(
     code = main(["audit", str(path), "--no-progress", "--out", str(tmp_path / "o"), *argv])
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and needle in err, err
+
+
+def test_both_orders_without_human_labels() -> None:
+    """Seed 002's contests (each pair of models judged in both orders, no human label): the
+    audit reads Consistency and position bias from the judge alone, and cannot tell the rest."""
+    battles = jb.datasets.load_consistency(["gpt-4o-mini-2024-07-18"])
+    result = audit(battles, designs=False, budget=False, progress=False)
+    check = result.results["orders"]["gpt-4o-mini-2024-07-18"]
+    # the paper's Table 1 prints 0.219 for this judge
+    assert check.consistency.estimate == pytest.approx(0.219, abs=5e-4)
+    # P(first wins | decisive): a plain count over the contests (every pair in both orders)
+    v = battles.frame["judge_label"]
+    assert check.first_rate.estimate == pytest.approx((v == 1).sum() / v.isin([0, 1]).sum())
+    assert check.n_pairs == 70 and check.swap_agreement is None
+    assert set(result.verdicts["verdict"]) == {"cannot tell"}
+    assert "position bias (caveat)" in result.verdicts["also"].iloc[0]

@@ -60,7 +60,10 @@ class AuditInput:
     prompts
         Prompt of every battle (``prompt_id``), or ``None``.
     both_orders
-        ``{judge: number of (prompt, pair) judged in both orders}``.
+        ``{judge: number of pairs of models it judged in both orders}`` (Consistency's
+        matchups, both orders pooled).
+    both_order_prompts
+        ``{judge: number of (prompt, pair) it judged in both orders}`` (swap agreement).
     bothbad
         Battles whose human tie was "tie (bothbad)".
     n_hidden
@@ -78,6 +81,7 @@ class AuditInput:
     scores: Mapping[str, np.ndarray] = field(default_factory=dict)
     prompts: np.ndarray | None = None
     both_orders: Mapping[str, int] = field(default_factory=dict)
+    both_order_prompts: Mapping[str, int] = field(default_factory=dict)
     bothbad: int = 0
     n_hidden: int = 0
     source: str = ""
@@ -149,20 +153,23 @@ def _from_battles(battles: Battles, source: str) -> AuditInput:
         scores = {j: np.where(swap, -s, s) for j, s in columns.items() if np.isfinite(s).any()}
     prompts = bf["prompt_id"].to_numpy(dtype=object) if "prompt_id" in bf else None
     known = "position" in bf
-    both = {}
-    if prompts is not None and known:
+    both, both_prompts = {}, {}
+    if known:
         for k, j in enumerate(data.judges):
             judged = ~np.isnan(data.verdicts[:, k])
             key = pd.DataFrame(
                 {
-                    "prompt": prompts[judged],
                     "lo": np.minimum(data.a, data.b)[judged],
                     "hi": np.maximum(data.a, data.b)[judged],
                     "first": data.a[judged],
                 }
             )
-            orders = key.groupby(["prompt", "lo", "hi"], sort=False)["first"].nunique()
-            both[j] = int((orders > 1).sum())
+            pairs = key.groupby(["lo", "hi"], sort=False)["first"].nunique()
+            both[j] = int((pairs > 1).sum())
+            if prompts is not None:
+                key["prompt"] = prompts[judged]
+                orders = key.groupby(["prompt", "lo", "hi"], sort=False)["first"].nunique()
+                both_prompts[j] = int((orders > 1).sum())
     bothbad = int(bf["human_bothbad"].sum()) if "human_bothbad" in bf else 0
     return AuditInput(
         kind="battles",
@@ -172,6 +179,7 @@ def _from_battles(battles: Battles, source: str) -> AuditInput:
         scores=scores,
         prompts=prompts,
         both_orders=both,
+        both_order_prompts=both_prompts,
         bothbad=bothbad,
         source=source,
     )

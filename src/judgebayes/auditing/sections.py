@@ -170,7 +170,8 @@ def data_section(inp: AuditInput, *, few: int = 20) -> Section:
                 int((~np.isnan(d.verdict(j)) & d.labelled).sum()) for j in d.judges
             ],
             "gives scores": [j in inp.scores for j in d.judges],
-            "prompts in both orders": [inp.both_orders.get(j, 0) for j in d.judges],
+            "pairs in both orders": [inp.both_orders.get(j, 0) for j in d.judges],
+            "prompts in both orders": [inp.both_order_prompts.get(j, 0) for j in d.judges],
         }
     )
     stats = PairStats.from_battles(d.a, d.b, np.full(n, 0.5), d.models)
@@ -254,7 +255,9 @@ def humans_section(
     if not inp.scores:
         needs.append("judge scores (score_a, score_b) for the calibration curve and ECE")
     if not any(inp.both_orders.values()):
-        needs.append("prompts judged in both orders for swap agreement and Consistency")
+        needs.append("pairs judged in both orders for Consistency")
+    elif not any(inp.both_order_prompts.values()):
+        needs.append("prompts judged in both orders for swap agreement")
     if not have:
         lines = []
         for o in orders.values():

@@ -11,8 +11,9 @@ for each of two uses:
 (For judged items the two uses are **per-model accuracy** and **comparisons between
 models**.) A use's verdict is its worst finding: any ``fail`` → *do not trust*, else any
 ``caveat`` → *trust with caveats*, else *trust*; *cannot tell* where no human label checks
-the judge. The deciding diagnostic is the first finding of that severity, in the order of
-the rules below; every ``fail`` names its fix.
+the judge and nothing failed (without human labels a failure, e.g. a large position bias
+seen in both orders, is still informative). The deciding diagnostic is the first finding
+of that severity, in the order of the rules below; every ``fail`` names its fix.
 
 Rules (α the audit's level, intervals at 1 − α):
 
@@ -30,10 +31,11 @@ Rules (α the audit's level, intervals at 1 − α):
    judge's errors differ by model, which bends its board).
 3. **Position bias** (Kargi & Salinas, *From Uncertain Judgments to Calibrated Rankings:
    Conformal Elo Estimation for LLM Evaluation*, 2026, Appendix F): P(judge says first) −
-   P(humans say first) on the same battles. Pairwise comparisons fail when the interval
-   excludes 0 and |bias| ≥ 0.10, caveat when it excludes 0; ranking: caveat when it
-   excludes 0 (with orders random across battles the bias blurs the board rather than
-   reorders it).
+   P(humans say first) on the same battles (without human labels, P(judge says first) − ½
+   on the pairs it judged in both orders, :mod:`judgebayes.auditing.orders`). Pairwise
+   comparisons fail when the interval excludes 0 and |bias| ≥ 0.10, caveat when it
+   excludes 0; ranking: caveat when it excludes 0 (with orders random across battles the
+   bias blurs the board rather than reorders it).
 4. **Self-preference η** (``--own``; the η of :mod:`judgebayes.consensus.bayes`, measured
    against the humans on the same battles): both uses fail when the interval excludes 0
    with η̂ > 0; caveat when it includes 0 but reaches above 0.5 (half a logit: too few
@@ -162,6 +164,27 @@ def verdict_table(findings: list[Finding], uses: tuple[str, ...]) -> pd.DataFram
                 )
                 continue
             worst = max(decisive, key=lambda f: SEVERITIES.index(f.severity))
+            unchecked = next(
+                (f for f in mine if f.diagnostic == "human labels" and f.severity == "unknown"),
+                None,
+            )
+            if unchecked is not None and worst.severity != "fail":
+                # without human labels only a failure is informative; the rest is untested
+                rows.append(
+                    {
+                        "judge": judge,
+                        "use": use,
+                        "verdict": CANNOT_TELL,
+                        "severity": "unknown",
+                        **_row(unchecked),
+                        "also": "; ".join(
+                            f"{f.diagnostic} ({f.severity})"
+                            for f in decisive
+                            if f.severity == "caveat"
+                        ),
+                    }
+                )
+                continue
             first = next(f for f in decisive if f.severity == worst.severity)
             if worst.severity == "ok":  # the diagnostic that speaks most for the judge
                 first = next((f for f in decisive if f.estimate is not None), first)
@@ -322,8 +345,12 @@ def battle_findings(
                 else "J per model could not be compared"
             )
             out.append(Finding(judge, pair, "ΔJ across models", "ok", worst, text))
+    bias = None
     if agreement is not None:
-        bias = agreement["position bias"]
+        bias, against = agreement["position bias"], "than the humans do on the same battles"
+    elif orders is not None:  # no humans: against ½ on pairs judged in both orders
+        bias, against = orders.position_bias, "than ½ on pairs it judged in both orders"
+    if bias is not None:
         if not position_known:
             for use in (rank, pair):
                 out.append(
@@ -341,8 +368,7 @@ def battle_findings(
             big = abs(bias.estimate) >= BIAS_LARGE
             side = "first" if bias.estimate > 0 else "second"
             msg = (
-                f"the judge calls the answer shown {side} more often than the humans do on "
-                f"the same battles: P(judge says first) − P(humans say first) = "
+                f"the judge calls the answer shown {side} more often {against}: "
                 f"{bias.text(signed=True)}"
             )
             fix = (
@@ -361,7 +387,7 @@ def battle_findings(
                     "position bias",
                     "ok",
                     bias,
-                    f"no position bias beyond the humans': {bias.text(signed=True)}",
+                    f"no position bias ({bias.name} {bias.text(signed=True)})",
                 )
             )
     if own:
@@ -481,15 +507,7 @@ def battle_findings(
             out.append(Finding(judge, pair, name, "info", e, f"{name} {e.text()}"))
     if orders is not None:
         out.append(
-            Finding(
-                judge,
-                pair,
-                "both orders",
-                "info",
-                orders.swap_agreement,
-                f"{orders.n_prompts:,} prompts judged in both orders: the verdicts agree on "
-                f"{orders.swap_agreement.text()}; Consistency {orders.consistency.text()}",
-            )
+            Finding(judge, pair, "Consistency", "info", orders.consistency, orders._headline())
         )
     return out
 
