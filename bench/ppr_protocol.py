@@ -263,14 +263,14 @@ def our_methods(families: tuple[str, ...], *, nuts: bool = False) -> dict[str, M
     ppi-bt: :func:`~judgebayes.rankings.ppi_bt` (PPI++, λ tuned per judge); soft:
     :func:`~judgebayes.rankings.soft_target_bt`; latent / latent+δ: the latent-outcome
     model with a shared confusion matrix per judge / with each judge's favouritism by model,
-    MAP + 500 Laplace draws (``nuts``: NUTS, 1 chain × 500 after 500 warm-up). The
+    MAP + 500 Laplace draws (``nuts``: NUTS, 2 chains × 500 after 500 warm-up). The
     frequentist ones rank from 4,000 Normal draws (max-|t|), the Bayesian ones by the
     joint posterior of ranks.
     """
     from judgebayes.rankings import fit_latent_outcome, ppi_bt, soft_target_bt
 
     def latent(data: RankingData, judges: list[str], by_model: bool) -> Ranking:
-        kw = {"method": "nuts", "chains": 1, "warmup": 500} if nuts else {}
+        kw = {"method": "nuts", "chains": 2, "warmup": 500} if nuts else {}
         fit = fit_latent_outcome(data, judges, by_model=by_model, draws=500, progress=False, **kw)
         return fit.ranking(ALPHA)
 

@@ -207,3 +207,35 @@ def test_split_study_coverage_on_a_good_judge() -> None:
     assert s.loc[("theta[m0]", "naive"), "bias"] == pytest.approx(0.08, abs=0.03)
     rates = study.flag_rates().set_index(["what", "quantity"])
     assert rates.loc[("J", "J[m0]"), "rate"] == 0.0  # Ĵ ≈ 0.6, never below 0.3
+
+
+def test_split_study_bayes_rows_and_loo_pick() -> None:
+    """The designs run on the first ``bayes_splits`` splits only; ``bayes_loo`` repeats the
+    rows of the design PSIS-LOO ranks first on that split (its ``loo_rank`` is 0)."""
+    items = _labelled_items((0.3, 0.6), (0.8, 0.7), (0.7, 0.8), n=200, seed=7)
+    study = split_study(
+        items,
+        sizes=(0.25,),
+        n_splits=2,
+        per_model=True,
+        n_boot=100,
+        designs=("shared", "hierarchical"),
+        bayes_splits=1,
+        chains=1,
+        draws=150,
+        progress=False,
+    )
+    f = study.frame
+    bayes = f[f["estimator"].str.startswith("bayes")]
+    assert set(bayes["split"]) == {0} and study.settings["bayes_splits"] == 1
+    d = study.diagnostics
+    picked = d[(d["what"] == "bayes") & (d["loo_rank"] == 0)]["quantity"]
+    assert len(picked) == 1
+    loo = bayes[bayes["estimator"] == "bayes_loo"].set_index("quantity")
+    chosen = bayes[bayes["estimator"] == f"bayes_{picked.iloc[0]}"].set_index("quantity")
+    assert len(loo) == 3  # θ of both models and their difference
+    pd.testing.assert_frame_equal(
+        loo[["estimate", "lo", "hi"]], chosen.loc[loo.index, ["estimate", "lo", "hi"]]
+    )
+    rates = study.flag_rates()
+    assert rates[rates["what"] == "bayes"]["rate"].sum() == pytest.approx(1.0)

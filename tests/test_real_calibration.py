@@ -211,14 +211,13 @@ def test_debias_split_study_headlines(debias: dict) -> None:
 @pytest.mark.slow
 def test_ppr_position_bias_is_low_j_not_delta_j(ppr: jb.Battles) -> None:
     """gpt-3.5-turbo (says model_a in 86% of battles) on the PPR field, n = 500 labelled
-    battles. The notebook's run (50 splits, seed 1) found: Ĵ < 0.3 for 0.948 of the
-    (model, split) pairs, ΔĴ against vicuna-13b excluding 0 for 0.071 of the (comparison,
-    split) pairs, PPI++ 2× covering the 12 models' θ in 0.94 of (model, split) pairs on
+    battles. The notebook's run (50 splits, seed 1) found: Ĵ < 0.3 for 0.942 of the
+    (model, split) pairs, ΔĴ against vicuna-13b excluding 0 for 0.089 of the (comparison,
+    split) pairs, PPI++ 2× covering the 12 models' θ in 0.942 of (model, split) pairs on
     average. The position bias is the same for every model, so it lowers every J and
     leaves ΔJ near 0. Here 12 other splits; the tolerance is 3 SE of the difference of two
     binomial rates counted with the splits as the unit (the models of one split share its
-    calibration set, so they are not independent): at 0.948, ±0.20; at 0.071, ±0.23;
-    at 0.94, ±0.21."""
+    calibration set, so they are not independent): at 0.942, ±0.23; at 0.089, ±0.27."""
     n = 12
     items = JudgedItems.from_battles(ppr, "gpt-3.5-turbo", models=FIELD)
     study = split_study(
@@ -231,8 +230,8 @@ def test_ppr_position_bias_is_low_j_not_delta_j(ppr: jb.Battles) -> None:
         progress=False,
     )
     rates = study.flag_rates().groupby("what")["rate"].mean()
-    assert abs(rates["J"] - 0.948) <= _binomial_tolerance(0.948, n, 50)
-    assert abs(rates["delta_J"] - 0.071) <= _binomial_tolerance(0.071, n, 50)
+    assert abs(rates["J"] - 0.942) <= _binomial_tolerance(0.942, n, 50)
+    assert abs(rates["delta_J"] - 0.089) <= _binomial_tolerance(0.089, n, 50)
     s = study.summary()
     theta = s[(s["estimator"] == "ppi_2x") & ~s["quantity"].str.contains(" - ")]
-    assert abs(theta["coverage"].mean() - 0.94) <= _binomial_tolerance(0.94, n, 50)
+    assert abs(theta["coverage"].mean() - 0.942) <= _binomial_tolerance(0.942, n, 50)

@@ -154,8 +154,8 @@ class Ranking(ResultDisplay):
             )
         ax = forest(frame, ax=ax, alpha=self.alpha, truth=truth)
         ax.set_xlabel(self.scale.replace("_", " "))
-        ax.get_legend().texts[0].set_text(
-            f"{self.scale.replace('_', ' ')}, {1 - self.alpha:.0%} interval"
-        )
+        for text in ax.get_legend().texts:  # the forest's label says "bootstrap" and "Elo"
+            if text.get_text().startswith("Elo"):
+                text.set_text(f"{self.scale.replace('_', ' ')}, {1 - self.alpha:.0%} interval")
         ax.set_title(self._headline().split(";")[0], fontsize=8)
         return ax
