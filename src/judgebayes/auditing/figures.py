@@ -66,7 +66,8 @@ def data_figure(per_model: pd.DataFrame) -> Figure:
     ax.set_xlim(0, frame["n_battles"].max() * 1.3)
     ax.set_yticks(pos, frame["model"], fontsize=7)
     ax.set_xlabel("battles")
-    ax.legend(fontsize=7, frameon=False, loc="lower right")
+    # above the bars: at their right it would cover the counts of the lowest ones
+    ax.legend(fontsize=7, frameon=False, loc="lower left", bbox_to_anchor=(0, 1), ncol=2)
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
     return fig
@@ -133,7 +134,8 @@ def j_by_model_figure(
     ax.axvline(0, color="k", lw=0.6)
     ax.set_yticks(pos, models, fontsize=7)
     ax.set_xlabel(label)
-    ax.legend(fontsize=7, frameon=False, loc="lower right")
+    # above the bars: at their right it would cover the counts of the lowest ones
+    ax.legend(fontsize=7, frameon=False, loc="lower left", bbox_to_anchor=(0, 1), ncol=2)
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
     return fig

@@ -114,11 +114,16 @@ def verdict_section(
             f"fails it; a score ECE above {ECE_HIGH} is a caveat (Kargi & Salinas, From "
             "Uncertain Judgments to Calibrated Rankings, 2026, Table 7).",
             "- Agreement, κ and Consistency are reported for context and decide nothing.",
+            "- Anchor-based battles: an anchor in use that is the strongest or the weakest "
+            "model, or clearly less informative than another, is a caveat for ranking "
+            "(Don-Yehiya et al., Mediocrity is the key for LLM as a Judge Anchor Selection, "
+            "2026, arXiv:2603.16848, Section 4.1); fewer prompts than +5% needs with it "
+            "(617 / I(p, A), Table 2) is a caveat for pairwise comparisons.",
         )
     )
     shown = findings.assign(
         estimate=[
-            fmt(e, lo, hi) if np.isfinite(e) else ""
+            fmt(e, lo, hi, 0 if abs(e) >= 100 else 3) if np.isfinite(e) else ""
             for e, lo, hi in zip(findings["estimate"], findings["lo"], findings["hi"], strict=True)
         ]
     )[["judge", "use", "diagnostic", "severity", "estimate", "message", "fix"]]
@@ -142,7 +147,9 @@ def verdict_section(
             "The Section 7 checklist flags each comparison against its baseline model at "
             "its level, without a correction for multiplicity; the verdict tests ΔJ over all "
             "pairs with Holm's adjustment.",
-        ),
+        )
+        if checklists
+        else (),
     )
 
 
