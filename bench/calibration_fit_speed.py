@@ -217,7 +217,8 @@ def main() -> None:
                 a = np.load(root / f"out-new-{designs}" / f"{d}.npy")
                 b = np.load(root / f"out-old-{designs}" / f"{d}.npy")
                 print(
-                    f"    {d:15s} draws identical {new[d]['draws'] == old[d]['draws']}; "
+                    f"    {d:15s} draws identical {new[d]['draws'] == old[d]['draws']} "
+                    f"(SHA-1 {new[d]['draws']}); "
                     f"R-hat {new[d]['rhat']:.3f} (old {old[d]['rhat']:.3f}), bulk ESS "
                     f"{new[d]['ess']:.0f} (old {old[d]['ess']:.0f}); per-item log-lik "
                     f"max |new − old| {np.abs(a - b).max():.1e}"

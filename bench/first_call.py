@@ -80,6 +80,8 @@ EVENTS = {
 def _child(route: str, warm_calls: int) -> None:
     """Import, build the data, time the first call and the warm calls; print JSON."""
     t0 = time.perf_counter()
+    import hashlib
+
     import arviz as az
     import jax
     import numpy as np
@@ -138,6 +140,9 @@ def _child(route: str, warm_calls: int) -> None:
         idata = call(seed)
         wall, cpu = time.perf_counter() - t, time.process_time() - c
         ess = float(az.ess(idata, var_names=["theta"], method="bulk")["theta"].min())
+        digest = hashlib.sha1()  # the draws, so that two revisions can be compared
+        for name in sorted(idata.posterior.data_vars):
+            digest.update(np.ascontiguousarray(idata.posterior[name].values).tobytes())
         calls.append(
             {
                 "wall": wall,
@@ -146,6 +151,7 @@ def _child(route: str, warm_calls: int) -> None:
                 "load": load,
                 "accept": float(idata.sample_stats["acceptance_rate"].mean()),
                 "events": dict(events),
+                "draws": digest.hexdigest()[:12],
             }
         )
     cache = jax.config.jax_compilation_cache_dir
@@ -234,11 +240,12 @@ def main(args: argparse.Namespace) -> None:
                 routes[name].append(found)
                 first = found["calls"][0]
                 warm = ", ".join(f"{c['wall']:.2f}" for c in found["calls"][1:])
+                draws = " ".join(c["draws"] for c in found["calls"])
                 _say(
                     f"  run {r + 1} {name:<11} imports {found['imports']:5.2f} s, first call "
                     f"{first['wall']:6.2f} s (CPU {first['cpu']:5.2f} s, ESS {first['ess']:5.0f},"
                     f" load {first['load']:4.1f}), warm calls {warm} s; cache files "
-                    f"{found['cache_files']}",
+                    f"{found['cache_files']}; draws (SHA-1 by seed) {draws}",
                     lines,
                 )
     report(routes, args, lines)
