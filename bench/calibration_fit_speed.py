@@ -42,9 +42,14 @@ with MET / NOT MET for the cold and warm cache. The machine is shared: the load 
 is printed with every timing; wall times on a loaded machine are a multiple of the
 processes' CPU time, which is printed too.
 
+With ``--serial`` a third route, **serial**, runs the issue's designs as **new** does
+but with nothing compiled ahead (each ``fit`` compiles its own kernels when it needs
+them): the on/off comparison of compiling ahead.
+
 How to run
 ----------
-``python bench/calibration_fit_speed.py`` (about 5 minutes on 2 loaded cores).
+``python bench/calibration_fit_speed.py`` (about 5 minutes on 2 loaded cores);
+``--serial`` adds the route without compile ahead.
 """
 
 from __future__ import annotations
@@ -76,6 +81,8 @@ designs = None if designs == "default" else designs.split(",")
 if route == "old":
     P._item_loglik = P._item_loglik_reference
     P._paired_loglik = P._paired_loglik_reference
+if route == "serial":  # no design compiled ahead: each fit compiles its own kernels
+    P._compile_ahead = lambda jobs: None
 T = {}
 EVENTS = {"/jax/core/compile/jaxpr_trace_duration": "ev_trace",
           "/jax/core/compile/jaxpr_to_mlir_module_duration": "ev_lower",
@@ -171,6 +178,11 @@ def main() -> None:
     """Run the routes, print the table and the targets."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--warm-repeats", type=int, default=2)
+    parser.add_argument(
+        "--serial",
+        action="store_true",
+        help="also run the issue's designs with nothing compiled ahead (compile ahead off)",
+    )
     args = parser.parse_args()
     import numpy as np
 
@@ -197,7 +209,9 @@ def main() -> None:
         root = Path(tmp)
         for designs, label in ((ISSUE_DESIGNS, "issue's 3 designs"), ("default", "default")):
             print(f"designs: {label} ({designs})")
-            for route in ("old", "new"):
+            for route in ("old", "new", *(["serial"] if args.serial else [])):
+                if route == "serial" and designs != ISSUE_DESIGNS:
+                    continue
                 if designs == ISSUE_DESIGNS:  # cold: an empty cache folder
                     cold = root / f"cold-{route}"
                     info = run_child(route, designs, cold, root / f"out-{route}-{designs}")
@@ -252,6 +266,16 @@ def main() -> None:
             f"route; kernels ahead + waited for {kernel:.2f} s, XLA compile summed over "
             f"threads {t.get('ev_compile', 0):.2f} s)"
         )
+    if args.serial:
+        print("\nCompile ahead on/off (issue's 3 designs; best of each):")
+        for cache in ("cold", "warm"):
+            on, off = best[(ISSUE_DESIGNS, "new", cache)], best[(ISSUE_DESIGNS, "serial", cache)]
+            print(
+                f"  {cache} cache: on {on['wall']:6.2f} s (CPU {on['cpu']:5.2f}), off "
+                f"{off['wall']:6.2f} s (CPU {off['cpu']:5.2f}): off/on wall "
+                f"{off['wall'] / on['wall']:.2f}x; draws identical "
+                f"{all(on['diag'][d]['draws'] == off['diag'][d]['draws'] for d in on['diag'])}"
+            )
     print(f"# load average at end: {load()}; wall time {time.perf_counter() - started:.0f} s")
 
 
