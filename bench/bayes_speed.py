@@ -12,7 +12,7 @@ warm-up iterations, by three routes:
 
 (i)   **NumPyro** through ``judgebayes.bayes.inference.fit(bt_model, ...)``: NumPyro's
       NUTS transition and adaptation in judgebayes' chunked driver
-      (``judgebayes.bayes.driver``), each chain on its own thread, compiled once per
+      (``judgebayes.bayes.engine.nuts``), each chain on its own thread, compiled once per
       model and data layout; its warm-up ends with a step-size-only window of
       a fifth of warm-up instead of NumPyro's 50 iterations (``nuts_chain``);
 (ii)  **PyMC's default sampler** on the PyMC twin
@@ -82,7 +82,7 @@ from scipy.special import expit
 
 import judgebayes as jb
 from judgebayes.bayes.bt_models import bt_data, bt_model
-from judgebayes.bayes.compiled import CompiledModel
+from judgebayes.bayes.engine.model import CompiledModel
 from judgebayes.bayes.inference import fit, use_cpu_cores
 from judgebayes.bayes.pymc_twins import bt_model_pymc, sample_pymc
 

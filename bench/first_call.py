@@ -10,7 +10,7 @@ what it needs (timed apart), builds the data, then times its **first call** (see
 ``--warm-calls`` **warm calls** (seeds 1, 2, …) of
 
 * **judgebayes**: ``judgebayes.bayes.inference.fit(bt_model, data, ...)`` (the chunked
-  NUTS driver of ``judgebayes.bayes.driver``), InferenceData with the pointwise
+  NUTS driver of ``judgebayes.bayes.engine.nuts``), InferenceData with the pointwise
   log-likelihood and the R-hat/ESS checks included, with JAX's persistent compilation
   cache in a fresh folder (**cold**: the first process that ever fits this layout on the
   machine compiles and writes it) and then in that same folder (**warm cache**: every

@@ -2,7 +2,7 @@
 
 What it measures
 ----------------
-``judgebayes.bayes.compiled.compiler_options`` compiles the kernels of models whose
+``judgebayes.bayes.engine.xla.compiler_options`` compiles the kernels of models whose
 array arguments hold at most ``SMALL_DATA`` entries with ``xla_cpu_use_fusion_emitters=False``
 (XLA's classic CPU emitters) and larger ones with XLA's defaults. The two emitters round
 some operations (``exp``, ``log1p``) differently in the last bits, so a seed gives other
@@ -37,7 +37,10 @@ import time
 CHILD = r"""
 import hashlib, json, sys, time, warnings
 import numpy as np, arviz as az
-import judgebayes.bayes.compiled as C
+try:  # the engine of issue 28
+    import judgebayes.bayes.engine.xla as C
+except ImportError:  # before it
+    import judgebayes.bayes.compiled as C
 import judgebayes.calibration.posterior as P
 from judgebayes.calibration.sweep import simulate_items
 route, seeds = sys.argv[1], int(sys.argv[2])

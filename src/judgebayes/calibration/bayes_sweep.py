@@ -44,7 +44,7 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from judgebayes.bayes.compiled import CompiledModel
+from judgebayes.bayes.engine.model import CompiledModel
 from judgebayes.calibration.bootstrap import _N_CAL, _N_TEST, _estimates
 from judgebayes.calibration.designs import DESIGNS
 from judgebayes.calibration.paired import PAIRED_DESIGNS
