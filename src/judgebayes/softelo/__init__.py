@@ -24,7 +24,7 @@ from judgebayes._lazy import lazy_exports
 from judgebayes.softelo.by_judge import SoftEloByJudge, softelo_by_judge
 from judgebayes.softelo.diagnostics import (
     cohen_kappa,
-    position_bias,
+    position_bias_rates,
     reliability,
     residual_by_quartile,
     verbosity_bias,
@@ -70,7 +70,7 @@ __all__ = [
     "conformal_comparison",
     "fit_temperature",
     "held_out_elo",
-    "position_bias",
+    "position_bias_rates",
     "reliability",
     "residual_by_quartile",
     "run_softelo",
