@@ -135,7 +135,9 @@ def main() -> None:
 
     def loo() -> az.InferenceData:
         fit = jb.fit(spec, seed=0, **nuts)
-        result = jb.battle_loo(spec, battles, fit, k_threshold=0.2, fallback="refit", seed=0)
+        result = jb.battle_loo(
+            spec, battles, fit, target="human_label", k_threshold=0.2, fallback="refit", seed=0
+        )
         return az.from_dict(posterior={"elpd": result.pointwise()[None, None]})
 
     route("bt battle_loo refit", loo)

@@ -476,6 +476,41 @@ def test_the_cycle_check_sees_imports_inside_functions(tmp_path: Path) -> None:
     assert _import_cycle(pkg, "probe") is None  # annotations only: never runs
 
 
+#: The engine's layers, lowest first (docs/architecture.md draws them).
+ENGINE_LAYERS = [{"keys", "cache", "xla"}, {"nuts", "sites"}, {"model"}, {"laplace", "predict"}]
+
+
+def test_the_engine_is_private_and_layered() -> None:
+    """``bayes.engine`` exports nothing; only ``bayes`` and ``calibration`` import it; each
+    engine module imports only modules of lower layers; no private name (``_x``) is
+    imported from another judgebayes module by the engine or by its callers in ``bayes``."""
+    import judgebayes.bayes.engine as engine
+
+    assert engine.__all__ == []
+    layer = {name: k for k, names in enumerate(ENGINE_LAYERS) for name in names}
+    engine_dir = SRC / "bayes" / "engine"
+    assert {p.stem for p in engine_dir.glob("*.py")} - {"__init__"} == set(layer)
+    for path in SRC.rglob("*.py"):
+        module = ".".join(path.relative_to(SRC.parent).with_suffix("").parts)
+        used = {
+            m.removeprefix("judgebayes.bayes.engine.")
+            for m in _imports(path, module)
+            if m.startswith("judgebayes.bayes.engine.")
+        }
+        if path.parent == engine_dir and path.stem != "__init__":
+            below = {m for m in used if m in layer}
+            assert all(layer[m] < layer[path.stem] for m in below), (path.stem, below)
+        elif used:
+            assert module.startswith(("judgebayes.bayes.", "judgebayes.calibration.")), module
+        if module.startswith("judgebayes.bayes."):
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
+                    "judgebayes"
+                ):
+                    private = [a.name for a in node.names if a.name.startswith("_")]
+                    assert not private, (module, node.module, private)
+
+
 # Each module is imported in a fork of an interpreter that has imported the package
 # ``judgebayes`` itself and nothing else of it. A fresh interpreter running
 # ``import judgebayes.x.y`` executes ``judgebayes/__init__.py`` first, so that is exactly the

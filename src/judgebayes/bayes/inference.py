@@ -112,19 +112,18 @@ def _to_idata(
 def rank_rhat_and_bulk_ess(draws: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Rank-normalised split R-hat and bulk ESS of every parameter at once.
 
-    ``draws`` is shaped ``(chain, draw, k)``. The quantities are those of Vehtari et
-    al. (2021, Bayesian Analysis 16(2)), which ``arviz.rhat`` and ``arviz.ess``
+    ``draws`` is shaped ``(chain, draw, k)``. The quantities are those of Vehtari et al.
+    (2021, Bayesian Analysis 16(2)), which ``arviz.rhat`` and ``arviz.ess``
     (``method="bulk"``) return: R-hat is the larger of the split R-hat of the
-    rank-normalised draws and of the rank-normalised folded draws |x − median|;
-    bulk ESS is the ESS of the rank-normalised draws; each chain is split in two
-    (the middle draw of an odd-length chain dropped) before ranking.
-    Rank-normalisation (``Φ⁻¹((r − 3/8)/(S + 1/4))`` of the pooled ranks ``r``)
-    is written here because ArviZ applies it one parameter at a time, which made
-    these checks cost a fifth of a warm fit; R-hat and the ESS (Geyer's initial
-    monotone sequence) are NumPyro's, vectorised over parameters, with ArviZ's
-    bound ESS ≤ S·log10(S) for S pooled split draws. R-hat equals ArviZ's to
-    rounding; the ESS agrees within a few per cent. A constant parameter gets NaN
-    for both.
+    rank-normalised draws and of the rank-normalised folded draws |x − median|; bulk ESS is
+    the ESS of the rank-normalised draws; each chain is split in two (the middle draw of an
+    odd-length chain dropped) before ranking. Rank-normalisation (``Φ⁻¹((r − 3/8)/(S +
+    1/4))`` of the pooled ranks ``r``) is written here because ArviZ applies it one
+    parameter at a time, which made these checks a large share of a warm fit
+    (``docs/benchmarks.md``); R-hat and the ESS (Geyer's initial monotone sequence) are
+    NumPyro's, vectorised over parameters, with ArviZ's bound ESS ≤ S·log10(S) for S pooled
+    split draws. R-hat equals ArviZ's to rounding; the ESS agrees within a few per cent. A
+    constant parameter gets NaN for both.
     """
     half = draws.shape[1] // 2
     split = np.concatenate([draws[:, :half], draws[:, draws.shape[1] - half :]], axis=0)

@@ -445,10 +445,9 @@ def _simulate(
     """Prior draws (``(n_sims, n_params)``, flattened as the labels) and simulated data.
 
     Simulation s runs ``model(**gen_data)`` op by op, seeded with ``fold_in(sim_key, s)``.
-    Not jitted, on purpose: one jitted program per layout (tried) saved ~1 s of CPU on a
-    first call (50 BT simulations 2.8 → 2.0 s, the calibration spec's 30 5.0 → 4.1 s;
-    vmapped, 3.6 and 5.6 s) but XLA's fused code put some draws 1–2 float32 ulps away,
-    which changed simulated data sets and so the refits: the paired calibration SBC of
+    Not jitted, on purpose: one jitted program per layout (tried) saved about a second of a
+    first call (``docs/benchmarks.md``) but XLA's fused code put some draws 1–2 float32 ulps
+    away, which changed simulated data sets and so the refits: the paired calibration SBC of
     ``tests/test_calibration_paired.py`` then had 5 divergences where it allows 3.
     """
     rows, obs_rows = [], []

@@ -228,7 +228,7 @@ def binomial_sample(key: jax.Array, total_count: Any, logits: Any) -> jax.Array:
     With concrete counts (data passed to ``Predictive``, the usual case of prior and
     posterior predictive checks) a sum of max(k) Bernoulli draws masked at k: one
     vectorised comparison, where NumPyro's Binomial sampler loops over the elements
-    (16 s against 0.1 s for 10^6 single-run items). Traced counts fall back to
+    (``docs/benchmarks.md``). Traced counts fall back to
     ``jax.random.binomial``.
     """
     p = jax.nn.sigmoid(jnp.asarray(logits))
@@ -473,9 +473,9 @@ def item_index(cd: CalibrationData) -> PairedData:
 _MAX_LAYOUT_CELLS = 256
 """Most cells of the fixed layout of :func:`paired_cells` (more: the data's own cells).
 
-Each cell costs NUTS about 0.5 µs of CPU per gradient (two models, measured on 20 to
-4,096 cells): 256 cells add at most about 0.1 ms per gradient, a few seconds over a
-fit, against a compilation of about 5 to 7 s that a fixed layout saves each later fit.
+Every cell adds to the cost of each NUTS gradient, while a fixed layout saves each
+later fit a compilation; at 256 cells the cells cost a fit less than the compilation
+saves (``docs/benchmarks.md``).
 """
 
 

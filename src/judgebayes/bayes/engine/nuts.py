@@ -357,7 +357,7 @@ def chain_starts(
     ``init_to_uniform``);
     :func:`chunk_fn` evaluates the potential there. Drawn here rather than in the
     compiled chunk: the random-number code of an in-kernel start doubled the time
-    XLA took to compile the chunk's start (1.1 s more on the arena).
+    XLA took to compile the chunk's start (``docs/benchmarks.md``).
     """
     gen = np.random.default_rng([*np.asarray(rng, dtype=np.uint32).ravel().tolist(), chain])
     key = gen.integers(0, 2**32, size=np.shape(rng), dtype=np.uint32)
