@@ -11,10 +11,10 @@ routes, each against a plain reference route run in the same process:
    per-prompt Python loop over the C(21, 2) target pairs (``reference_informativeness``,
    the definition written out). Both read the same verdict tensor; their values are
    checked equal.
-2. **the whole quadratic analysis** (``anchors.analyze_anchors``: validated table → tensor
-   → π_quad, 22 anchor rankings by win-rate and Bradley–Terry, Kendall τ, informativeness,
-   N_total) against the same with the reference informativeness loop and the validation
-   of the table from a pandas frame included.
+2. **the whole quadratic analysis** (``anchors.analyze_anchors`` without its bootstrap:
+   validated table → tensor → π_quad, 22 anchor rankings by win rate and five-level mean,
+   Kendall τ, informativeness, N_total) against the same with the reference
+   informativeness loop and the validation of the table from a pandas frame included.
 3. **Wilcoxon power simulation** (Appendix C): ``anchors.wilcoxon_power``'s vectorised
    tests (one ``scipy.stats.wilcoxon(axis=1)`` call per N) against Listing 1's loop, one
    ``scipy.stats.wilcoxon`` call per simulated experiment, timed for the same 300
@@ -101,7 +101,7 @@ def bench_analysis() -> None:
         t_ref,
         "(per-prompt Python loop over target pairs)",
     )
-    t_all, result = timed(lambda: anchors.analyze_anchors(anchors.verdict_table(frame)))
+    t_all, result = timed(lambda: anchors.analyze_anchors(anchors.verdict_table(frame), n_boot=0))
     line(
         "whole analysis (table → τ, I, N_total)",
         t_all,

@@ -58,7 +58,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from _busy import busy  # bench/ is on sys.path when run as a script
+import _record as record  # bench/ is on sys.path when run as a script
+from _busy import busy
 
 TARGET_S = 3.0
 PEER_SOFTELO_S = 622.0  # the SoftElo reference code on this file, issue 17 (not run here)
@@ -113,11 +114,6 @@ print(json.dumps({"status": status, "import_s": t1 - t0, "pipeline_s": t2 - t1,
 """
 
 
-def load() -> str:
-    """The load average, as printed beside each timing."""
-    return " ".join(f"{v:.2f}" for v in os.getloadavg())
-
-
 def run_child(route: str, path: Path, out: Path, *, profile: bool = False) -> dict:
     """One route in a fresh process: its wall and CPU time and what it reports."""
     out.mkdir(parents=True, exist_ok=True)
@@ -146,7 +142,7 @@ def run_child(route: str, path: Path, out: Path, *, profile: bool = False) -> di
     info["cpu_s"] = (after.children_user - before.children_user) + (
         after.children_system - before.children_system
     )
-    info["load"] = load()
+    info["load"] = record.load()
     return info
 
 
@@ -194,15 +190,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     started = time.perf_counter()
-    commit = (
-        subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            cwd=Path(__file__).parent,
-        ).stdout.strip()
-        or "?"
-    )
+    commit = record.commit()
     print(
         f"# command: python bench/softelo_speed.py --repeats {args.repeats} "
         f"--old-repeats {args.old_repeats} --busy {args.busy}"
@@ -212,7 +200,7 @@ def main() -> None:
         f"commit {commit} (+ the working tree)"
     )
     print(f"# machine: {os.cpu_count()} CPU cores; Python {platform.python_version()}")
-    print(f"# load average at start: {load()}")
+    print(f"# load average at start: {record.load()}")
 
     import judgebayes as jb
 
@@ -294,7 +282,9 @@ def main() -> None:
         f"  (context, not a target: the same process took {new['cpu_s']:.2f} s of CPU, "
         f"which is about its wall time when a core is free)"
     )
-    print(f"# load average at end: {load()}; wall time {time.perf_counter() - started:.0f} s")
+    print(
+        f"# load average at end: {record.load()}; wall time {time.perf_counter() - started:.0f} s"
+    )
 
 
 if __name__ == "__main__":

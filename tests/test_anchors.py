@@ -17,6 +17,7 @@ from judgebayes.anchors import (
     informativeness,
     n_total,
     pilot_informativeness,
+    power_check,
     power_table,
     read_verdicts,
     recommend_anchor,
@@ -233,3 +234,56 @@ def test_recommend_anchor_follows_figure_5() -> None:
     assert natural.best == "a" and "natural baseline" in natural.advice[0]
     with pytest.raises(DataError, match="pick one"):
         recommend_anchor(verdict_table(transitive_table().assign(judge=["j1", "j2"] * 15)))
+
+
+# ------------------------------------------------------- single grades, five levels
+def test_grade_gaps_become_five_point_margins() -> None:
+    from judgebayes import Battles, read_grades
+    from judgebayes.anchors import verdicts_from_battles
+
+    # one prompt; grades a 9, b 8, c 5, d 9: gaps a-b 1, a-c 4, a-d 0, b-c 3, b-d -1, c-d -4
+    grades = pd.DataFrame({"question_id": ["q"] * 4, "model": list("abcd"), "score": [9, 8, 5, 9]})
+    battles = read_grades(grades)
+    three = verdicts_from_battles(battles).pair_verdicts()
+    five = verdicts_from_battles(battles, clear_gap=3).pair_verdicts()
+    key = ["model_i", "model_j"]
+    want3 = {("a", "b"): 1, ("a", "c"): 1, ("a", "d"): 0, ("b", "c"): 1, ("b", "d"): -1}
+    want5 = {("a", "b"): 1, ("a", "c"): 2, ("a", "d"): 0, ("b", "c"): 2, ("b", "d"): -1}
+    want3[("c", "d")], want5[("c", "d")] = -1, -2
+    assert three.set_index(key)["verdict"].to_dict() == want3
+    assert five.set_index(key)["verdict"].to_dict() == want5
+    labels = Battles(pd.DataFrame({"model_a": ["x"], "model_b": ["y"], "judge_label": [1.0]}))
+    with pytest.raises(DataError, match="clear_gap maps grade differences"):
+        verdicts_from_battles(labels, clear_gap=3)
+
+
+def test_power_check_matches_the_closed_form_power() -> None:
+    """One pair of targets against anchor A whose differences are known exactly.
+
+    On 40 prompts the pair's difference d = v_a − v_b is +1 on 12, −1 on 8 and 0 on 20:
+    edge 12/20 − ½ = 0.1, informativeness ½. Drawing N prompts with replacement, the
+    discordant count K ~ Binomial(N, ½) and the wins given K ~ Binomial(K, 0.6), so the
+    exact sign test's power is Σ_k P(K = k)·P(wins > crit_k), crit_k the one-sided 5 %
+    critical value. The simulation's 4,000 experiments must land within 4 Monte Carlo
+    SEs (√(p(1−p)/4000) ≈ 0.0065) of it.
+    """
+    rows = []
+    for i in range(40):
+        va = 1 if i < 12 else (-1 if i < 20 else 0)
+        rows += [(f"p{i:02d}", "a", "A", va), (f"p{i:02d}", "b", "A", 0)]
+    frame = pd.DataFrame(rows, columns=["prompt_id", "model_a", "model_b", "verdict"])
+    check = power_check(
+        verdict_table(frame), "A", n_sim=4000, edges=(0.05, 0.25), seed=3, progress=False
+    )
+    row = check.pairs.iloc[0]
+    assert (row["model_a"], row["model_b"]) == ("a", "b")
+    assert row["edge"] == pytest.approx(0.1) and row["informativeness"] == pytest.approx(0.5)
+    assert row["n_base"] == sign_test_n(0.6)[0] and row["n_pair"] == 2 * row["n_base"]
+    assert check.anchor_informativeness == pytest.approx(0.5)
+    n = int(row["n_pair"])
+    k = np.arange(n + 1)
+    crit = binom.isf(0.05, k, 0.5)  # reject when wins > crit
+    exact = float((binom.pmf(k, n, 0.5) * binom.sf(crit, k, 0.6)).sum())
+    assert row["power_pair"] == pytest.approx(exact, abs=4 * np.sqrt(exact * (1 - exact) / 4000))
+    sub = power_check(verdict_table(frame), "A", n_sim=200, replace=False, progress=False)
+    assert np.isnan(sub.pairs["power_pair"].iloc[0])  # 298 prompts cannot come from 40

@@ -68,6 +68,33 @@ ITEMS = [
     for i in range(6)
 ]
 
+# the judge tools' formats (tests/test_tool_formats.py cites where each comes from)
+ARENA_HARD = [
+    {"question_id": f"q{k}", "model": m, "judge": "j", "games": [{"score": s1}, {"score": s2}]}
+    for k, (m, s1, s2) in enumerate(
+        [("m1", "A>B", "A>>B"), ("m2", "B>A", "A=B"), ("m1", "B>>A", "A<B"), ("m2", "A=B", "B>A")]
+    )
+]
+GRADES = [
+    {"question_id": f"q{k // 3}", "model": "abc"[k % 3], "score": s}
+    for k, s in enumerate([8, 6, 8, 3, 5, 9, 7, 7, 2])
+]
+ALPACA = [
+    {"instruction": f"i{k}", "generator_1": "base", "generator_2": m, "preference": p}
+    for k, (m, p) in enumerate([("m1", 1.0), ("m2", 2.0), ("m1", 1.5), ("m2", 1.8), ("m1", 2.0)])
+]
+PREVALENCE = [
+    {
+        "id": f"{o}{k}",
+        "model_a": "x" if k % 2 else o,
+        "model_b": o if k % 2 else "x",
+        "human_winner": "model_a" if k % 3 else "model_b",
+        "judge_pick": "A" if k % 4 else "B",
+    }
+    for o in ("y", "z")
+    for k in range(12)
+]
+
 # verb -> (argv after the file, the verb's records, their label field, native suffix)
 VERBS: dict[str, tuple[list[str], list[dict], str, str]] = {
     "elo-arena": (
@@ -90,6 +117,37 @@ VERBS: dict[str, tuple[list[str], list[dict], str, str]] = {
     ),
     "consistency": (["consistency"], CONTEST, "winner", ".json"),
     "calibrate": (["calibrate", "--n-boot", "100", "--no-progress"], ITEMS, "judge_label", ".csv"),
+    "elo-arena-hard": (
+        ["elo", "--format", "arena-hard", "--baseline", "base", "--n-boot", "20", "--no-progress"],
+        ARENA_HARD,
+        "games",
+        ".json",
+    ),
+    "elo-grades": (
+        ["elo", "--format", "grades", "--n-boot", "20", "--no-progress"],
+        GRADES,
+        "score",
+        ".json",
+    ),
+    "elo-alpaca-eval": (
+        ["elo", "--format", "alpaca-eval", "--n-boot", "20", "--no-progress"],
+        ALPACA,
+        "preference",
+        ".json",
+    ),
+    "calibrate-prevalence": (
+        ["calibrate", "--format", "prevalence", "--n-boot", "100", "--no-progress"],
+        PREVALENCE,
+        "judge_pick",
+        ".json",
+    ),
+    "anchors-arena-hard": (
+        ["anchors", "--format", "arena-hard", "--baseline", "base"],
+        ARENA_HARD,
+        "games",
+        ".json",
+    ),
+    "anchors-grades": (["anchors", "--format", "grades"], GRADES, "score", ".json"),
 }
 
 
@@ -103,7 +161,7 @@ def _text(records: list[dict], suffix: str) -> str:
 
 def _named(records: list[dict], name: str) -> list[dict]:
     """The records with the first model name replaced by ``name``."""
-    key = next(k for k in ("model_a", "first", "model") if k in records[0])
+    key = next(k for k in ("model_a", "first", "model", "generator_1") if k in records[0])
     return [{**records[0], key: name}, *records[1:]]
 
 
@@ -214,6 +272,19 @@ CALIBRATE_OWN = {"one-record-jsonl", "null-label"}
 EXPECTED = {
     ("consistency", "folder"): "no *.json contest files",
     ("elo-csv", "null-label"): "no battle has a judge_label",
+    # the tools' formats: a folder is where their files live; null labels are missing
+    # values, counted, until nothing is left to fit
+    **{
+        (verb, "folder"): "holds no .jsonl"
+        for verb in ("elo-arena-hard", "elo-grades", "anchors-arena-hard", "anchors-grades")
+    },
+    ("calibrate-prevalence", "folder"): "holds no .json files",
+    ("elo-arena-hard", "null-label"): "games is not a list",
+    ("anchors-arena-hard", "null-label"): "games is not a list",
+    ("elo-grades", "null-label"): "no prompt has grades of two models",
+    ("anchors-grades", "null-label"): "no prompt has grades of two models",
+    ("elo-alpaca-eval", "null-label"): "no battle has a judge_label",
+    ("calibrate-prevalence", "null-label"): "no judged items",
 }
 
 
@@ -237,7 +308,7 @@ def test_every_verb_exits_2_with_one_line_on_bad_input(
         assert code in (0, 2), err
         if code == 2:
             assert err.count("\n") == 1 and err.startswith("judgebayes: error: "), err
-            if verb != "calibrate":
+            if not verb.startswith("calibrate"):
                 assert not any(w in err for w in ("UTF-8", "gzip", "JSON", "empty")), err
         return
     assert code == 2, err
@@ -616,3 +687,50 @@ def test_summary_json_is_strict_json_with_reasons_for_nulls(tmp_path: Path) -> N
     data = json.loads(text)
     assert data["width"] is None and data["n"] == 3 and data["ok"] == 0.5
     assert data["null_reasons"] == {"width": "unbounded", "rows[0].cov": "not computed"}
+
+
+# ------------------------------------------------------- anchors: the anchor layout
+def _verdicts(pairs: list[tuple[str, str]]) -> str:
+    return "prompt_id,model_a,model_b,verdict\n" + "".join(
+        f"p{k},{a},{b},{v}\n"
+        for k in range(3)
+        for (a, b), v in zip(pairs, [1, -1, 0, 2, -2][: len(pairs)], strict=True)
+    )
+
+
+STAR = [("A", "x"), ("A", "y"), ("A", "z"), ("w", "A")]
+ANCHOR_CASES = {
+    # an arena's sparse battles: a ring, nobody meets everyone
+    "ring": (
+        _verdicts([("a", "b"), ("b", "c"), ("c", "d"), ("d", "e"), ("e", "a")]),
+        None,
+        [],
+        "no model is judged against every other one",
+    ),
+    # two anchors and two targets: ambiguous
+    "two-by-two": (
+        _verdicts([("a", "x"), ("a", "y"), ("b", "x"), ("b", "y")]),
+        None,
+        [],
+        "cannot tell the anchors from the targets",
+    ),
+    # human scores that name other models (Arena Elo spelled differently)
+    "human-names": (_verdicts(STAR), "model,elo\nX,1\nY,2\nZ,3\n", [], "human scores given"),
+    "unknown-anchor": (_verdicts(STAR), None, ["--anchors", "B"], "no model 'B'"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ANCHOR_CASES))
+def test_anchors_bad_layout_exits_2_with_one_line(
+    case: str, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    text, human, extra, needle = ANCHOR_CASES[case]
+    path = _write(tmp_path / "verdicts.csv", text.encode())
+    argv = ["anchors", str(path), "--n-boot", "10", "--no-progress", *extra]
+    if human is not None:
+        argv += ["--human", str(_write(tmp_path / "elo.csv", human.encode()))]
+    code, err = _run(argv, capsys)
+    assert code == 2 and "Traceback" not in err, err
+    assert err.count("\n") == 1 and err.startswith("judgebayes: error: "), err
+    assert needle in err
+    assert ("elo.csv" if human is not None else "verdicts.csv") in err

@@ -42,7 +42,17 @@ def test_leaderboard_columns_and_interval_order() -> None:
     b = jb.simulate_bt(8, 1500, seed=1).battles
     board = jb.bootstrap_bt(b, n_boot=200, seed=0, progress=False)
     frame = board.to_frame()
-    assert list(frame.columns) == ["model", "elo", "elo_lo", "elo_hi", "se", "n_battles"]
+    assert list(frame.columns) == [
+        "model",
+        "elo",
+        "elo_lo",
+        "elo_hi",
+        "se",
+        "n_battles",
+        "rank_lo",
+        "rank_hi",
+        "tier",
+    ]
     assert (frame["elo_lo"] <= frame["elo"]).all() and (frame["elo"] <= frame["elo_hi"]).all()
     assert frame["elo"].is_monotonic_decreasing
     assert frame["n_battles"].sum() == 2 * 1500

@@ -35,7 +35,17 @@ def test_demo_writes_leaderboard_summary_and_plot(
     printed = capsys.readouterr().out
     assert "true_elo" in printed and "model-" in printed
     board = pd.read_csv(out / "leaderboard.csv")
-    assert list(board.columns) == ["model", "elo", "elo_lo", "elo_hi", "se", "n_battles"]
+    assert list(board.columns) == [
+        "model",
+        "elo",
+        "elo_lo",
+        "elo_hi",
+        "se",
+        "n_battles",
+        "rank_lo",
+        "rank_hi",
+        "tier",
+    ]
     assert len(board) == 12
     summary = json.loads((out / "summary.json").read_text())
     assert summary["n_boot"] == 100 and summary["target"] == "judge_label"

@@ -111,7 +111,16 @@ def test_registry_hashes_equal_the_local_copies() -> None:
     assert reg["sha256"].str.fullmatch("[0-9a-f]{64}").all() and reg["name"].is_unique
     assert reg["url"].str.startswith("https://raw.githubusercontent.com/").all()
     twins = reg[~reg["name"].str.startswith("llm_consistency/upstream/")]
-    assert len(twins) == 25  # 24 contest files and the Soft-Elo sample
+    folders = twins["name"].str.split("/").str[0].value_counts().to_dict()
+    # 24 contest files, the Soft-Elo sample, the four PPR files, six debias_judge files,
+    # 15 arena-bench-v1 judgment files and the human Elo table
+    assert folders == {
+        "llm_consistency": 24,
+        "softelo": 1,
+        "ppr": 4,
+        "debias_judge": 6,
+        "arena_bench_v1": 16,
+    }
     for row in twins.itertuples():
         assert _sha256(SHARED / row.name) == row.sha256, row.name
     package = Path(datasets.__file__).parent / "data"
@@ -196,3 +205,42 @@ def test_download_path_reads_the_pinned_file_from_the_cache(
 def test_unknown_registry_name() -> None:
     with pytest.raises(DataError, match=r"no data file 'x\.csv'"):
         datasets.fetch("x.csv")
+
+
+def test_ppr_humans_and_three_judges_on_the_same_battles() -> None:
+    """The facts the data README states (github.com/Networks-Learning/prediction-powered-
+    ranking at af64521, data/*.json), recomputed from the joined multi-judge table."""
+    battles = datasets.load_ppr()
+    assert battles.judges == tuple(sorted(datasets.PPR_JUDGES))
+    assert len(battles) == 3 * 26_919 and len(battles.models) == 20
+    frame = battles.battle_frame()
+    assert len(frame) == 26_919 and frame["battle_id"].is_unique
+    pairs = frame[["model_a", "model_b"]].astype(str)
+    pair = pairs.min(axis=1) + " | " + pairs.max(axis=1)
+    per_pair = pair.value_counts()
+    assert len(per_pair) == 190 and (per_pair.min(), per_pair.max()) == (4, 712)
+    assert per_pair.median() == 129
+    human = frame["human_label"]
+    assert ((human == 1).sum(), (human == 0).sum(), (human == 0.5).sum()) == (9_516, 9_391, 8_012)
+    assert frame["human_bothbad"].sum() == 5_132 and not human.isna().any()
+    assert (frame["human_bothbad"] <= (human == 0.5)).all()
+    wide = battles.judge_labels()
+    h = human.to_numpy()
+    agree = {}
+    for judge in datasets.PPR_JUDGES:
+        j = wide[judge].to_numpy()
+        decisive = (h != 0.5) & (j != 0.5)
+        agree[judge] = round(float((h == j)[decisive].mean()), 2)
+    assert agree == {
+        "gpt-4-0125-preview": 0.83,
+        "claude-3-opus-20240229": 0.72,
+        "gpt-3.5-turbo": 0.57,
+    }
+    assert round(float((wide["gpt-3.5-turbo"] == 1).mean()), 2) == 0.86  # says model_a
+    assert battles.report.n_dropped == 0 and not battles.report.missing
+    # the all-human table for an all-human board, and one judge alone
+    assert len(battles.human_battles()) == 26_919
+    one = datasets.load_ppr(["gpt-3.5-turbo"])
+    assert one.judges == ("gpt-3.5-turbo",) and len(one) == 26_919
+    with pytest.raises(DataError, match=r"no PPR data for judge 'gpt-5'"):
+        datasets.load_ppr(["gpt-5"])

@@ -140,6 +140,7 @@ def test_getting_started_shows_the_readme_commands(site: tuple[Path, float, str]
 
 def test_site_has_the_promised_pages(site: tuple[Path, float, str]) -> None:
     for page in (
+        "your-data",
         "howto/softelo",
         "howto/calibration",
         "howto/consistency",
@@ -152,6 +153,16 @@ def test_site_has_the_promised_pages(site: tuple[Path, float, str]) -> None:
     which = _text(site[0] / "which-method" / "index.html")
     for topic in ("Section 7 checklist", "LowSignalWarning", "informativeness"):
         assert topic in which
+
+
+def test_your_data_page_shows_every_format(site: tuple[Path, float, str]) -> None:
+    from judgebayes.anchors import VERDICT_FORMATS
+    from judgebayes.calibration import ITEM_FORMATS
+
+    page = _text(site[0] / "your-data" / "index.html")
+    assert "--format auto: how the format is chosen" in page
+    for fmt in {*judgebayes.core.FORMATS, *ITEM_FORMATS, *VERDICT_FORMATS}:
+        assert fmt in page, fmt
 
 
 def test_benchmarks_page_shows_each_script_and_the_recorded_runs(

@@ -1,7 +1,8 @@
 """Optional extras: without them the core works, and what needs them says what to install.
 
-PyMC (``judgebayes[pymc]``, the PyMC twins) and pyarrow (``judgebayes[parquet]``,
-reading Parquet) are extras, not core dependencies. A missing extra is simulated by
+PyMC (``judgebayes[pymc]``, the PyMC twins), pyarrow (``judgebayes[parquet]``,
+reading Parquet) and inspect_ai (``judgebayes[inspect]``, reading Inspect eval logs) are
+extras, not core dependencies. A missing extra is simulated by
 ``sys.modules[name] = None``, which makes ``import name`` fail as if it were not
 installed, whether or not it was imported before.
 """
@@ -19,6 +20,7 @@ from judgebayes.bayes.pymc_twins import bt_model_pymc, davidson_model_pymc, samp
 
 PYMC_HINT = 'pip install "judgebayes[pymc]"'
 PARQUET_HINT = 'pip install "judgebayes[parquet]"'
+INSPECT_HINT = 'pip install "judgebayes[inspect]"'
 
 
 @pytest.fixture
@@ -53,6 +55,19 @@ def test_parquet_without_pyarrow_is_one_line(tmp_path, no_parquet_engine: None) 
     assert "\n" not in message
 
 
+def test_inspect_logs_without_inspect_ai_is_one_line(
+    tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("inspect_ai", "inspect_ai.log"):
+        monkeypatch.setitem(sys.modules, name, None)
+    path = tmp_path / "run.eval"
+    path.write_bytes(b"PK\x03\x04")  # never opened: the import fails first
+    with pytest.raises(jb.DataError) as err:
+        jb.read_inspect_logs(path)
+    message = str(err.value)
+    assert INSPECT_HINT in message and "run.eval" in message and "\n" not in message
+
+
 def test_core_imports_without_the_extras() -> None:
     """With PyMC, PyTensor and pyarrow absent (a fresh process), every module imports, or
     (a module that is all about an extra) fails with the one-line install hint.
@@ -61,7 +76,7 @@ def test_core_imports_without_the_extras() -> None:
     """
     code = (
         "import sys, importlib, pkgutil\n"
-        "for name in ('pymc', 'pytensor', 'pyarrow', 'fastparquet'):\n"
+        "for name in ('pymc', 'pytensor', 'pyarrow', 'fastparquet', 'inspect_ai'):\n"
         "    sys.modules[name] = None\n"
         "import judgebayes\n"
         "mods = [m.name for m in pkgutil.walk_packages(judgebayes.__path__, 'judgebayes.')\n"

@@ -9,6 +9,12 @@ through the package's loaders, data frames for Elo tables):
 :func:`load_contestant_elo`     the 35 contestants' Chatbot Arena Elo (Table 2)
 :func:`load_softelo_sample`     seed 000: 1,000 LMArena battles with human and judge labels
 :func:`load_uda_elo`            seed 003: per-judge Elo tables of the UDA paper (shipped)
+:func:`load_ppr`                humans and 3 LLM judges on the same 26,919 Chatbot Arena
+                                battles (Chatzi et al., a multi-judge ``Battles``)
+:func:`load_debias_judge`       seed 001: claude-opus-4 against 3 models, one judge's pick
+                                and the human winner per battle (``JudgedItems``)
+:func:`load_arena_bench_v1`     seed 004: GPT-4's 1-10 grades of 15 models on 300 prompts
+                                as pairwise battles and verdicts, with the human Arena Elo
 ==============================  =========================================================
 
 Where the files come from:
@@ -16,7 +22,7 @@ Where the files come from:
 * ``JUDGEBAYES_DATA`` set: a local folder laid out like the project's shared data
   (``llm_consistency/contests/<judge>_contest_data.json``,
   ``llm_consistency/judge_arena_elo.csv``, ``llm_consistency/contestant_arena_elo.csv``,
-  ``softelo/sample_annotations.csv``); nothing is downloaded.
+  ``softelo/sample_annotations.csv``, ``ppr/<judge>.json``); nothing is downloaded.
 * otherwise: the upstream repositories' raw files at pinned commits, fetched with
   :mod:`pooch` on first use into a cache folder (pooch's OS cache,
   ``~/.cache/judgebayes`` on Linux; ``JUDGEBAYES_CACHE`` overrides it) and checked
@@ -32,7 +38,11 @@ the paper's appendix (no upstream file exists) and ship inside the package.
 
 Sources and licences: github.com/ashwinsrama/LLM_Consistency (Apache-2.0) at commit
 ``e98cca2``; github.com/kargibora/SoftElo at commit ``6a916b3`` (no licence file: the
-package downloads it for you and does not redistribute it).
+package downloads it for you and does not redistribute it);
+github.com/Networks-Learning/prediction-powered-ranking (MIT) at commit ``af64521``;
+github.com/yiqunchen/debias-llm-as-a-judge (MIT) at commit ``4b4879a``;
+github.com/lmarena/arena-hard-auto (Apache-2.0) at commit ``4a705dd``;
+github.com/tatsu-lab/alpaca_eval (Apache-2.0) at commit ``cd543a1``.
 """
 
 from __future__ import annotations
@@ -41,6 +51,7 @@ import ast
 import os
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Literal
@@ -48,19 +59,36 @@ from urllib.parse import quote
 
 import pandas as pd
 
+from judgebayes.anchors.verdicts import VerdictTable, verdicts_from_battles
+from judgebayes.calibration.items import JudgedItems
+from judgebayes.calibration.readers import read_prevalence
+from judgebayes.core.aligned import read_aligned
 from judgebayes.core.battles import Battles
+from judgebayes.core.io import read_frame, reading
 from judgebayes.core.loaders import read_consistency, read_softelo
+from judgebayes.core.results import ResultDisplay
+from judgebayes.core.tool_formats import read_grades
 from judgebayes.errors import DataError
 
 __all__ = [
+    "ARENA_BENCH_JUDGE",
+    "ARENA_BENCH_NAMES",
     "CACHE_ENV",
     "DATA_ENV",
+    "DEBIAS_JUDGES",
+    "DEBIAS_OPPONENTS",
+    "DEBIAS_TARGET",
     "JUDGES",
+    "PPR_JUDGES",
+    "ArenaBench",
     "cache_dir",
     "fetch",
+    "load_arena_bench_v1",
     "load_consistency",
     "load_contestant_elo",
+    "load_debias_judge",
     "load_judge_elo",
+    "load_ppr",
     "load_softelo_sample",
     "load_uda_elo",
     "registry",
@@ -77,6 +105,169 @@ _CONSISTENCY = (
 _SOFTELO = (
     "https://raw.githubusercontent.com/kargibora/SoftElo/6a916b30947629904f030bde41c68d0e7eca6a96/"
 )
+_PPR = (
+    "https://raw.githubusercontent.com/Networks-Learning/prediction-powered-ranking/"
+    "af64521891fda0057d3b8766b830142a9fa54414/data/"
+)
+# ``data/<name>.json`` (JSON lines) at the pinned commit -> SHA-256
+_PPR_HASHES = {
+    "human": "5dacc3a3bf14e878c8ebab50919266d652d9934f1573188fcef3b61f4762b3ae",
+    "gpt-4-0125-preview": "c97f185690160612e387b3dc8c309b459037126075b68e70312a4792895ea4cd",
+    "claude-3-opus-20240229": "feaa70627a9531d98f6ed7b9bd02492bf5d983abad402c1d58f354a12b09d3ab",
+    "gpt-3.5-turbo": "8aafbce912a5079026d34a98cebfe7dc3ce8126668b7a3b6ca6a55023e7338fd",
+}
+_DEBIAS = (
+    "https://raw.githubusercontent.com/yiqunchen/debias-llm-as-a-judge/"
+    "4b4879ac7ae25fbe41b34ea1e0199d6986763167/data/judge_results/"
+)
+DEBIAS_TARGET = "claude-opus-4-20250514"
+"""The model every battle of the debias_judge data involves (θ = P(humans prefer it))."""
+# ``<target>_vs_<opponent>_<judge>.json`` at the pinned commit -> SHA-256
+_DEBIAS_HASHES = {
+    ("gemini-2.5-flash", "gpt-4o-mini"): (
+        "8c849adddb3dff079b7862dc2466634b1f305a5b025d1f4aa21a1871527bc73a"
+    ),
+    ("gemini-2.5-flash", "gpt-5.2"): (
+        "2d4663045c61c7107c878b1610e688763c225f803c6fe9317bbfcb4ef4d5f3e1"
+    ),
+    ("gemini-2.5-pro", "gpt-4o-mini"): (
+        "2ffbbd51361740e60aa90aab1282a6ca55ab97a8de42fd6e0fa4ebe484d1bec6"
+    ),
+    ("gemini-2.5-pro", "gpt-5.2"): (
+        "ec244dce584daaea2bde1df564096818b44485eb47c596ff1fcaad84df695b05"
+    ),
+    ("qwen3-235b-a22b-no-thinking", "gpt-4o-mini"): (
+        "6380ea971a316b8d2915edc4893bc35a1a0d9bae795ee3cb1ac43d092e07e796"
+    ),
+    ("qwen3-235b-a22b-no-thinking", "gpt-5.2"): (
+        "97a072e741952e55b14b00e9917dbf2b5323c6ee6b8d7cdbe4555bedb793830b"
+    ),
+}
+DEBIAS_JUDGES: tuple[str, ...] = ("gpt-4o-mini", "gpt-5.2")
+"""The two judges of the debias_judge data."""
+DEBIAS_OPPONENTS: tuple[str, ...] = (
+    "gemini-2.5-flash",
+    "gemini-2.5-pro",
+    "qwen3-235b-a22b-no-thinking",
+)
+"""The three opponents of claude-opus-4 in the debias_judge data."""
+
+
+_ARENA_BENCH = (
+    "https://raw.githubusercontent.com/lmarena/arena-hard-auto/"
+    "4a705dd6963f777aba2ae79259e3013934e6e012/data/arena-bench-v1/model_judgment/"
+)
+# ``data/arena-bench-v1/model_judgment/<file>`` at the pinned commit -> SHA-256
+_ARENA_BENCH_HASHES = {
+    "Llama-2-70b-chat.jsonl": "40ab714677a493ce5d859dad5e18525751ce4e57ffa62fad687b33eb07062ec6",
+    "Mistral-7B-Instruct-v0.1.jsonl": (
+        "1dfd43ea4faef1ed63bc880cde166183761f5bafc697b55dce14da2f26cae3cc"
+    ),
+    "Mixtral-8x7B-Instruct-v0.1.jsonl": (
+        "22eeab7db224c12f28f7ce1547517161344a37533be0b0f4ea1b94b29d430f2d"
+    ),
+    "Starling-LM-7B-alpha.jsonl": (
+        "e944abc7cb90ad4ccbc689ec8f2287063eadb5a19ee4384be0f05a2df58c408a"
+    ),
+    "arena-bench-judgment_judge_any.jsonl": (
+        "ae2c4e9c6735577d0a7575297a8bbc467366ede9cf16361bd7c27491c5fb4c19"
+    ),
+    "claude-1.jsonl": "2726d69b5b4c528e6841bbb0a433a032abc94ccf1bb95ba7bae99ed9f58981a8",
+    "claude-2.1.jsonl": "370eef3f48085a4cf9533ac51a57e8f140cd28fd857f0c7da5188e10ec5cd95f",
+    "claude-instant-1.jsonl": "f653cc42bdb4bda63b26fda2cc70677d02f4ce6e9650afa9c67dd7928357e804",
+    "gpt-3.5-turbo-1106.jsonl": (
+        "88f2b2989f8c65966f252baf449ac5167d0c8752e45698d208341f27c9b24b2f"
+    ),
+    "gpt-3.5-turbo.jsonl": "e90ccb5495c8396c29681073c3e0979589f47d356f1645e855b9a16d2d254c04",
+    "gpt-4-0314.jsonl": "2772a6f735fb9de403432e0da847241de79f24b16b42b8180a0d4b189d43d2a0",
+    "gpt-4-turbo.jsonl": "2a9dceb7fb8474b356a3ca682bdd7a2647f59bd9081c82d4760ecff1a665bcc6",
+    "openchat_3.5.jsonl": "1b2bd88b6e55ad7ae4766c9df8f1782cd4490b4893123760d5f5d12bcca24a25",
+    "palm-2-chat-bison-001.jsonl": (
+        "05e5506f1825398f5c52e52dc8f570dc0e2d3c2ed4b2e6c30c5c6112ee0584ed"
+    ),
+    "vicuna-33b-v1.3.jsonl": "8beebe1f667065ee565ee8790ab06fbd4f2303427652e1b94aa67adae35b594a",
+}
+_BENCHMARKS_CSV = (
+    "https://raw.githubusercontent.com/tatsu-lab/alpaca_eval/"
+    "cd543a149df89434d8a54582c0151c0b945c3d20/notebooks/benchmarks.csv"
+)
+ARENA_BENCH_JUDGE = "gpt-4"
+"""The judge of arena-bench-v1 (``judge_model`` in upstream's ``arena-bench-v1_config.yaml``)."""
+ARENA_BENCH_NAMES: dict[str, tuple[str | None, str]] = {
+    # arena-bench-v1 model (as its files write it) -> (name in alpaca_eval's
+    # notebooks/benchmarks.csv, how the two were matched)
+    "Llama-2-70b-chat": ("llama-2-70b-chat-hf", "same model, other spelling"),
+    "Starling-LM-7B-alpha": ("Starling-LM-7B-alpha", "same name"),
+    "claude-1": ("claude", "same model: alpaca_eval calls Claude 1 'claude'"),
+    "claude-2.1": ("claude-2.1", "same name"),
+    "claude-instant-1": (
+        "claude-instant-1.2",
+        "nearest version: the table has claude-instant-1.2, not claude-instant-1",
+    ),
+    "gpt-3.5-turbo": (
+        "gpt-3.5-turbo-0613",
+        "inferred version: graded on 2023-09-23 (its tstamp), when the API's gpt-3.5-turbo "
+        "was gpt-3.5-turbo-0613",
+    ),
+    "gpt-3.5-turbo-1106": (None, "not in the table (it has -0314, -0613 and -0125)"),
+    "gpt-4-0314": ("gpt4_0314", "same model, other spelling"),
+    "gpt-4-1106-preview": (
+        "gpt4_1106_preview",
+        "same model, other spelling (no Feb 2, 2024 Elo, only April 18)",
+    ),
+    "llama-13b": (None, "not in the table"),
+    "mistralai/Mistral-7B-Instruct-v0.1": ("Mistral-7B-Instruct-v0.1", "same model, org prefix"),
+    "mistralai/Mixtral-8x7B-Instruct-v0.1": (
+        "Mixtral-8x7B-Instruct-v0.1",
+        "same model, org prefix",
+    ),
+    "openchat_3.5": ("OpenChat-3.5", "same model, other spelling"),
+    "palm-2-chat-bison-001": (None, "not in the table"),
+    "vicuna-33b-v1.3": ("vicuna-33b-v1.3", "same name"),
+}
+"""The explicit name mapping between arena-bench-v1's models and the human Arena Elo table."""
+
+
+@dataclass(frozen=True, repr=False)
+class ArenaBench(ResultDisplay):
+    """arena-bench-v1: GPT-4's single grades as battles and verdicts, and human Arena Elo.
+
+    Attributes
+    ----------
+    battles
+        One battle per prompt and pair of graded models (:func:`~judgebayes.read_grades`):
+        ``judge_label`` from the two grades, ``score_a``, ``score_b``, ``score_diff``.
+    verdicts
+        The same comparisons as an anchor verdict table (three-point: the sign of the
+        grade difference; :func:`~judgebayes.anchors.verdicts_from_battles`).
+    human_elo
+        One row per arena-bench model: ``model``, ``benchmarks_name`` (its name in the
+        Elo table, missing where it has none), ``match`` (how the names were matched,
+        :data:`ARENA_BENCH_NAMES`), ``arena_elo_feb2024``, ``arena_elo_apr2024``.
+    """
+
+    battles: Battles
+    verdicts: VerdictTable
+    human_elo: pd.DataFrame
+
+    def _headline(self) -> str:
+        known = int(self.human_elo["arena_elo_feb2024"].notna().sum())
+        return (
+            f"{len(self.battles):,} battles, {len(self.battles.models)} models, "
+            f"{len(self.verdicts.prompts)} prompts; human Arena Elo (Feb 2, 2024) for {known}"
+        )
+
+    def to_frame(self) -> pd.DataFrame:
+        """:attr:`human_elo`."""
+        return self.human_elo.copy()
+
+
+def _debias_name(opponent: str, judge: str) -> str:
+    return f"debias_judge/{DEBIAS_TARGET}_vs_{opponent}_{judge}.json"
+
+
+PPR_JUDGES: tuple[str, ...] = ("gpt-4-0125-preview", "claude-3-opus-20240229", "gpt-3.5-turbo")
+"""The three LLM judges of the PPR data, in the order of the paper."""
 
 # judge -> SHA-256 of ``Preference Data/<judge>_contest_data.json`` at the pinned commit
 _CONTEST_HASHES = {
@@ -128,6 +319,22 @@ _ENTRIES: dict[str, tuple[str, str]] = {  # cache path -> (upstream URL, SHA-256
     "softelo/sample_annotations.csv": (
         _SOFTELO + "data/sample_annotations.csv",
         "3da08b17ab2a48ff5861094f9fe53fe23abd9f0f2a63ac4cf0b922e990bb7308",
+    ),
+    **{f"ppr/{name}.json": (_PPR + f"{name}.json", sha) for name, sha in _PPR_HASHES.items()},
+    **{
+        _debias_name(opponent, judge): (
+            _DEBIAS + _debias_name(opponent, judge).removeprefix("debias_judge/"),
+            sha,
+        )
+        for (opponent, judge), sha in _DEBIAS_HASHES.items()
+    },
+    **{
+        f"arena_bench_v1/model_judgment/{name}": (_ARENA_BENCH + name, sha)
+        for name, sha in _ARENA_BENCH_HASHES.items()
+    },
+    "arena_bench_v1/human_arena_elo_benchmarks.csv": (
+        _BENCHMARKS_CSV,
+        "ed599373eadbb343bbe80f677a513305c21ef5d110c5d81dfbb94a098e51ac75",
     ),
 }
 
@@ -187,7 +394,7 @@ def _local(name: str) -> Path:
     if not path.is_file():
         raise DataError(
             f"{DATA_ENV}={root} has no {name}: point it at a folder laid out like "
-            f"the package's data (llm_consistency/, softelo/) or unset it to "
+            f"the package's data (llm_consistency/, softelo/, ppr/, ...) or unset it to "
             f"download from upstream"
         )
     return path
@@ -394,3 +601,125 @@ def load_uda_elo(table: Literal["arenahard", "transfer"] = "arenahard") -> pd.Da
     with resources.as_file(source) as path:
         frame = pd.read_csv(path)
     return frame.rename(columns={"row": "judge"})
+
+
+def load_ppr(judges: Sequence[str] | None = None) -> Battles:
+    """Humans and three LLM judges on the same 26,919 Chatbot Arena battles of 20 models.
+
+    The data of Chatzi et al., *Prediction-Powered Ranking of Large Language Models*
+    (NeurIPS 2024, arXiv:2402.17826): one JSON-lines file per annotator (``human``,
+    ``gpt-4-0125-preview``, ``claude-3-opus-20240229``, ``gpt-3.5-turbo``), line k of each
+    the same battle, joined by its ``num`` (:func:`~judgebayes.read_aligned`). Human
+    winners A/B/tie are 9,516 / 9,391 / 8,012 (5,132 of the ties "both bad",
+    ``human_bothbad``); on the battles neither side calls a tie the judges agree with the
+    humans 0.83, 0.72 and 0.57; gpt-3.5-turbo says ``model_a`` in 86% of battles.
+    Upstream: github.com/Networks-Learning/prediction-powered-ranking, ``data/`` (MIT).
+
+    Parameters
+    ----------
+    judges
+        Load only these judges (names as in :data:`PPR_JUDGES`); all three when ``None``.
+
+    Returns
+    -------
+    Battles
+        One row per (battle, judge): ``battle_id`` (upstream ``num``), ``prompt_id``
+        (``question_id``), ``model_a``, ``model_b``, ``position = "a"``, ``judge``,
+        ``judge_label``, ``human_label``, ``human_bothbad``.
+        :meth:`~judgebayes.Battles.human_battles` gives the all-human table.
+    """
+    chosen = PPR_JUDGES if judges is None else tuple(judges)
+    unknown = [j for j in chosen if j not in PPR_JUDGES]
+    if unknown:
+        raise DataError(
+            f"no PPR data for judge {unknown[0]!r}", expected=f"one of {', '.join(PPR_JUDGES)}"
+        )
+    return read_aligned(fetch("ppr/human.json"), {j: fetch(f"ppr/{j}.json") for j in chosen})
+
+
+def load_debias_judge(
+    judge: str = "gpt-4o-mini", opponents: Sequence[str] | None = None
+) -> JudgedItems:
+    """claude-opus-4 against three models: one LLM judge's pick and the human winner.
+
+    Chatbot Arena battles of claude-opus-4-20250514 against gemini-2.5-flash (325),
+    gemini-2.5-pro (277) and qwen3-235b-a22b-no-thinking (275), each judged by
+    gpt-4o-mini and by gpt-5.2, from the R package of github.com/yiqunchen/debias-llm-
+    as-a-judge (MIT, ``data/judge_results/``). As judged items (seed 001,
+    :func:`~judgebayes.calibration.read_prevalence`): θ = P(humans prefer claude-opus-4)
+    per opponent (the items' ``model``), the judge's pick as its label; a battle without
+    a pick is left out and counted in ``report``. The package's vignette "Real Data
+    Example" (gemini-2.5-pro, gpt-4o-mini) has 276 battles with a pick, human preference
+    for Claude 0.236 and the judge's 0.159.
+
+    Parameters
+    ----------
+    judge
+        ``"gpt-4o-mini"`` or ``"gpt-5.2"`` (:data:`DEBIAS_JUDGES`).
+    opponents
+        Some of :data:`DEBIAS_OPPONENTS`; all three when ``None``.
+
+    Returns
+    -------
+    JudgedItems
+        One item per battle with a pick; every battle has a human winner, so every
+        item is a calibration item until you hide some human labels.
+    """
+    if judge not in DEBIAS_JUDGES:
+        raise DataError(
+            f"no debias_judge data for judge {judge!r}", expected=f"one of {DEBIAS_JUDGES}"
+        )
+    chosen = DEBIAS_OPPONENTS if opponents is None else tuple(opponents)
+    unknown = [o for o in chosen if o not in DEBIAS_OPPONENTS]
+    if unknown or not chosen:
+        raise DataError(
+            f"no debias_judge opponent {unknown[0] if unknown else 'given'!r}",
+            expected=f"some of {', '.join(DEBIAS_OPPONENTS)}",
+        )
+    files = [fetch(_debias_name(o, judge)) for o in chosen]
+    return read_prevalence(files, target=DEBIAS_TARGET, judge=judge)
+
+
+def load_arena_bench_v1() -> ArenaBench:
+    """arena-bench-v1: GPT-4's 1-10 grades of 15 models on 300 hard prompts, with human Elo.
+
+    The precursor of Arena-Hard (github.com/lmarena/arena-hard-auto, Apache-2.0,
+    ``data/arena-bench-v1/model_judgment/``): GPT-4's reference-guided single grades,
+    null where the grade could not be parsed. Every prompt and pair of models that both
+    have a grade becomes a battle (:func:`~judgebayes.read_grades`) and a three-point
+    verdict (the sign of the grade difference), so any of the 15 models can serve as
+    the anchor of seed 004. The human side is the Chatbot Arena Elo of Feb 2 and April
+    18, 2024 in tatsu-lab/alpaca_eval's ``notebooks/benchmarks.csv`` (Apache-2.0), whose
+    model names differ: :data:`ARENA_BENCH_NAMES` maps them explicitly and says how
+    each was matched (11 of 15 have an Elo; gpt-4-1106-preview only the April one).
+
+    Returns
+    -------
+    ArenaBench
+        ``battles``, ``verdicts`` and ``human_elo``.
+    """
+    files = [fetch(f"arena_bench_v1/model_judgment/{name}") for name in _ARENA_BENCH_HASHES]
+    frames = []
+    for f in files:
+        with reading(f, unit="record"):
+            frames.append(read_frame(f, text_columns=("question_id", "model"), default="json"))
+    battles = read_grades(pd.concat(frames, ignore_index=True), judge=ARENA_BENCH_JUDGE)
+    table = pd.read_csv(fetch("arena_bench_v1/human_arena_elo_benchmarks.csv"))
+    elo = table.set_index("Model")
+    feb, apr = "Arena Elo\n[Feb 2, 2024]", "Arena Elo\n[April 18, 2024]"
+    rows = []
+    for model in battles.models:
+        name, how = ARENA_BENCH_NAMES[model]
+        rows.append(
+            {
+                "model": model,
+                "benchmarks_name": name,
+                "match": how,
+                "arena_elo_feb2024": elo.loc[name, feb] if name is not None else float("nan"),
+                "arena_elo_apr2024": elo.loc[name, apr] if name is not None else float("nan"),
+            }
+        )
+    human = pd.DataFrame(rows).sort_values(
+        ["arena_elo_feb2024", "model"], ascending=[False, True], ignore_index=True
+    )
+    return ArenaBench(battles=battles, verdicts=verdicts_from_battles(battles), human_elo=human)

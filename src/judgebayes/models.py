@@ -17,7 +17,7 @@ likelihoods in :mod:`judgebayes.bayes`, the calibration designs in
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -40,6 +40,8 @@ from judgebayes.consistency.model import (
 from judgebayes.core.battles import Battles
 from judgebayes.core.bt import as_pair_stats
 from judgebayes.core.pairs import PairStats
+from judgebayes.rankings.data import RankingData
+from judgebayes.rankings.latent import latent_outcome_spec
 from judgebayes.softelo.posterior import temperature_data, temperature_model
 
 __all__ = [
@@ -48,6 +50,7 @@ __all__ = [
     "calibration",
     "davidson",
     "judge_discrimination",
+    "latent_outcome",
     "matchup_dirichlet",
     "multi_judge",
     "soft_bt",
@@ -177,3 +180,22 @@ def calibration(
         pd_ = paired_data(cd)
         return ModelSpec(DESIGNS[design], dict(pd_.data), pd_.coords, pd_.dims(design))
     return ModelSpec(DESIGNS[design], dict(cd.data), cd.coords, cd.dims(design))
+
+
+def latent_outcome(
+    data: RankingData,
+    judges: str | Sequence[str] | None = None,
+    *,
+    by_model: bool = False,
+    pad_to: int | None = None,
+) -> ModelSpec:
+    """The latent-outcome model (Dawid–Skene for pairwise comparisons) bound to battles.
+
+    The human outcome is latent where unlabelled, each judge reads it through its confusion
+    matrix by position (and, with ``by_model``, its favouritism towards the models), the
+    outcomes follow Davidson's Bradley–Terry model
+    (:func:`~judgebayes.rankings.latent.latent_outcome_model`; model card
+    ``models/latent_outcome/card.md``). See
+    :func:`~judgebayes.rankings.latent.latent_outcome_spec` for the arguments.
+    """
+    return latent_outcome_spec(data, judges, by_model=by_model, pad_to=pad_to)

@@ -33,6 +33,7 @@ __all__ = [
     "quartile_residual_plot",
     "reliability_plot",
     "width_decomposition_plot",
+    "win_rate_heatmap",
 ]
 
 
@@ -64,12 +65,16 @@ def forest(
 ) -> Axes:
     """Forest plot: each model's Elo with its bootstrap interval, best at the top.
 
+    Where the board has rank-sets (``rank_lo``, ``rank_hi``) each row ends with its
+    simultaneous rank interval, and where it has ``tier`` every other tier is shaded.
+
     Parameters
     ----------
     board
-        A leaderboard with columns ``model, elo, elo_lo, elo_hi``, sorted best first,
-        or a result whose ``to_frame()`` is one (e.g.
-        :class:`~judgebayes.core.bootstrap.BootstrapElo`, whose ``plot()`` calls this).
+        A leaderboard with columns ``model, elo, elo_lo, elo_hi`` (and optionally
+        ``rank_lo, rank_hi, tier``), sorted best first, or a result whose ``to_frame()``
+        is one (e.g. :class:`~judgebayes.core.bootstrap.BootstrapElo`, whose ``plot()``
+        calls this).
     ax
         Axes to draw on (a new figure when ``None``).
     alpha
@@ -102,6 +107,18 @@ def forest(
             ms=4,
             label="truth",
         )
+    if "tier" in frame:
+        for tier in np.unique(frame["tier"])[1::2]:
+            rows = pos[frame["tier"].to_numpy() == tier]
+            ax.axhspan(rows.min() - 0.5, rows.max() + 0.5, color="0.93", zorder=0, lw=0)
+    if {"rank_lo", "rank_hi"} <= set(frame.columns):
+        from matplotlib.transforms import blended_transform_factory
+
+        where = blended_transform_factory(ax.transAxes, ax.transData)
+        for y, lo, hi in zip(pos, frame["rank_lo"], frame["rank_hi"], strict=True):
+            text = f"{lo}" if lo == hi else f"{lo}–{hi}"
+            ax.text(1.01, y, text, transform=where, va="center", fontsize=6, color="0.3")
+        ax.text(1.01, len(frame) - 0.4, "ranks", transform=where, fontsize=6, color="0.3")
     ax.set_yticks(pos, frame["model"], fontsize=7)
     ax.set_xlabel("Elo")
     ax.set_ylim(-0.8, len(frame) - 0.2)
@@ -396,4 +413,24 @@ def agreement_plot(
         ylabel="P(judge's side = human's side)",
         title="agreement by |s|" + ("" if r is None else f", r = {r:.2f}"),
     )
+    return ax
+
+
+def win_rate_heatmap(
+    matrix: pd.DataFrame, ax: Axes | None = None, *, title: str = "P(row beats column)"
+) -> Axes:
+    """Heatmap of a models × models table of win rates (rows beat columns), values printed
+    where there are at most 20 models."""
+    ax = _axes(ax, (0.35 * len(matrix) + 2.5, 0.35 * len(matrix) + 2.0))
+    values = matrix.to_numpy(dtype=float)
+    image = ax.imshow(values, cmap="RdBu", vmin=0, vmax=1)
+    ticks = np.arange(len(matrix))
+    ax.set_xticks(ticks, matrix.columns, rotation=90, fontsize=7)
+    ax.set_yticks(ticks, matrix.index, fontsize=7)
+    if len(matrix) <= 20:
+        for (r, c), v in np.ndenumerate(values):
+            if np.isfinite(v):
+                ax.text(c, r, f"{v:.2f}", ha="center", va="center", fontsize=5)
+    ax.figure.colorbar(image, ax=ax, shrink=0.7)
+    ax.set_title(title, fontsize=9)
     return ax

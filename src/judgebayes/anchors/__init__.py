@@ -4,8 +4,10 @@ robustness, the decision framework, and an ordered-logistic model of five-point 
 Modules: ``verdicts`` (the verdict table, position-debiasing, the verdict tensor),
 ``simulate`` (the quadratic verdict tensor with a known truth), ``rankings`` (win-rate,
 Bradley–Terry and quadratic rankings, Kendall τ; Eq. 1, Figure 1), ``informativeness``
-(I(p, A), Figures 2–3), ``power`` (Table 2, the exact sign test, N_total, the Wilcoxon
-simulation of Appendix C), ``robustness`` (Figure 4, Appendix E, Section 5.3),
+(I(p, A), Figures 2–3), ``layout`` (a few anchors × many models, as Arena-Hard,
+AlpacaEval and WildBench judge: the anchors found, each one's rankings and τ with humans,
+bootstrap intervals over prompts), ``power`` (Table 2, the exact sign test, N_total, the
+Wilcoxon simulation of Appendix C), ``robustness`` (Figure 4, Appendix E, Section 5.3),
 ``recommend`` (Figure 5: :func:`recommend_anchor`; :func:`analyze_anchors`); JAX-based:
 ``model`` (the ordered-logistic verdict model and its ``ModelSpec`` builder),
 ``comparison`` (ordinal vs BT vs win-rate at equal budget), ``design`` (anchor-free
@@ -19,13 +21,23 @@ from judgebayes.anchors.informativeness import (
     WinHistogram,
     discordance,
     informativeness,
+    regress_tau,
     tau_vs_informativeness,
     win_histogram,
 )
+from judgebayes.anchors.layout import (
+    AnchorLayout,
+    InvertedU,
+    TauContrast,
+    anchor_layout,
+    find_anchors,
+)
 from judgebayes.anchors.power import (
+    PowerCheck,
     PowerTable,
     WilcoxonPower,
     n_total,
+    power_check,
     power_table,
     sign_test_n,
     verdict_differences,
@@ -37,6 +49,7 @@ from judgebayes.anchors.rankings import (
     anchor_rankings,
     bt_scores,
     kendall,
+    kendall_rows,
     quadratic_scores,
     win_rate_scores,
 )
@@ -57,10 +70,13 @@ from judgebayes.anchors.robustness import (
 from judgebayes.anchors.simulate import SimulatedVerdicts, simulate_verdicts
 from judgebayes.anchors.verdicts import (
     SCALES,
+    VERDICT_FORMATS,
     VERDICT_STRINGS,
     VerdictTable,
     read_verdicts,
+    verdict_format,
     verdict_table,
+    verdicts_from_battles,
 )
 
 # Bayesian names load JAX: imported on first use.
@@ -80,19 +96,24 @@ _LAZY = {
 
 __all__ = [
     "SCALES",
+    "VERDICT_FORMATS",
     "VERDICT_STRINGS",
     "AdaptiveDesign",
     "AnchorAnalysis",
     "AnchorCountCurve",
     "AnchorInformativeness",
+    "AnchorLayout",
     "AnchorRankings",
     "AnchorRecommendation",
+    "InvertedU",
     "PilotAccuracy",
+    "PowerCheck",
     "PowerTable",
     "RankerComparison",
     "SimulatedVerdicts",
     "SizeCurve",
     "StableOrderedLogistic",
+    "TauContrast",
     "TauInformativeness",
     "VerdictTable",
     "WilcoxonPower",
@@ -101,22 +122,27 @@ __all__ = [
     "analyze_anchors",
     "anchor_bt_scores",
     "anchor_count_curve",
+    "anchor_layout",
     "anchor_rankings",
     "bt_scores",
     "compare_rankers",
     "discordance",
     "expected_information",
+    "find_anchors",
     "informativeness",
     "kendall",
+    "kendall_rows",
     "n_total",
     "ordered_logistic_data",
     "ordered_logistic_model",
     "ordered_logistic_spec",
     "pilot_informativeness",
+    "power_check",
     "power_table",
     "quadratic_scores",
     "read_verdicts",
     "recommend_anchor",
+    "regress_tau",
     "sign_test_n",
     "simulate_verdicts",
     "tau_vs_informativeness",
@@ -124,7 +150,9 @@ __all__ = [
     "theta_gaps",
     "theta_means",
     "verdict_differences",
+    "verdict_format",
     "verdict_table",
+    "verdicts_from_battles",
     "wilcoxon_power",
     "win_histogram",
     "win_rate_scores",

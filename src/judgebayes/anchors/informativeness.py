@@ -42,6 +42,7 @@ __all__ = [
     "WinHistogram",
     "discordance",
     "informativeness",
+    "regress_tau",
     "tau_vs_informativeness",
     "win_histogram",
 ]
@@ -307,7 +308,7 @@ def win_histogram(
 
 @dataclass(frozen=True, repr=False)
 class TauInformativeness(ResultDisplay):
-    """τ with π_quad against informativeness across anchors (Section 4.3, Figure 3).
+    """τ against informativeness across anchors (Section 4.3, Figure 3).
 
     Attributes
     ----------
@@ -316,6 +317,12 @@ class TauInformativeness(ResultDisplay):
     slope, intercept, r2, p_value
         Least-squares line τ = intercept + slope·I, its R² and p-value
         (:func:`scipy.stats.linregress`).
+    reference
+        The ranking τ compares with: ``"quadratic"`` (π_quad, the paper's Figure 3) or
+        ``"human"``.
+    r2_lo, r2_hi, level
+        Percentile interval of R² over bootstrap resamples of the prompts (NaN when
+        none were drawn), and its level.
     """
 
     anchors: tuple[str, ...]
@@ -325,6 +332,10 @@ class TauInformativeness(ResultDisplay):
     intercept: float
     r2: float
     p_value: float
+    reference: str = "quadratic"
+    r2_lo: float = float("nan")
+    r2_hi: float = float("nan")
+    level: float = 0.95
 
     def to_frame(self) -> pd.DataFrame:
         return pd.DataFrame(
@@ -332,9 +343,15 @@ class TauInformativeness(ResultDisplay):
         )
 
     def _headline(self) -> str:
+        interval = (
+            f" [{self.r2_lo:.3f}, {self.r2_hi:.3f}]"
+            if np.isfinite(self.r2_lo) and np.isfinite(self.r2_hi)
+            else ""
+        )
         return (
-            f"{len(self.anchors)} anchors; τ = {self.intercept:.3f} + {self.slope:.3f}·I, "
-            f"R² = {self.r2:.3f} (p = {self.p_value:.2g})"
+            f"{len(self.anchors)} anchors; τ with the {self.reference} ranking = "
+            f"{self.intercept:.3f} + {self.slope:.3f}·I, R² = {self.r2:.3f}{interval} "
+            f"(p = {self.p_value:.2g})"
         )
 
     def plot(self, ax: Axes | None = None, *, labels: bool = True) -> Axes:
@@ -347,10 +364,51 @@ class TauInformativeness(ResultDisplay):
             for x, t, a in zip(self.informativeness, self.tau, self.anchors, strict=True):
                 ax.annotate(a, (x, t), fontsize=7, xytext=(2, 2), textcoords="offset points")
         ax.set_xlabel("anchor informativeness I(p, A)")
-        ax.set_ylabel("Kendall τ with π_quad")
+        ax.set_ylabel("Kendall τ with " + ("π_quad" if self.reference == "quadratic" else "humans"))
         ax.legend(frameon=False)
         ax.grid(alpha=0.3)
         return ax
+
+
+def regress_tau(
+    anchors: Sequence[str],
+    informativeness: np.ndarray,
+    tau: np.ndarray,
+    *,
+    reference: str = "quadratic",
+    r2_replicates: np.ndarray | None = None,
+    level: float = 0.95,
+) -> TauInformativeness:
+    """The least-squares line of τ on I(p, A) across anchors and its R² (Figure 3).
+
+    Anchors where either number is NaN are left out. ``r2_replicates`` (R² on
+    bootstrap resamples of the prompts) give the percentile interval of R².
+    """
+    x, y = np.asarray(informativeness, float), np.asarray(tau, float)
+    ok = np.isfinite(x) & np.isfinite(y)
+    if ok.sum() < 3:
+        raise ValueError(
+            f"τ and I(p, A) are both known for {int(ok.sum())} anchor(s); a line needs three"
+        )
+    fit = linregress(x[ok], y[ok])
+    lo = hi = float("nan")
+    reps = np.asarray(r2_replicates if r2_replicates is not None else [], float)
+    if np.isfinite(reps).any():
+        q = (1.0 - level) / 2.0
+        lo, hi = (float(v) for v in np.nanquantile(reps, [q, 1.0 - q]))
+    return TauInformativeness(
+        anchors=tuple(a for a, keep in zip(anchors, ok, strict=True) if keep),
+        informativeness=x[ok],
+        tau=y[ok],
+        slope=float(fit.slope),
+        intercept=float(fit.intercept),
+        r2=float(fit.rvalue**2),
+        p_value=float(fit.pvalue),
+        reference=reference,
+        r2_lo=lo,
+        r2_hi=hi,
+        level=level,
+    )
 
 
 def tau_vs_informativeness(
@@ -361,13 +419,4 @@ def tau_vs_informativeness(
     common = [a for a in rankings.anchors if a in info.anchors]
     x = np.array([info[a] for a in common])
     y = np.array([tau[rankings.anchors.index(a)] for a in common])
-    fit = linregress(x, y)
-    return TauInformativeness(
-        anchors=tuple(common),
-        informativeness=x,
-        tau=y,
-        slope=float(fit.slope),
-        intercept=float(fit.intercept),
-        r2=float(fit.rvalue**2),
-        p_value=float(fit.pvalue),
-    )
+    return regress_tau(common, x, y)

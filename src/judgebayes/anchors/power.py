@@ -31,6 +31,12 @@ read it as the discordant win share minus ½, the "edge" of Table 2. Here both t
 run on the same simulated draws (common random numbers across N), so the two
 simulated sample sizes are directly comparable; the formula value is reported beside
 them.
+
+**Table 2 on a real anchor** (:func:`power_check`). For each pair of one anchor's
+targets, the prompts Table 2's method asks for — N(½ + edge) over the pair's own share
+of informative prompts, and over the anchor's I(p, A) as Section 4.3 does (its
+footnote 6 calls the latter an approximation) — and the power the exact sign test
+reaches on that many prompts drawn from the benchmark itself.
 """
 
 from __future__ import annotations
@@ -53,9 +59,11 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
 __all__ = [
+    "PowerCheck",
     "PowerTable",
     "WilcoxonPower",
     "n_total",
+    "power_check",
     "power_table",
     "sign_test_n",
     "verdict_differences",
@@ -434,6 +442,201 @@ def wilcoxon_power(
         grid=grid,
         power_wilcoxon=rates[:, 0],
         power_sign=rates[:, 1],
+        n_sim=n_sim,
+        alpha=alpha,
+        power=power,
+        seed=seed,
+    )
+
+
+# --------------------------------------------------------- Table 2 on a real anchor
+@dataclass(frozen=True, repr=False)
+class PowerCheck(ResultDisplay):
+    """Table 2's sample size for each target pair of one anchor, and the power it reaches.
+
+    For every pair (a, b) of the anchor's targets whose edge lies in ``edges``, the
+    prompts Table 2's method asks for, ⌈N(½ + edge) / I⌉, with I the pair's own share
+    of informative prompts (``n_pair``) and with the anchor's I(p, A) averaged over
+    all its pairs, as Section 4.3 does (``n_anchor``; footnote 6 calls it an
+    approximation); then the power of the exact one-sided sign test at each N on
+    prompts drawn from the benchmark (``power_pair``, ``power_anchor``).
+
+    Attributes
+    ----------
+    anchor
+        The anchor.
+    pairs
+        One row per pair: ``model_a`` (the better of the two against the anchor),
+        ``model_b``, ``edge``, ``informativeness``, ``n_pair``, ``n_anchor``,
+        ``power_pair``, ``power_anchor`` (NaN where N exceeds the prompts and they are
+        drawn without replacement).
+    anchor_informativeness
+        I(p, A) over all target pairs (Section 4.3).
+    n_prompts, replace, n_sim, alpha, power, seed
+        Benchmark size; whether prompts are drawn with replacement (the benchmark as
+        the population) or subsampled without; simulated experiments per N; the test's
+        level and target power; seed. A simulated power's Monte Carlo SE is
+        √(p(1 − p)/n_sim).
+    """
+
+    anchor: str
+    pairs: pd.DataFrame
+    anchor_informativeness: float
+    n_prompts: int
+    replace: bool
+    n_sim: int
+    alpha: float
+    power: float
+    seed: int
+
+    def to_frame(self) -> pd.DataFrame:
+        return self.pairs.copy()
+
+    def summary(self) -> pd.Series:
+        """Pairs, and the mean and spread of the power reached at each N."""
+        p = self.pairs
+        return pd.Series(
+            {
+                "pairs": len(p),
+                "mean_power_pair": p["power_pair"].mean(),
+                "mean_power_anchor": p["power_anchor"].mean(),
+                "share_below_target_anchor": float(
+                    (p["power_anchor"].dropna() < self.power).mean()
+                ),
+                "mc_se": float(np.sqrt(self.power * (1 - self.power) / self.n_sim)),
+            }
+        )
+
+    def _headline(self) -> str:
+        s = self.summary()
+        how = "with replacement" if self.replace else "subsampled without replacement"
+        return (
+            f"anchor {self.anchor} (I = {self.anchor_informativeness:.3f}), {int(s['pairs'])} "
+            f"target pairs, prompts drawn {how}: mean power {s['mean_power_pair']:.3f} at "
+            f"N / I_pair, {s['mean_power_anchor']:.3f} at N / I(p, A) (target {self.power:g})"
+        )
+
+    def plot(self, ax: Axes | None = None) -> Axes:
+        """Power reached against the pair's edge, at N / I_pair and at N / I(p, A)."""
+        ax = _axes(ax, (6, 4))
+        p = self.pairs
+        ax.scatter(p["edge"], p["power_pair"], s=16, label="N / I of the pair")
+        ax.scatter(p["edge"], p["power_anchor"], s=16, marker="x", label="N / I(p, A)")
+        ax.axhline(self.power, color="grey", lw=0.8, ls="--")
+        ax.set_xlabel("edge (discordant win share − ½)")
+        ax.set_ylabel("power of the sign test")
+        ax.legend(frameon=False)
+        ax.grid(alpha=0.3)
+        return ax
+
+
+def _sign_power(
+    d: np.ndarray, n: int, *, n_sim: int, alpha: float, replace: bool, rng: np.random.Generator
+) -> float:
+    """Rejection rate of the exact one-sided sign test on n prompts drawn from ``d``."""
+    if not replace and n > d.size:
+        return float("nan")
+    if replace:
+        draws = d[rng.integers(0, d.size, size=(n_sim, n))]
+    else:
+        draws = d[np.argsort(rng.random((n_sim, d.size)), axis=1)[:, :n]]
+    plus, minus = (draws > 0).sum(axis=1), (draws < 0).sum(axis=1)
+    p = binom.sf(plus - 1, plus + minus, 0.5)
+    return float(np.mean(np.where(plus + minus > 0, p, 1.0) < alpha))
+
+
+def power_check(
+    table: VerdictTable,
+    anchor: str,
+    *,
+    edges: tuple[float, float] = (0.05, 0.25),
+    alpha: float = 0.05,
+    power: float = 0.8,
+    n_sim: int = 2000,
+    replace: bool = True,
+    judge: str | None = None,
+    scale: str = "five",
+    seed: int = 0,
+    progress: bool = True,
+) -> PowerCheck:
+    """Table 2's sample size on a real anchor, checked by drawing prompts (Section 4.3).
+
+    For each pair of the anchor's targets with an edge in ``edges`` (Table 2 spans
+    +5 % to +25 %), the per-prompt differences d_i = v_{i,a}^A − v_{i,b}^A give the
+    edge (discordant win share − ½) and the pair's informativeness; the sign test's
+    N(½ + edge) (:func:`sign_test_n`) divided by the pair's own informativeness and by
+    the anchor's I(p, A) are the prompts Table 2's method asks for. Each is checked by
+    ``n_sim`` experiments on that many prompts drawn from the benchmark (with
+    replacement: the benchmark's prompts as the population; without: subsamples, only
+    up to the benchmark's size) and the exact one-sided sign test at ``alpha``.
+
+    Parameters
+    ----------
+    table
+        A verdict table in which the anchor met its targets on shared prompts.
+    anchor
+        The anchor.
+    edges
+        The range of edges [lo, hi] of the pairs checked.
+    scale
+        ``"five"`` (margins: a pair is discordant when its margins differ, as I(p, A) of
+        Section 4.3) or ``"three"``.
+    """
+    check_scale(scale)
+    table = table.one_judge(judge)
+    v = table.tensor(scale=scale)
+    k = table.models.index(anchor) if anchor in table.models else -1
+    if k < 0:
+        raise ValueError(f"no model {anchor!r}; models: {list(table.models)}")
+    against = v[:, :, k]
+    targets = np.flatnonzero(np.isfinite(against).any(axis=0))
+    rng = np.random.default_rng(seed)
+    rows = []
+    total_d = total_c = 0.0
+    candidates = [(a, b) for i, a in enumerate(targets) for b in targets[i + 1 :]]
+    found = []
+    for a, b in candidates:
+        d = against[:, a] - against[:, b]
+        d = d[np.isfinite(d)]
+        total_d, total_c = total_d + (d != 0).sum(), total_c + d.size
+        plus, minus = int((d > 0).sum()), int((d < 0).sum())
+        if plus + minus == 0:
+            continue
+        edge = plus / (plus + minus) - 0.5
+        if edge < 0:
+            a, b, d, edge = b, a, -d, -edge
+        if edges[0] <= edge <= edges[1] and edge > 0:
+            found.append((a, b, d, edge))
+    info_anchor = total_d / total_c
+    for a, b, d, edge in tqdm(found, desc="pairs", disable=not progress):
+        info = float((d != 0).mean())
+        base = int(sign_test_n(0.5 + edge, alpha=alpha, power=power)[0])
+        n_pair, n_anchor = n_total(base, info), n_total(base, info_anchor)
+        rows.append(
+            {
+                "model_a": table.models[a],
+                "model_b": table.models[b],
+                "edge": edge,
+                "informativeness": info,
+                "n_base": base,
+                "n_pair": n_pair,
+                "n_anchor": n_anchor,
+                "power_pair": _sign_power(
+                    d, n_pair, n_sim=n_sim, alpha=alpha, replace=replace, rng=rng
+                ),
+                "power_anchor": _sign_power(
+                    d, n_anchor, n_sim=n_sim, alpha=alpha, replace=replace, rng=rng
+                ),
+            }
+        )
+    columns = ["model_a", "model_b", "edge", "informativeness", "n_base", "n_pair"]
+    columns += ["n_anchor", "power_pair", "power_anchor"]
+    return PowerCheck(
+        anchor=anchor,
+        pairs=pd.DataFrame(rows, columns=columns).sort_values("edge", ignore_index=True),
+        anchor_informativeness=float(info_anchor),
+        n_prompts=len(table.prompts),
+        replace=replace,
         n_sim=n_sim,
         alpha=alpha,
         power=power,

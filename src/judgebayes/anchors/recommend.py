@@ -7,9 +7,11 @@ informative anchor, reported with its estimated I(p, A), a bootstrap interval ov
 the pilot's prompts, the chance that it is the most informative, and the
 N_total = N / I (Section 4.3) it implies for the chosen effect.
 
-:func:`analyze_anchors` is the report the ``judgebayes anchors FILE`` command prints:
-per anchor the informativeness, Kendall τ with π_quad (and the human ranking) and
-N_total at +5 %.
+:func:`analyze_anchors` is the report the ``judgebayes anchors FILE`` command prints,
+on a few anchors × many models (Arena-Hard, AlpacaEval, WildBench) or the full matrix:
+per anchor the informativeness, the ranking it induces, Kendall τ with the human
+ranking (and π_quad where every pair was judged) with bootstrap intervals over
+prompts, and N_total at +5 %.
 """
 
 from __future__ import annotations
@@ -21,13 +23,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from judgebayes.anchors.informativeness import (
-    AnchorInformativeness,
-    informativeness,
-    tau_vs_informativeness,
-)
+from judgebayes.anchors.informativeness import AnchorInformativeness, informativeness
+from judgebayes.anchors.layout import AnchorLayout, anchor_layout
 from judgebayes.anchors.power import n_total, sign_test_n
-from judgebayes.anchors.rankings import AnchorRankings, anchor_rankings
 from judgebayes.anchors.verdicts import VerdictTable
 from judgebayes.core.results import ResultDisplay
 from judgebayes.errors import DataError
@@ -222,89 +220,113 @@ def recommend_anchor(
 
 @dataclass(frozen=True, repr=False)
 class AnchorAnalysis(ResultDisplay):
-    """Per anchor: informativeness, τ with π_quad (and humans), N_total at the effect.
+    """Per anchor: informativeness, its ranking, τ with humans (and π_quad), N_total.
+
+    The report of ``judgebayes anchors FILE``, on a few anchors × many models or on the
+    full matrix alike (:func:`~judgebayes.anchors.layout.anchor_layout`).
 
     Attributes
     ----------
-    rankings
-        :class:`~judgebayes.anchors.rankings.AnchorRankings` of every usable anchor.
-    info
-        :class:`~judgebayes.anchors.informativeness.AnchorInformativeness` of the same.
+    layout
+        :class:`~judgebayes.anchors.layout.AnchorLayout` of the detected (or named)
+        anchors: I(p, A), the win-rate and five-level rankings, τ with intervals.
     n_base, effect
         The sign test's discordant pairs for the effect, and the effect.
     n_debiased
         (prompt, pair)s judged in both orders whose verdicts were averaged.
     """
 
-    rankings: AnchorRankings
-    info: AnchorInformativeness
+    layout: AnchorLayout
     n_base: int
     effect: float
     n_debiased: int
 
+    @property
+    def info(self) -> AnchorInformativeness:
+        """I(p, A) per anchor with its bootstrap interval."""
+        return self.layout.info
+
     def to_frame(self) -> pd.DataFrame:
-        """``anchor, informativeness, tau_quadratic, n_total_5pct`` (+ ``tau_human``), by anchor.
+        """:meth:`AnchorLayout.to_frame` and ``n_total_5pct``, one row per anchor.
 
         The N_total column is named for the default +5 % effect; it holds the N_total of
         :attr:`effect`.
         """
-        info = self.info.informativeness
-        frame = pd.DataFrame(
-            {
-                "anchor": self.info.anchors,
-                "informativeness": info,
-                "tau_quadratic": self.rankings.tau_quadratic,
-                "n_total_5pct": _totals(self.n_base, info),
-            }
-        )
-        if self.rankings.human is not None:
-            frame["tau_human"] = self.rankings.tau_human
+        frame = self.layout.to_frame()
+        frame["n_total_5pct"] = _totals(self.n_base, self.info.informativeness)
         return frame
 
     def _headline(self) -> str:
-        i = self.info.informativeness
-        best, worst = int(np.nanargmax(i)), int(np.nanargmin(i))
-        return (
-            f"{len(self.info.anchors)} anchors, {self.info.n_prompts:,} prompts; most "
-            f"informative {self.info.anchors[best]} (I = {i[best]:.3f}, τ_quad "
-            f"{self.rankings.tau_quadratic[best]:.3f}); least {self.info.anchors[worst]} "
-            f"(I = {i[worst]:.3f})"
-        )
+        return self.layout._headline()
 
     def plot(self, ax: Axes | None = None) -> Axes:
-        """τ with π_quad against informativeness (Figure 3, :func:`tau_vs_informativeness`)."""
-        return tau_vs_informativeness(self.rankings, self.info).plot(ax)
+        """τ per anchor against its informativeness (:meth:`AnchorLayout.plot`)."""
+        reference = "quadratic" if self.layout.is_full_matrix else "human"
+        return self.layout.plot(ax, x="informativeness", reference=reference)
 
     def __str__(self) -> str:
-        frame = self.to_frame()
-        fmt = {
-            "informativeness": "{:.3f}".format,
-            "tau_quadratic": "{:.3f}".format,
-            "tau_human": "{:.3f}".format,
-            "n_total_5pct": lambda v: "n/a" if not np.isfinite(v) else f"{v:,.0f}",
-        }
-        return (
-            f"{self._headline()}\nN_total at +{self.effect:.0%}: {self.n_base} discordant "
-            f"pairs / I (seed 004, Section 4.3); {self.n_debiased:,} (prompt, pair)s judged "
-            f"in both orders were averaged\n" + frame.to_string(index=False, formatters=fmt)
-        )
+        totals = _totals(self.n_base, self.info.informativeness)
+        lines = [
+            str(self.layout),
+            f"N_total at +{self.effect:.0%} (seed 004, Section 4.3): {self.n_base} discordant "
+            f"pairs / I = "
+            + ", ".join(
+                f"{a} {'n/a' if not np.isfinite(t) else format(t, ',.0f')}"
+                for a, t in zip(self.layout.anchors, totals, strict=True)
+            ),
+            f"{self.n_debiased:,} (prompt, pair)s judged in both orders were averaged",
+        ]
+        if not self.layout.is_full_matrix:
+            lines += [
+                "rankings (win rate against each anchor, ties half):",
+                self.wide().to_string(na_rep="-"),
+            ]
+        return "\n".join(lines)
+
+    def wide(self, value: str = "win_rate") -> pd.DataFrame:
+        """Models × anchors: each model's ``win_rate`` (or ``margin``) against each anchor.
+
+        Best model (by the mean over anchors) first; an anchor's own column holds its
+        score from its targets (1 − their mean win rate).
+        """
+        long = self.layout.rankings()
+        frame = long.pivot(index="model", columns="anchor", values=value)
+        frame = frame[list(self.layout.anchors)]
+        order = frame.mean(axis=1).sort_values(ascending=False, kind="stable").index
+        return frame.loc[order].rename_axis(columns=None).round(3)
 
 
 def analyze_anchors(
     table: VerdictTable,
     *,
     human: Mapping[str, float] | None = None,
+    anchors: Sequence[str] | None = None,
     judge: str | None = None,
     scale: str = "five",
     effect: float = 0.05,
     alpha: float = 0.05,
     power: float = 0.8,
+    n_boot: int = 1000,
+    level: float = 0.95,
+    seed: int = 0,
+    progress: bool = True,
 ) -> AnchorAnalysis:
-    """Informativeness, τ with π_quad (Eq. 1) and N_total for every usable anchor."""
+    """Per anchor: I(p, A), its rankings, τ with humans and π_quad (Eq. 1), N_total.
+
+    The anchors are found in the table (:func:`~judgebayes.anchors.layout.find_anchors`:
+    the models every other model meets; every model of a full matrix) unless named.
+    Intervals: ``n_boot`` bootstrap resamples of the prompts (0: none).
+    """
     table = table.one_judge(judge)
-    rankings = anchor_rankings(table, human=human)
-    info = informativeness(table, anchors=rankings.anchors, scale=scale)
-    base = int(sign_test_n(0.5 + effect, alpha=alpha, power=power)[0])
-    return AnchorAnalysis(
-        rankings=rankings, info=info, n_base=base, effect=effect, n_debiased=table.n_debiased
+    layout = anchor_layout(
+        table,
+        anchors=anchors,
+        human=human,
+        scale=scale,
+        n_boot=n_boot,
+        level=level,
+        seed=seed,
+        progress=progress,
     )
+    base = int(sign_test_n(0.5 + effect, alpha=alpha, power=power)[0])
+    return AnchorAnalysis(layout=layout, n_base=base, effect=effect, n_debiased=table.n_debiased)

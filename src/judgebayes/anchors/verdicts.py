@@ -28,32 +28,33 @@ not judged); the anchor-based verdict matrix V^{p,A} of the paper is ``V[:, :, A
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from judgebayes.core.io import read_frame, reading
+from judgebayes.core.battles import Battles
+from judgebayes.core.io import peek_columns, read_frame, reading
 from judgebayes.core.report import DropReport
 from judgebayes.core.results import ResultDisplay
+from judgebayes.core.tool_formats import VERDICT_STRINGS, read_arena_hard, read_grades
 from judgebayes.errors import DataError
 
-__all__ = ["SCALES", "VERDICT_STRINGS", "VerdictTable", "read_verdicts", "verdict_table"]
+__all__ = [
+    "SCALES",
+    "VERDICT_FORMATS",
+    "VERDICT_STRINGS",
+    "VerdictTable",
+    "read_verdicts",
+    "verdict_format",
+    "verdict_table",
+    "verdicts_from_battles",
+]
 
-#: The Arena-Hard verdict strings (and their mirrored spellings) as margins of A over B.
-VERDICT_STRINGS: dict[str, int] = {
-    "A>>B": 2,
-    "A>B": 1,
-    "A=B": 0,
-    "B>A": -1,
-    "B>>A": -2,
-    "B<<A": 2,
-    "B<A": 1,
-    "B=A": 0,
-    "A<B": -1,
-    "A<<B": -2,
-}
+#: The ``format`` values of :func:`read_verdicts` (``judgebayes anchors --format``).
+VERDICT_FORMATS = ("auto", "table", "arena-hard", "grades")
+
 #: Verdict scales an analysis can read the table on: the five-point margins or their sign.
 SCALES = ("five", "three")
 _REQUIRED = ("prompt_id", "model_a", "model_b", "verdict")
@@ -379,14 +380,127 @@ def verdict_table(
     )
 
 
-def read_verdicts(path: str | Path, *, columns: Mapping[str, str] | None = None) -> VerdictTable:
-    """Read a verdict file (CSV, TSV, JSON, JSON lines or Parquet; optionally gzipped).
+def verdicts_from_battles(battles: Battles, *, clear_gap: float | None = None) -> VerdictTable:
+    """The verdict table of battles read from a judge tool's output.
 
-    Names (prompt, model, judge) and verdicts are read as written (``007`` stays
-    ``"007"``); every error names the file, the row and the column
-    (:func:`judgebayes.core.io.read_frame`).
+    The margin is the ``verdict`` column where there is one (Arena-Hard judgments,
+    :func:`~judgebayes.core.tool_formats.read_arena_hard`), else the sign of
+    ``score_diff`` (single grades, :func:`~judgebayes.core.tool_formats.read_grades`:
+    A's grade higher 1, equal 0, lower −1, so the table is on the three-point scale),
+    else the judge label (1 → 1, 0.5 → 0, 0 → −1). Rows without a margin (a null game)
+    are left out and counted in :attr:`VerdictTable.report`, with the battles' own
+    counts of missing values.
+
+    Parameters
+    ----------
+    battles
+        Battles with a ``verdict``, ``score_diff`` or ``judge_label`` column.
+    clear_gap
+        Single grades on seed 004's five-point scale (Section 2) instead of their sign:
+        a grade difference d gives the margin sign(d)·(1 + [|d| ≥ clear_gap]) — equal
+        grades a tie, a gap below ``clear_gap`` "slightly better" (±1), a gap of at
+        least ``clear_gap`` "clearly better" (±2). With 1–10 grades, ``clear_gap=3``
+        calls a gap of one or two points slight. Only for battles with ``score_diff``.
     """
+    frame = battles.frame
+    if clear_gap is not None and ("verdict" in frame or "score_diff" not in frame):
+        raise DataError(
+            "clear_gap maps grade differences to margins, and these battles have none",
+            column="score_diff",
+            expected="single grades (read_grades) for clear_gap; none for verdicts",
+        )
+    if clear_gap is not None and not clear_gap > 0:
+        raise ValueError(f"clear_gap must be positive, got {clear_gap!r}")
+    if "verdict" in frame:
+        margin = pd.to_numeric(frame["verdict"], errors="coerce").to_numpy(dtype=float)
+    elif "score_diff" in frame:
+        gap = frame["score_diff"].to_numpy(dtype=float)
+        margin = np.sign(gap)
+        if clear_gap is not None:
+            margin = margin * np.where(np.abs(gap) >= clear_gap, 2.0, 1.0)
+    elif "judge_label" in frame:
+        margin = 2.0 * frame["judge_label"].to_numpy(dtype=float) - 1.0
+    else:
+        raise DataError(
+            "no verdicts in these battles",
+            column="verdict",
+            expected="a verdict, score_diff or judge_label column",
+        )
+    keep = ~np.isnan(margin)
+    rows = pd.DataFrame(
+        {
+            "prompt_id": frame["prompt_id"].astype(str).to_numpy()
+            if "prompt_id" in frame
+            else np.arange(len(frame)).astype(str),
+            "model_a": frame["model_a"].astype(str).to_numpy(),
+            "model_b": frame["model_b"].astype(str).to_numpy(),
+            "judge": frame["judge"].astype(str).to_numpy() if "judge" in frame else "judge",
+            "verdict": margin,
+        }
+    )[keep]
+    table = verdict_table(rows.astype({"verdict": int}))
+    report = battles.report
+    left = {"no verdict (null game or score)": int((~keep).sum())}
+    return replace(
+        table,
+        report=DropReport(
+            report.n_input,
+            {**report.dropped, **{k: v for k, v in left.items() if v}},
+            dict(report.excluded),
+            dict(report.missing),
+        ),
+    )
+
+
+def read_verdicts(
+    path: str | Path,
+    *,
+    format: str = "auto",
+    columns: Mapping[str, str] | None = None,
+    baseline: str | None = None,
+    judge: str | None = None,
+) -> VerdictTable:
+    """Read verdicts in one of :data:`VERDICT_FORMATS`.
+
+    ``table`` (a CSV, TSV, JSON, JSON lines or Parquet file; optionally gzipped) of
+    ``prompt_id, model_a, model_b, verdict[, judge]``: names (prompt, model, judge)
+    and verdicts are read as written (``007`` stays ``"007"``); every error names the
+    file, the row and the column (:func:`judgebayes.core.io.read_frame`).
+    ``arena-hard``: Arena-Hard judgments (a ``<model>.jsonl`` file or a
+    ``model_judgment/<judge>/`` folder; ``baseline`` for files that do not name it).
+    ``grades``: single grades, a verdict per prompt and pair from the two grades.
+    ``auto``: records with ``games`` are Arena-Hard judgments, records with ``score``
+    and ``model`` single grades, anything else a table (a folder: its first file).
+    Both tool formats go through :func:`verdicts_from_battles`.
+    """
+    if format == "auto":
+        format = verdict_format(path)
+    if format == "arena-hard":
+        return verdicts_from_battles(read_arena_hard(path, baseline=baseline, judge=judge))
+    if format == "grades":
+        return verdicts_from_battles(read_grades(path, judge=judge))
+    if format != "table":
+        raise DataError(f"unknown format {format!r}", expected=f"one of {VERDICT_FORMATS}")
     wanted = [*_NAMES, "verdict", *(columns or {})]
     frame = read_frame(path, text_columns=wanted)
     with reading(path):
         return verdict_table(frame, columns=columns)
+
+
+def verdict_format(path: str | Path) -> str:
+    """The format ``auto`` chooses for ``path`` (see :func:`read_verdicts`)."""
+    path = Path(path)
+    if path.is_dir():
+        inner = sorted(f for f in path.rglob("*.json*") if f.is_file())
+        if not inner:
+            raise DataError(
+                f"the folder {path} holds no judgment files",
+                expected="model_judgment/<judge>/<model>.jsonl or single-grade .jsonl files",
+            )
+        path = inner[0]
+    columns = set(peek_columns(path, default="csv"))
+    if "games" in columns:
+        return "arena-hard"
+    if {"score", "model", "question_id"} <= columns:
+        return "grades"
+    return "table"

@@ -3,12 +3,15 @@ accuracies, the J and ΔJ diagnostics, the paired bootstrap, the Section 7 repor
 simulation sweeps, and the Bayesian latent-class designs (shared, model-specific,
 hierarchical, and paired: the models' correctness on one item jointly) with LOO.
 
-Modules: ``items`` (judged items), ``estimators`` (single estimators, analytic SEs),
-``bootstrap`` (sufficient statistics, paired bootstrap, delta method), ``analysis``
-(:func:`calibrate`, :class:`Calibration`, :class:`Comparison`), ``report`` (Section 7
-checklist), ``sweep`` (simulations), ``rows`` (the Bayesian designs' row data and
-priors); JAX-based: ``designs`` (latent-class models), ``paired`` (the paired latent
-class), ``posterior`` (fits, LOO, PPC), ``bayes_sweep`` (designs on the simulations).
+Modules: ``items`` (judged items), ``readers`` (judged items from files: tables, the
+pairwise prevalence layout, Inspect logs in ``inspect_logs``), ``estimators`` (single
+estimators, analytic SEs), ``bootstrap`` (sufficient statistics, paired bootstrap, delta
+method), ``analysis`` (:func:`calibrate`, :class:`Calibration`, :class:`Comparison`),
+``report`` (Section 7 checklist), ``sweep`` (simulations), ``splits`` (every estimator
+over random calibration splits of fully labelled real data), ``rows`` (the Bayesian
+designs' row data and priors); JAX-based: ``designs`` (latent-class models), ``paired``
+(the paired latent class), ``posterior`` (fits, LOO, PPC), ``bayes_sweep`` (designs on
+the simulations).
 """
 
 from judgebayes._lazy import lazy_exports
@@ -25,8 +28,11 @@ from judgebayes.calibration.estimators import (
     rogan_gladen,
     shared_calibration_bias,
 )
-from judgebayes.calibration.items import JudgedItems, read_judged_items
+from judgebayes.calibration.inspect_logs import read_inspect_logs
+from judgebayes.calibration.items import JudgedItems
+from judgebayes.calibration.readers import ITEM_FORMATS, read_judged_items, read_prevalence
 from judgebayes.calibration.report import CalibrationReport
+from judgebayes.calibration.splits import SplitStudy, split_study
 from judgebayes.calibration.sweep import (
     SimulatedItems,
     Sweep,
@@ -58,6 +64,7 @@ _LAZY = {
 __all__ = [
     "DESIGNS",
     "ESTIMATORS",
+    "ITEM_FORMATS",
     "AccuracyEstimate",
     "BayesCalibration",
     "BootstrapEstimate",
@@ -71,6 +78,7 @@ __all__ = [
     "PairedData",
     "PosteriorDifference",
     "SimulatedItems",
+    "SplitStudy",
     "Sweep",
     "calibrate",
     "calibration_data",
@@ -84,7 +92,9 @@ __all__ = [
     "paper_table6",
     "plot_sweep",
     "ppi_mean",
+    "read_inspect_logs",
     "read_judged_items",
+    "read_prevalence",
     "rg_shared_difference",
     "rogan_gladen",
     "shared_calibration_bias",
@@ -92,6 +102,7 @@ __all__ = [
     "simulate_items",
     "simulate_sweep",
     "specific_calibration_model",
+    "split_study",
     "sweep_bayes",
 ]
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY, __all__)

@@ -30,6 +30,14 @@ if TYPE_CHECKING:
 __all__ = ["Calibration", "Comparison", "calibrate"]
 
 
+def _se(var: float) -> float:
+    """√var of a delta-method variance; a variance of 0 computed as −1e-18 (an exact
+    q̂ = 1, say) is 0, a clearly negative or undefined one NaN."""
+    if not np.isfinite(var) or var < -1e-12:
+        return np.nan
+    return float(np.sqrt(max(var, 0.0)))
+
+
 @dataclass(frozen=True, repr=False)
 class Comparison(ResultDisplay):
     """Δθ = θ_a − θ_b under every estimator, with ΔJ, Δq0 and Δq1 (Tables 1–2).
@@ -165,7 +173,7 @@ class Calibration(ResultDisplay):
         """Accuracy of ``model`` under ``method`` (or q0/q1/J diagnostics)."""
         k = self._k(model)
         cov = self.delta_cov.get(self._delta_key(method))
-        se = float(np.sqrt(cov[k, k])) if cov is not None and np.isfinite(cov[k, k]) else np.nan
+        se = _se(cov[k, k]) if cov is not None else np.nan
         what = f"theta[{model}]" if method in ESTIMATORS else f"{method}[{model}]"
         return self._caveat(
             BootstrapEstimate.from_replicates(
@@ -291,7 +299,7 @@ class Calibration(ResultDisplay):
                     method,
                     reps[:, ka] - reps[:, kb],
                     self.plugin[name][ka] - self.plugin[name][kb],
-                    float(np.sqrt(var)) if np.isfinite(var) and var >= 0 else np.nan,
+                    _se(var),
                     self.alpha,
                 ),
                 name,
@@ -520,8 +528,8 @@ def calibrate(
             raise DataError(
                 f"model {m!r} has no test items (every item has a human label)",
                 column="split",
-                expected="test items without human labels, or a "
-                "'split' column marking the test set",
+                expected="test items without human labels, a 'split' column marking the "
+                "test set, or JudgedItems.calibration_split (the CLI: --calibration-size)",
             )
     if baseline is None:
         baseline = str(s["n_cal"].idxmax())

@@ -4,24 +4,28 @@
 judge_label`` plus optional ``human_label``, ``split``, ``run``). Rows with a human
 label form the calibration set unless a ``split`` column says otherwise; repeated
 judge runs of one item are collapsed to the item's mean judge label (Appendix E.4).
-:func:`read_judged_items` reads such a table from CSV, TSV, Parquet or JSON(L).
+:func:`~judgebayes.calibration.readers.read_judged_items` reads such a table from CSV,
+TSV, Parquet or JSON(L), and the formats judge tools write.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from pathlib import Path
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import pandas as pd
 
-from judgebayes.core.io import read_frame, reading
+from judgebayes.core.report import DropReport
 from judgebayes.errors import DataError
 
-__all__ = ["JudgedItems", "read_judged_items"]
+if TYPE_CHECKING:
+    from judgebayes.core.battles import Battles
+
+__all__ = ["JudgedItems"]
 
 _REQUIRED = ("model", "item_id", "judge_label")
+_COLUMNS = ["model", "item_id", "split", "judge_label", "judge_pos", "n_runs", "human_label"]
 
 
 def _labels01(
@@ -66,6 +70,9 @@ class JudgedItems:
         "test"} and ``run`` (repeated judge runs of one item).
     labels
         Optional mapping of other label spellings to 0/1, e.g. ``{"Yes": 1, "No": 0}``.
+    dropped
+        Rows a reader left out before building the table, by reason (a judge that gave
+        no verdict): counted in :attr:`report`.
 
     Notes
     -----
@@ -79,11 +86,23 @@ class JudgedItems:
     """
 
     def __init__(
-        self, frame: pd.DataFrame | Mapping, *, labels: Mapping[Any, float] | None = None
+        self,
+        frame: pd.DataFrame | Mapping,
+        *,
+        labels: Mapping[Any, float] | None = None,
+        dropped: Mapping[str, int] | None = None,
     ) -> None:
         if not isinstance(frame, pd.DataFrame):
             frame = pd.DataFrame(frame)
         self._frame, self.n_input = _validate_items(frame.reset_index(drop=True), labels)
+        left_out = {k: int(v) for k, v in (dropped or {}).items() if v}
+        self._report = DropReport(self.n_input + sum(left_out.values()), left_out)
+
+    @property
+    def report(self) -> DropReport:
+        """Rows read and rows a reader left out, by reason (judged rows, before runs
+        are collapsed)."""
+        return self._report
 
     @property
     def frame(self) -> pd.DataFrame:
@@ -99,9 +118,11 @@ class JudgedItems:
 
     def __repr__(self) -> str:
         s = self.summary()
+        left_out = self._report.n_dropped
         return (
             f"JudgedItems({len(self)} judged items from {self.n_input} rows, "
-            f"{len(s)} models, {int(s['n_cal'].sum())} with human labels)"
+            f"{len(s)} models, {int(s['n_cal'].sum())} with human labels"
+            + (f"; {left_out} rows left out: {dict(self._report.dropped)})" if left_out else ")")
         )
 
     def _rows(self, model: str, split: str) -> pd.DataFrame:
@@ -127,6 +148,223 @@ class JudgedItems:
         out = test.groupby("model")["human_label"].mean()
         return out.reindex(self.models).rename("theta_test")
 
+    def human_accuracy(self) -> pd.Series:
+        """Mean human label over every item that has one, per model: θ from all human labels.
+
+        On data where every item carries its human verdict and :meth:`calibration_split`
+        hid most of them, this is the all-human θ the estimators are scored against
+        (calibration and test items together); NaN for a model without human labels.
+        """
+        out = self._frame.groupby("model")["human_label"].mean()
+        return out.reindex(self.models).rename("theta_human")
+
+    @classmethod
+    def _from_frame(cls, frame: pd.DataFrame, n_input: int, report: DropReport) -> JudgedItems:
+        """A table of already collapsed items (the columns of :attr:`frame`), unchecked."""
+        out = cls.__new__(cls)
+        out._frame = frame.sort_values(
+            ["model", "split", "item_id"], key=lambda s: s.astype(str), ignore_index=True
+        )[_COLUMNS]
+        out.n_input = n_input
+        out._report = report
+        return out
+
+    def calibration_split(
+        self, size: float | int, *, seed: int = 0, per_model: bool = False
+    ) -> JudgedItems:
+        """These items with the human labels of a random calibration set only.
+
+        The items that have a human label are the candidates; ``size`` of their item
+        ids are drawn at random without replacement and form the calibration set. Every
+        other item becomes a test item: its human label is kept only as the truth
+        (:meth:`true_test_accuracy`, :meth:`human_accuracy`), which no estimator reads.
+        This is how a fully labelled benchmark tells what a calibration budget would
+        have given (Appendix E.3 draws one such split; a study draws many).
+
+        Parameters
+        ----------
+        size
+            A fraction in (0, 1) of the candidate item ids, ``max(1, round(size × n))``
+            of them (10% of 276 battles: 28, as in the debias-llm-as-a-judge vignette),
+            or a count (an ``int``).
+        seed
+            Seed of the draw.
+        per_model
+            Draw ``size`` of each model's items separately, so that every model has a
+            calibration set of fixed size (the paper's design). Needs items that belong
+            to one model each; without it, an item id shared by several models (a
+            battle seen from both sides, :meth:`from_battles`) is one human judgement
+            and, drawn, calibrates every model it belongs to.
+
+        Returns
+        -------
+        JudgedItems
+            The same items and report, with a new ``split``.
+
+        Raises
+        ------
+        DataError
+            ``per_model`` with an item id shared by several models, or no item with a
+            human label.
+        ValueError
+            ``size`` neither a fraction in (0, 1) nor a count between 1 and the
+            number of candidates.
+        """
+        f = self._frame
+        has = f["human_label"].notna().to_numpy()
+        if not has.any():
+            raise DataError(
+                "no item has a human label to draw a calibration set from",
+                column="human_label",
+                expected="human labels on the items a calibration set may use",
+            )
+        candidates = f[has]
+        if per_model:
+            shared = candidates.groupby("item_id", sort=False)["model"].nunique()
+            if (shared > 1).any():
+                raise DataError(
+                    f"item {shared.index[np.argmax(shared.to_numpy() > 1)]!r} belongs to "
+                    f"{int(shared.max())} models, so a calibration set per model is not "
+                    "defined",
+                    column="item_id",
+                    expected="per_model=False for items shared by several models "
+                    "(e.g. both sides of a battle)",
+                )
+            pools = [g["item_id"].to_numpy() for _, g in candidates.groupby("model", sort=True)]
+        else:
+            pools = [pd.unique(candidates["item_id"].to_numpy())]
+        rng = np.random.default_rng(seed)
+        chosen: list[Any] = []
+        for pool in pools:
+            k = _draw_count(size, len(pool))
+            chosen.extend(pool[np.sort(rng.choice(len(pool), size=k, replace=False))])
+        is_cal = has & f["item_id"].isin(pd.Index(chosen)).to_numpy()
+        frame = f.assign(split=np.where(is_cal, "calibration", "test"))
+        return JudgedItems._from_frame(frame, self.n_input, self._report)
+
+    @classmethod
+    def from_battles(
+        cls,
+        battles: Battles,
+        judge: str | None = None,
+        *,
+        models: Sequence[str] | None = None,
+        ties: Literal["loss", "drop"] = "loss",
+    ) -> JudgedItems:
+        """Judged items of every model against the field, from pairwise battles.
+
+        The binary setting of Section 3.1 for a win rate (Section 3.2: Eq. 1 holds with
+        θ the human preference rate): for a model X, θ_X = P(the human says X won) over
+        X's battles against the field. A battle between X and Y is one item of X and
+        one item of Y (``item_id`` = its ``battle_id``), each with
+
+        * ``human_label`` = 1 when the human says this side won, 0 otherwise (missing
+          when no human labelled the battle: a test item);
+        * ``judge_label`` = 1 when the judge says this side won, 0 otherwise.
+
+        Ties. ``"loss"`` (default): a tie is "did not win" for both sides, so θ is
+        the strict win rate, as in the experiments of Chatzi et al.,
+        *Prediction-Powered Ranking of Large Language Models* (NeurIPS 2024,
+        arXiv:2402.17826; ``ignore_ties=0``) and the debias-llm-as-a-judge vignette.
+        Every battle is an item whether or not a human labelled it: the test items
+        must be defined without the human label that is hidden on them, or the
+        calibration items would not represent them. ``"drop"``: battles the human or
+        the judge called a tie are left out, and θ is the win rate among decisive
+        battles. The human's tie is part of the human label, so this population can be
+        formed only where every battle has its human verdict (a re-judged benchmark);
+        it is the population of the agreement rates Chatzi et al. report.
+
+        Parameters
+        ----------
+        battles
+            Battles with ``judge_label`` (``P(A beats B)``: 1, 0.5, 0) and, on the
+            labelled battles, ``human_label``; several judges' rows need ``battle_id``
+            (:func:`~judgebayes.read_aligned`, :func:`judgebayes.datasets.load_ppr`).
+            Without ``battle_id`` each row is its own battle.
+        judge
+            The judge whose labels to use (needed when the table has several).
+        models
+            The field: only battles between two of these models (default: all).
+        ties
+            ``"loss"`` or ``"drop"`` (above).
+
+        Returns
+        -------
+        JudgedItems
+            Two items per battle, ``model`` the side; rows left out are counted in
+            :attr:`report` by reason, in items (two per battle): no verdict from the
+            judge, outside the field, a tie with ``ties="drop"``.
+
+        Notes
+        -----
+        The two items of a battle are dependent (with ``ties="drop"``,
+        Z_Y = 1 − Z_X). :func:`~judgebayes.calibration.calibrate`'s bootstrap and
+        :meth:`calibration_split` treat an ``item_id`` as one unit, so a battle's two
+        items are resampled, and labelled, together.
+        """
+        if ties not in ("loss", "drop"):
+            raise ValueError(f"ties must be 'loss' or 'drop', got {ties!r}")
+        if "judge_label" not in battles:
+            raise DataError(
+                "the battles have no 'judge_label' column",
+                column="judge_label",
+                expected="a judge's verdicts",
+            )
+        if judge is not None:
+            battles = battles.for_judge(judge)
+        elif len(battles.judges) > 1:
+            raise DataError(
+                f"the battles hold {len(battles.judges)} judges' labels: name one",
+                column="judge",
+                expected=f"judge= one of {list(battles.judges)}",
+            )
+        f = battles.frame
+        ids = f["battle_id"].to_numpy() if "battle_id" in f else np.arange(len(f))
+        a, b = f["model_a"].astype(str).to_numpy(), f["model_b"].astype(str).to_numpy()
+        judged = f["judge_label"].to_numpy(float)
+        human = f["human_label"].to_numpy(float) if "human_label" in f else np.full(len(f), np.nan)
+        dropped: dict[str, int] = {}
+        keep = np.ones(len(f), bool)
+
+        def leave_out(mask: np.ndarray, reason: str) -> None:
+            mask = mask & keep
+            dropped[reason] = 2 * int(mask.sum())
+            keep[mask] = False
+
+        if models is not None:
+            field = [str(m) for m in models]
+            unknown = sorted(set(field) - set(battles.models))
+            if unknown:
+                raise DataError(
+                    f"unknown model {unknown[0]!r}",
+                    column="model_a/model_b",
+                    expected=f"models of the battles: {list(battles.models)}",
+                )
+            leave_out(~(np.isin(a, field) & np.isin(b, field)), "outside the field (models=)")
+        leave_out(np.isnan(judged), "no verdict from the judge")
+        if ties == "drop":
+            leave_out(human == 0.5, "human tie (ties='drop')")
+            leave_out(judged == 0.5, "judge tie (ties='drop')")
+        if not keep.any():
+            raise DataError(
+                "no battle left to make items of", expected="battles with a judge verdict"
+            )
+        k = np.flatnonzero(keep)
+        # side A wins at label 1, side B at label 0; a tie (0.5) is no win for either
+        items = pd.DataFrame(
+            {
+                "model": np.concatenate([a[k], b[k]]),
+                "item_id": np.concatenate([ids[k], ids[k]]),
+                "judge_label": np.concatenate([judged[k] == 1, judged[k] == 0]).astype(float),
+                "human_label": np.where(
+                    np.isnan(np.concatenate([human[k], human[k]])),
+                    np.nan,
+                    np.concatenate([human[k] == 1, human[k] == 0]),
+                ),
+            }
+        )
+        return cls(items, dropped=dropped)
+
     def summary(self) -> pd.DataFrame:
         """Per model: calibration size, positives, negatives, test size, max runs."""
         f = self._frame
@@ -151,6 +389,21 @@ class JudgedItems:
             }
         ).astype(int)
         return out.reindex(self.models).rename_axis("model").reset_index()
+
+
+def _draw_count(size: float | int, n: int) -> int:
+    """How many of ``n`` candidates a calibration set of ``size`` takes."""
+    if isinstance(size, bool):
+        raise ValueError(f"size must be a fraction in (0, 1) or a count, got {size!r}")
+    if isinstance(size, int | np.integer):
+        k = int(size)
+    elif isinstance(size, float | np.floating) and 0 < size < 1:
+        k = max(1, round(float(size) * n))
+    else:
+        raise ValueError(f"size must be a fraction in (0, 1) or an integer count, got {size!r}")
+    if not 1 <= k <= n:
+        raise ValueError(f"a calibration set of {k} items from {n} candidates")
+    return k
 
 
 def _validate_items(
@@ -242,39 +495,4 @@ def _validate_items(
     items = items.sort_values(
         ["model", "split", "item_id"], key=lambda s: s.astype(str), ignore_index=True
     )
-    return items[
-        ["model", "item_id", "split", "judge_label", "judge_pos", "n_runs", "human_label"]
-    ], len(frame)
-
-
-def read_judged_items(
-    path: str | Path,
-    *,
-    columns: Mapping[str, str] | None = None,
-    labels: Mapping[Any, float] | None = None,
-) -> JudgedItems:
-    """Read a CSV/TSV/Parquet/JSON(L) table of judged items.
-
-    Parameters
-    ----------
-    path
-        The file.
-    columns
-        ``{their_name: our_name}``, e.g. ``{"question": "item_id", "verdict": "judge_label"}``.
-    labels
-        Other label spellings, e.g. ``{"Yes": 1, "No": 0}``.
-    """
-    renamed = {ours: theirs for theirs, ours in (columns or {}).items()}
-    names = [renamed.get(c, c) for c in ("model", "item_id")]
-    frame = read_frame(path, text_columns=names)  # names exactly as written; errors name the file
-    if columns:
-        absent = [c for c in columns if c not in frame]
-        if absent:
-            raise DataError(
-                f"column mapping names absent column(s) {absent}",
-                column=absent[0],
-                expected=f"one of {list(frame.columns)}",
-            )
-        frame = frame.rename(columns=dict(columns))
-    with reading(path):
-        return JudgedItems(frame, labels=labels)
+    return items[_COLUMNS], len(frame)

@@ -1,7 +1,8 @@
 """The ``judgebayes`` command line.
 
 Every verb prints a readable table; with ``--out DIR`` it also writes the same
-results as CSV (a leaderboard: ``model, elo, elo_lo, elo_hi, se, n_battles``) and
+results as CSV (a leaderboard: ``model, elo, elo_lo, elo_hi, se, n_battles, rank_lo,
+rank_hi, tier``: Elo intervals and simultaneous rank-sets with their tiers) and
 a ``summary.json`` (strict JSON). Bad input exits with status 2 and a one-line reason:
 argument values are checked by the parser (:mod:`judgebayes.cli.common`), and files are
 read through :mod:`judgebayes.core.io`, which turns whatever goes wrong in a file into
@@ -29,6 +30,7 @@ __all__ = ["build_parser", "main"]
 VERB_MODULES = {
     "demo": "arena",
     "elo": "arena",
+    "compare": "arena",
     "softelo": "softelo",
     "consistency": "consistency",
     "calibrate": "calibrate",

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from judgebayes._stats import norm_ppf
 from judgebayes.cli.common import (
     TARGETS,
     board_summary,
@@ -30,9 +31,22 @@ from judgebayes.cli.common import (
     probability,
     write_board,
 )
+from judgebayes.cli.judges import (
+    add_judge_options,
+    judge_boards,
+    read_elo_battles,
+    resolve_inputs,
+    shows_judges_beside_humans,
+)
 from judgebayes.core.battles import Battles
+from judgebayes.core.board import EloBoard
 from judgebayes.core.bootstrap import bootstrap_bt
+from judgebayes.core.io import write_json
 from judgebayes.core.loaders import FORMATS
+from judgebayes.core.pairs import PairStats
+from judgebayes.core.ranksets import rank_sets
+from judgebayes.core.sandwich import sandwich_bt
+from judgebayes.core.ties import compare_ties
 from judgebayes.errors import DataError
 from judgebayes.plots import forest
 from judgebayes.simulate import simulate_arena
@@ -58,18 +72,31 @@ def _hide_human_labels(battles: Battles, n_labelled: int, seed: int) -> Battles:
     return Battles(frame)
 
 
-def _soft_board(result: SoftEloResult) -> pd.DataFrame:
-    """The Soft-Elo leaderboard: held-out Soft-Elo with its jackknife+ conformal interval."""
+def _soft_board(result: SoftEloResult, alpha: float, seed: int) -> pd.DataFrame:
+    """The Soft-Elo leaderboard: held-out Soft-Elo with its jackknife+ conformal interval.
+
+    Its rank-sets treat the models' held-out Soft-Elo (each fitted against fixed anchors)
+    as independent normals whose 1 − α intervals are the conformal ones (sd = half-width /
+    z_{1−α/2}), drawn 4,000 times: the held-out protocol gives no joint replicates.
+    """
     table = result.held.table
     intervals = result.conformal.evaluations["soft"].intervals
+    lower, upper = np.asarray(intervals.lower, float), np.asarray(intervals.upper, float)
+    elo = table["elo_soft"].to_numpy(float)
+    sd = np.where(np.isfinite(upper - lower), (upper - lower) / 2, np.nan) / norm_ppf(1 - alpha / 2)
+    draws = np.random.default_rng(seed).normal(elo, np.nan_to_num(sd, nan=1e6), (4000, len(elo)))
+    ranks = rank_sets(draws, models=list(table["model"]), estimate=elo, alpha=alpha)
     return pd.DataFrame(
         {
             "model": table["model"],
-            "elo": table["elo_soft"],
-            "elo_lo": intervals.lower,
-            "elo_hi": intervals.upper,
+            "elo": elo,
+            "elo_lo": lower,
+            "elo_hi": upper,
             "se": table["se_soft"],
             "n_battles": table["n_battles"],
+            "rank_lo": ranks.rank_lo,
+            "rank_hi": ranks.rank_hi,
+            "tier": ranks.tier,
         }
     ).sort_values("elo", ascending=False, ignore_index=True)
 
@@ -160,7 +187,7 @@ def _demo(args: argparse.Namespace) -> int:
     )
     elapsed = time.perf_counter() - start
     truth = sim.elo
-    hard_board, soft_board = hard.to_frame(), _soft_board(soft)
+    hard_board, soft_board = hard.to_frame(), _soft_board(soft, args.alpha, args.seed)
     n = len(truth)
     cover = {
         "hard": int(_covers(hard_board, truth).sum()),
@@ -241,7 +268,13 @@ def _demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def _elo(args: argparse.Namespace) -> int:
+def _read_battles(
+    args: argparse.Namespace,
+) -> tuple[Battles | PairStats, str | None, bool]:
+    """The data of ``elo`` and ``compare``: battles, or pair statistics streamed from Parquet;
+    the target; whether it was streamed. Battles of several judges with human labels come
+    back whole (``elo`` prints the human board beside each judge's); otherwise one judge's."""
+    resolve_inputs(args)  # --judge NAME=FILE files, --format auto
     target = TARGETS.get(args.target, args.target) if args.target else None
     streamed = args.format == "parquet" or (
         args.format in ("csv", "arena")
@@ -265,26 +298,187 @@ def _elo(args: argparse.Namespace) -> int:
                 f"with --judge NAME (e.g. --judge {scan.judges[0]}) or pass "
                 "--pool-judges"
             )
-        data, target = scan.pair_stats(args.judge), scan.target
-    else:
-        data = one_judge(args, may_pool=True)
-    board = bootstrap_bt(
-        data,
-        target=target,
-        lam=args.lam,
-        n_boot=args.n_boot,
-        alpha=args.alpha,
-        seed=args.seed,
-        progress=not args.no_progress,
-    )
+        return scan.pair_stats(args.judge), scan.target, True
+    battles = read_elo_battles(args)
+    if shows_judges_beside_humans(args, battles):
+        return battles, target, False
+    return one_judge(args, may_pool=True, battles=battles), target, False
+
+
+def _elo(args: argparse.Namespace) -> int:
+    data, target, streamed = _read_battles(args)
+    if isinstance(data, Battles) and shows_judges_beside_humans(args, data):
+        return judge_boards(args, data)  # the human board beside each judge's
+    board = _board(data, target, args, streamed=streamed)
     print(board)
+    extra = _board_report(board, data, target, args)
     summary = board_summary(
-        board, file=str(args.file), format=args.format, judge=args.judge, streamed=streamed
+        board, file=str(args.file), format=args.format, judge=args.judge, streamed=streamed, **extra
     )
     written = write_board(args.out, board, summary, plot=args.out is not None)
+    if written and args.baseline:
+        written.append(args.out / "baseline.csv")
+        board.vs_baseline(args.baseline).to_frame().to_csv(written[-1], index=False)
     if written:
         print("wrote " + ", ".join(str(p) for p in written))
     return 0
+
+
+def _add_board_options(parser: argparse.ArgumentParser) -> None:
+    """The leaderboard's own options (method, clusters, ties, baseline), apart from the
+    input options."""
+    parser.add_argument(
+        "--method",
+        choices=("bootstrap", "sandwich"),
+        default="bootstrap",
+        help="intervals from the bootstrap (default) or the sandwich covariance (no "
+        "resampling; arena-rank's default)",
+    )
+    parser.add_argument(
+        "--cluster",
+        default="auto",
+        metavar="COL",
+        help="resample (bootstrap) or sum scores (sandwich) by clusters of battles in this "
+        "column; 'auto' (default): prompt_id when the file has it; 'none': independent battles",
+    )
+    parser.add_argument(
+        "--ties",
+        choices=("half", "davidson"),
+        default="half",
+        help="a tie is half a win (default) or Davidson's tie model; with ties in the data "
+        "the board says which of the two leave-one-battle-out prefers",
+    )
+
+
+def _board_options(args: argparse.Namespace, *, streamed: bool) -> dict:
+    """Keyword arguments of the board from :func:`_add_board_options`' options."""
+    cluster = None if args.cluster.lower() == "none" else args.cluster
+    if streamed and cluster not in (None, "auto"):
+        raise DataError(
+            f"--cluster {args.cluster}: streamed Parquet is aggregated to pair statistics, "
+            "which keep no prompts; read it as a table (--format csv) to cluster"
+        )
+    return {"cluster": cluster, "ties": args.ties}
+
+
+def _add_compare_options(parser: argparse.ArgumentParser) -> None:
+    """The options of ``judgebayes compare`` beyond the input and the board's."""
+    parser.add_argument(
+        "--rope",
+        type=non_negative,
+        default=0.0,
+        metavar="δ",
+        help="A is ahead only when the whole 1 − α interval of Elo_A − Elo_B lies above δ "
+        "Elo points (a region of practical equivalence; default 0)",
+    )
+    parser.add_argument(
+        "--all-pairs",
+        choices=("holm", "bh"),
+        default=None,
+        help="also print every pair with p-values adjusted by Holm or Benjamini–Hochberg",
+    )
+    parser.add_argument(
+        "--out", type=Path, default=None, help="folder for comparison.csv and summary.json"
+    )
+
+
+def _compare(args: argparse.Namespace) -> int:
+    data, target, streamed = _read_battles(args)
+    board = _board(data, target, args, streamed=streamed)
+    result = board.compare(args.model_a, args.model_b, rope=args.rope)
+    print(result)
+    if args.all_pairs:
+        print(f"\n{board.compare_all(correction=args.all_pairs)}")
+    if args.out is not None:
+        args.out.mkdir(parents=True, exist_ok=True)
+        result.to_frame().to_csv(args.out / "comparison.csv", index=False)
+        write_json(
+            args.out / "summary.json",
+            board_summary(
+                board, file=str(args.file), comparison=result.to_frame().iloc[0].to_dict()
+            ),
+        )
+    return 0 if result.ahead else 1
+
+
+def _board(
+    data: Battles | PairStats, target: str | None, args: argparse.Namespace, *, streamed: bool
+) -> EloBoard:
+    """The leaderboard of ``judgebayes elo``: bootstrap or sandwich intervals."""
+    common = {"target": target, "lam": args.lam, "alpha": args.alpha, "seed": args.seed}
+    common |= _board_options(args, streamed=streamed)
+    if args.method == "sandwich":
+        return sandwich_bt(data, **common)
+    return bootstrap_bt(data, n_boot=args.n_boot, progress=not args.no_progress, **common)
+
+
+def _board_report(
+    board: EloBoard, data: Battles | PairStats, target: str | None, args: argparse.Namespace
+) -> dict:
+    """Print what goes with the board (the tie models' LOO, the score against a baseline);
+    return the same for the summary."""
+    extra: dict = {"method": args.method, "ties": args.ties}
+    try:
+        check = compare_ties(data, target=target, lam=args.lam, cluster=board.cluster)
+    except DataError:  # soft targets, weights or no ties: nothing to choose between
+        check = None
+    if check is not None:
+        print(f"\n{check}" + ("" if check.decisive else " (not decisive: within 2 SE)"))
+        extra["ties_loo"] = check.to_dict()
+    if args.baseline:
+        scores = board.vs_baseline(args.baseline)
+        print(f"\n{scores}")
+        extra["baseline"] = args.baseline
+    return extra
+
+
+def _add_input_options(parser: argparse.ArgumentParser) -> None:
+    """The battles file and how to read it, the fit's settings: shared by ``elo`` and
+    ``compare``."""
+    parser.add_argument(
+        "file",
+        type=Path,
+        help="battles file (or folder); Parquet (a file or a folder of them) is streamed; "
+        "with --judge NAME=FILE, the human verdicts the judges' files are joined to",
+    )
+    parser.add_argument(
+        "--format",
+        choices=(*FORMATS, "parquet"),
+        default="auto",
+        help="auto (default): chosen from the content; parquet: a Parquet table in the "
+        "Battles schema (as csv); csv and arena read .parquet files and folders by "
+        "streaming too",
+    )
+    parser.add_argument(
+        "--target", default=None, help="judge, human, or a column name (default: judge if present)"
+    )
+    add_judge_options(parser)  # --judge NAME | NAME=FILE, --baseline
+    parser.add_argument(
+        "--pool-judges", action="store_true", help="fit all judges' verdicts together"
+    )
+    parser.add_argument(
+        "--map",
+        nargs="*",
+        type=column_pair,
+        metavar="THEIRS=OURS",
+        help="column mapping for --format csv, e.g. left=model_a",
+    )
+    parser.add_argument(
+        "--label",
+        nargs="*",
+        type=label_pair,
+        metavar="VALUE=P",
+        help="label mapping for --format csv, e.g. A=1 B=0 tie=0.5",
+    )
+    parser.add_argument("--lam", type=non_negative, default=0.01)
+    parser.add_argument("--n-boot", type=count, default=1000)
+    parser.add_argument("--alpha", type=probability, default=0.05)
+    parser.add_argument("--seed", type=non_negative_int, default=0)
+    parser.add_argument(
+        "--drop-invalid",
+        action="store_true",
+        help="drop invalid rows (counted in the summary) instead of failing",
+    )
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -322,45 +516,25 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     demo.add_argument("--no-progress", action="store_true")
     demo.set_defaults(run=_demo)
-    elo = sub.add_parser("elo", help="Bradley–Terry Elo leaderboard with bootstrap intervals")
-    elo.add_argument(
-        "file", type=Path, help="battles file; Parquet (a file or a folder of them) is streamed"
+    elo = sub.add_parser(
+        "elo",
+        help="Bradley–Terry Elo leaderboard with bootstrap intervals; with several judges' "
+        "verdicts and human labels, the human board beside each judge's",
     )
-    elo.add_argument(
-        "--format",
-        choices=(*FORMATS, "parquet"),
-        required=True,
-        help="parquet: a Parquet table in the Battles schema (as csv); csv and "
-        "arena read .parquet files and folders by streaming too",
-    )
-    elo.add_argument(
-        "--target", default=None, help="judge, human, or a column name (default: judge if present)"
-    )
-    elo.add_argument("--judge", default=None, help="use this judge's verdicts only")
-    elo.add_argument("--pool-judges", action="store_true", help="fit all judges' verdicts together")
-    elo.add_argument(
-        "--map",
-        nargs="*",
-        type=column_pair,
-        metavar="THEIRS=OURS",
-        help="column mapping for --format csv, e.g. left=model_a",
-    )
-    elo.add_argument(
-        "--label",
-        nargs="*",
-        type=label_pair,
-        metavar="VALUE=P",
-        help="label mapping for --format csv, e.g. A=1 B=0 tie=0.5",
-    )
-    elo.add_argument("--lam", type=non_negative, default=0.01)
-    elo.add_argument("--n-boot", type=count, default=1000)
-    elo.add_argument("--alpha", type=probability, default=0.05)
-    elo.add_argument("--seed", type=non_negative_int, default=0)
-    elo.add_argument(
-        "--drop-invalid",
-        action="store_true",
-        help="drop invalid rows (counted in the summary) instead of failing",
-    )
+    _add_input_options(elo)
     elo.add_argument("--out", type=Path, default=None)
     elo.add_argument("--no-progress", action="store_true")
+    _add_board_options(elo)
     elo.set_defaults(run=_elo)
+    compare = sub.add_parser(
+        "compare",
+        help="is model A ahead of model B? ΔElo with its interval; exit 0 when A is ahead "
+        "at the level, 1 when not, 2 on bad input (a release gate)",
+    )
+    _add_input_options(compare)
+    compare.add_argument("model_a", metavar="A", help="the model that should be ahead")
+    compare.add_argument("model_b", metavar="B", help="the model it is compared with")
+    _add_compare_options(compare)
+    _add_board_options(compare)
+    compare.add_argument("--no-progress", action="store_true")
+    compare.set_defaults(run=_compare)

@@ -5,6 +5,11 @@ The frequentist table (naive, Rogan–Gladen, PPI++ with the paired bootstrap) a
 and :mod:`judgebayes.calibration.paired` fitted to the same items: their Δθ posteriors
 against the baseline (quantities named as in ``comparisons.csv``, e.g.
 ``theta[B] - theta[A]``) and the PSIS-LOO comparison of the designs.
+
+A fully labelled benchmark (every item with its human verdict, e.g. the
+debias-llm-as-a-judge battles: ``judgebayes calibrate debias_judge/ --judge gpt-4o-mini``)
+has no test items; ``--calibration-size`` keeps the human labels of a random calibration
+set only and scores the estimates against the hidden ones (the ``true θ (test)`` column).
 """
 
 from __future__ import annotations
@@ -27,9 +32,28 @@ if TYPE_CHECKING:
     from judgebayes.calibration import JudgedItems
 
 
+# judgebayes.calibration.readers.ITEM_FORMATS, named here so that the parser imports
+# neither the calibration estimators nor SciPy.
+ITEM_FORMAT_NAMES = ("auto", "table", "prevalence", "inspect")
 # The Bayesian designs (judgebayes.calibration.designs.DESIGNS), named here so that the
 # parser does not import JAX.
 DESIGN_NAMES = ("shared", "model_specific", "hierarchical", "paired", "paired_hierarchical")
+
+
+def calibration_size(text: str) -> float | int:
+    """An argparse ``type=``: a fraction in (0, 1) or a count >= 1 (``--calibration-size``)."""
+    try:
+        value: float | int = int(text)
+    except ValueError:
+        try:
+            value = float(text)
+        except ValueError:
+            value = 0
+    if (isinstance(value, int) and value < 1) or (isinstance(value, float) and not 0 < value < 1):
+        raise argparse.ArgumentTypeError(
+            f"expected a fraction in (0, 1) or a count >= 1, got {text!r}"
+        )
+    return value
 
 
 def _bayes(args: argparse.Namespace, items: JudgedItems, baseline: str) -> list[Path]:
@@ -101,16 +125,53 @@ def _bayes(args: argparse.Namespace, items: JudgedItems, baseline: str) -> list[
     return written
 
 
+def _read_items(args: argparse.Namespace) -> JudgedItems:
+    """The judged items of ``args.file`` in ``--format`` (auto: printed as chosen)."""
+    from judgebayes.calibration.readers import item_format, read_judged_items
+
+    if not Path(args.file).is_dir():
+        require_file(args.file)
+    fmt = args.format
+    if fmt == "auto":
+        fmt = item_format(args.file)
+        print(f"format: {fmt} (--format auto: chosen from the content of {args.file.name})")
+    if fmt == "prevalence" and args.calibration_size is None:
+        args.calibration_size, args.per_model = 0.1, True
+        print(
+            "calibration set: 10% of each opponent's battles drawn at random "
+            f"(seed {args.seed}); the rest are test items whose human labels only score the "
+            "estimates (--calibration-size)"
+        )
+    with reading(args.file):
+        return read_judged_items(
+            args.file,
+            format=fmt,
+            columns=dict(args.map or ()),
+            labels=dict(args.label or ()),
+            target=args.target,
+            judge=args.judge,
+            seed=args.seed,
+            human=args.human,
+            scorer=args.scorer,
+        )
+
+
 def _calibrate(args: argparse.Namespace) -> int:
     """Seed 001: naive, Rogan–Gladen and PPI++ accuracies with J / ΔJ diagnostics."""
     import pandas as pd
 
-    from judgebayes.calibration import calibrate, read_judged_items
+    from judgebayes.calibration import calibrate
 
-    require_file(args.file)
-    with reading(args.file):
-        items = read_judged_items(
-            args.file, columns=dict(args.map or ()), labels=dict(args.label or ())
+    items = _read_items(args)
+    if args.calibration_size is not None:
+        items = items.calibration_split(
+            args.calibration_size, seed=args.seed, per_model=args.per_model
+        )
+        s = items.summary()
+        print(
+            f"calibration split (seed {args.seed}): {int(s['n_cal'].sum()):,} human-labelled "
+            f"items kept, {int(s['n_test'].sum()):,} test items whose human labels are hidden "
+            "from the estimators and shown as the true θ (test)\n"
         )
     result = calibrate(
         items,
@@ -135,6 +196,7 @@ def _calibrate(args: argparse.Namespace) -> int:
         result.diagnostics().to_csv(args.out / "diagnostics.csv", index=False)
         info = {
             "file": str(args.file),
+            "format": args.format,
             "baseline": result.baseline,
             "n_boot": args.n_boot,
             "n_splits": args.n_splits,
@@ -142,6 +204,7 @@ def _calibrate(args: argparse.Namespace) -> int:
             "seed": args.seed,
             "models": list(result.models),
             "report": result.report().to_dict(),
+            "rows": items.report.to_dict(),
         }
         if args.bayes:
             info["bayes"] = {
@@ -169,7 +232,33 @@ def register(sub: argparse._SubParsersAction) -> None:
         "file",
         type=Path,
         help="judged items: model, item_id, judge_label, "
-        "human_label (calibration subset), optional run",
+        "human_label (calibration subset), optional run; or a prevalence file or folder "
+        "(human_winner, judge_pick), or an Inspect log (.eval, .json)",
+    )
+    cal.add_argument(
+        "--format",
+        choices=ITEM_FORMAT_NAMES,
+        default="auto",
+        help="auto (default): chosen from the content; table; prevalence (pairwise "
+        "battles of one model against others: theta = P(humans prefer it)); inspect",
+    )
+    cal.add_argument(
+        "--target",
+        default=None,
+        help="prevalence: the model whose preference rate is estimated (default: the one "
+        "in every battle)",
+    )
+    cal.add_argument(
+        "--judge", default=None, help="prevalence: the judge of a folder of several judges"
+    )
+    cal.add_argument(
+        "--human",
+        type=Path,
+        default=None,
+        help="inspect: human labels (id, human_label[, model]) joined by sample id",
+    )
+    cal.add_argument(
+        "--scorer", default=None, help="inspect: the model-graded scorer, when several"
     )
     cal.add_argument(
         "--baseline",
@@ -177,6 +266,20 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="model whose calibration the shared RG reuses (default: most labels)",
     )
     cal.add_argument("--map", nargs="*", type=column_pair, metavar="THEIRS=OURS")
+    cal.add_argument(
+        "--calibration-size",
+        type=calibration_size,
+        default=None,
+        metavar="SIZE",
+        help="keep the human labels of a random calibration set only (a fraction in (0, 1) "
+        "or a count of items, drawn with --seed); the hidden labels are the truth. "
+        "prevalence: default 0.1 of each opponent's battles (the upstream vignette's)",
+    )
+    cal.add_argument(
+        "--per-model",
+        action="store_true",
+        help="with --calibration-size: draw each model's calibration set separately",
+    )
     cal.add_argument(
         "--label", nargs="*", type=label_pair, metavar="VALUE=P", help="e.g. yes=1 no=0"
     )

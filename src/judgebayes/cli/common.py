@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from judgebayes.core.battles import Battles
+from judgebayes.core.board import EloBoard
 from judgebayes.core.bootstrap import BootstrapElo
 from judgebayes.core.io import write_json
 from judgebayes.core.loaders import read_battles
@@ -89,7 +90,7 @@ def label_pair(text: str) -> tuple[str, float]:
 
 def write_board(
     out: Path | None,
-    board: BootstrapElo,
+    board: EloBoard,
     summary: dict,
     *,
     plot: bool,
@@ -115,16 +116,31 @@ def write_board(
     return written
 
 
-def board_summary(board: BootstrapElo, **extra: object) -> dict:
+def board_summary(board: EloBoard, **extra: object) -> dict:
     fit = board.fit
+    resampling = (
+        {"n_boot": len(board.replicates), "scheme": board.scheme}
+        if isinstance(board, BootstrapElo)
+        else {}
+    )
     return {
         "target": fit.target,
         "lam": fit.lam,
         "n_models": len(fit.models),
-        "n_boot": len(board.replicates),
+        **resampling,
         "alpha": board.alpha,
-        "scheme": board.scheme,
         "seed": board.seed,
+        "tie_nu": fit.tie_nu,
+        "cluster": board.cluster,
+        "n_clusters": board.n_clusters,
+        "design_effect": None if board.cluster is None else board.median_design_effect,
+        "rank_sets": {
+            "alpha": board.rank_sets.alpha,
+            "method": board.rank_sets.method,
+            "critical_value": board.rank_sets.critical_value,
+            "mean_size": float(board.rank_sets.size.mean()),
+            "n_tiers": board.rank_sets.n_tiers,
+        },
         "rows": fit.report.to_dict(),
         "graph": fit.graph.to_dict(),
         **extra,
@@ -138,15 +154,21 @@ def print_board(board: BootstrapElo, extra_cols: dict | None = None) -> None:
     print(frame.to_string(index=False, float_format=lambda v: f"{v:.1f}"))
 
 
-def one_judge(args: argparse.Namespace, *, may_pool: bool) -> Battles:
-    """Read ``args.file`` (``--format``, ``--map``, ``--label``) and keep one judge's battles."""
-    battles = read_battles(
-        args.file,
-        args.format,
-        columns=dict(args.map or ()),
-        labels=dict(args.label or ()),
-        on_invalid="drop" if args.drop_invalid else "raise",
-    )
+def one_judge(
+    args: argparse.Namespace, *, may_pool: bool, battles: Battles | None = None
+) -> Battles:
+    """Read ``args.file`` (``--format``, ``--map``, ``--label``) and keep one judge's battles.
+
+    ``battles``: already read (``judgebayes elo`` reads judge files too).
+    """
+    if battles is None:
+        battles = read_battles(
+            args.file,
+            args.format,
+            columns=dict(args.map or ()),
+            labels=dict(args.label or ()),
+            on_invalid="drop" if args.drop_invalid else "raise",
+        )
     if args.judge is not None:
         return battles.for_judge(args.judge)
     if len(battles.judges) > 1 and not (may_pool and args.pool_judges):

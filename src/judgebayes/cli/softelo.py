@@ -95,7 +95,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "soft Elo, split-conformal intervals",
     )
     soft.add_argument("file", type=Path)
-    soft.add_argument("--format", choices=FORMATS, required=True)
+    soft.add_argument(
+        "--format", choices=FORMATS, default="auto", help="auto (default): chosen from the content"
+    )
     soft.add_argument("--judge", default=None, help="use this judge's battles only")
     soft.add_argument("--map", nargs="*", type=column_pair, metavar="THEIRS=OURS")
     soft.add_argument("--label", nargs="*", type=label_pair, metavar="VALUE=P")

@@ -7,47 +7,66 @@ missing (``NaN``) = not labelled by that annotator. Loaders in
 
 Schema (only ``model_a`` and ``model_b`` are required; other columns pass through)
 
-=============== ======================================================================
-column          meaning
-=============== ======================================================================
-``model_a``     name of model A (str)
-``model_b``     name of model B (str), different from ``model_a``
-``judge``       name of the judge that produced ``judge_label`` / scores (str)
-``prompt_id``   identifier of the prompt (any hashable)
-``judge_label`` the judge's verdict, P(A beats B) in {1, 0.5, 0} or missing
-``human_label`` a human verdict, P(A beats B) in {1, 0.5, 0} or missing
-``score_a``     the judge's rubric score of A (criteria mean), finite float
-``score_b``     the judge's rubric score of B, finite float
-``score_diff``  s = score_a - score_b (computed when both scores are given)
-``position``    which model was shown first: ``"a"`` or ``"b"``
-``len_a``       length of A's response (>= 0)
-``len_b``       length of B's response (>= 0)
-``weight``      battle weight (> 0), default 1
-=============== ======================================================================
+================= ====================================================================
+column            meaning
+================= ====================================================================
+``model_a``       name of model A (str)
+``model_b``       name of model B (str), different from ``model_a``
+``judge``         name of the judge that produced ``judge_label`` / scores (str)
+``battle_id``     the underlying battle, shared by the rows of its judges (hashable)
+``prompt_id``     identifier of the prompt (any hashable)
+``judge_label``   the judge's verdict, P(A beats B) in {1, 0.5, 0} or missing
+``human_label``   a human verdict, P(A beats B) in {1, 0.5, 0} or missing
+``human_bothbad`` the human's tie was "tie (bothbad)" (bool; False otherwise)
+``judge_bothbad`` the judge's tie was "tie (bothbad)" (bool; False otherwise)
+``score_a``       the judge's rubric score of A (criteria mean), finite float
+``score_b``       the judge's rubric score of B, finite float
+``score_diff``    s = score_a - score_b (computed when both scores are given)
+``position``      which model was shown first: ``"a"`` or ``"b"`` (Chatbot Arena shows
+                  ``model_a`` first: ``"a"``)
+``len_a``         length of A's response (>= 0)
+``len_b``         length of B's response (>= 0)
+``weight``        battle weight (> 0), default 1
+================= ====================================================================
+
+Several judges on the same battles
+----------------------------------
+The table stays *long*: one row per (battle, judge). ``battle_id`` names the battle
+the rows share; on every row of one battle ``model_a``, ``model_b``, ``prompt_id``,
+``human_label`` and ``human_bothbad`` are the same (the human label is the battle's,
+repeated), and a judge has at most one row per battle. :meth:`Battles.battle_frame`
+gives one row per battle, :meth:`Battles.judge_labels` one column per judge, and
+:meth:`Battles.human_battles` the human-labelled battles alone (an all-human board).
+A table without ``battle_id`` is one row per battle, as before.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
 import pandas as pd
 
+from judgebayes.core.clusters import Clusters
 from judgebayes.core.pairs import PairStats
 from judgebayes.core.report import DropReport
 from judgebayes.core.results import ResultDisplay
 from judgebayes.errors import DataError
 
-__all__ = ["LABEL_COLUMNS", "SCHEMA", "Battles"]
+__all__ = ["BATTLE_COLUMNS", "LABEL_COLUMNS", "SCHEMA", "Battles"]
 
 SCHEMA: dict[str, str] = {
     "model_a": "name of model A",
     "model_b": "name of model B",
     "judge": "judge name",
+    "battle_id": "the battle the rows of its judges share",
     "prompt_id": "prompt identifier",
     "judge_label": "judge verdict P(A beats B) in {1, 0.5, 0}",
     "human_label": "human verdict P(A beats B) in {1, 0.5, 0}",
+    "human_bothbad": "the human's tie was 'tie (bothbad)'",
+    "judge_bothbad": "the judge's tie was 'tie (bothbad)'",
     "score_a": "judge rubric score of A",
     "score_b": "judge rubric score of B",
     "score_diff": "score_a - score_b",
@@ -59,6 +78,20 @@ SCHEMA: dict[str, str] = {
 """The columns a :class:`Battles` table may hold, with what each means."""
 LABEL_COLUMNS = ("judge_label", "human_label")
 """The verdict columns: P(A beats B) in {1, 0.5, 0}, or missing."""
+BATTLE_COLUMNS = (
+    "battle_id",
+    "model_a",
+    "model_b",
+    "prompt_id",
+    "position",
+    "human_label",
+    "human_bothbad",
+)
+"""The columns that describe a battle rather than one judge's row of it
+(:meth:`Battles.battle_frame`); all but ``position`` are the same on every row of a
+battle."""
+_SHARED_COLUMNS = ("model_a", "model_b", "prompt_id", "human_label", "human_bothbad")
+_BOTHBAD = {"human_bothbad": "human_label", "judge_bothbad": "judge_label"}
 _SCORE_COLUMNS = ("score_a", "score_b", "score_diff")
 _LENGTH_COLUMNS = ("len_a", "len_b")
 _LABEL_VALUES = np.array([0.0, 0.5, 1.0])
@@ -170,12 +203,22 @@ class Battles(ResultDisplay):
         out._frame, out._report = _shared_categories(frame), report
         return out
 
+    def with_report(self, report: DropReport) -> Battles:
+        """The same rows with another :attr:`report`.
+
+        For a reader that dropped rows, or counted absent values, before the table
+        was validated: the report then describes the input file, not the frame.
+        """
+        return Battles._valid(self._frame, report)
+
     def _summary(self) -> str:
         labels = [c for c in (*LABEL_COLUMNS, "score_diff") if c in self._frame]
-        return (
-            f"{len(self):,} battles, {len(self.models)} models, {len(self.judges)} judges, "
-            f"labels={labels}"
+        size = (
+            f"{self._frame['battle_id'].nunique():,} battles in {len(self):,} rows"
+            if "battle_id" in self._frame
+            else f"{len(self):,} battles"
         )
+        return f"{size}, {len(self.models)} models, {len(self.judges)} judges, labels={labels}"
 
     def _headline(self) -> str:
         report = self._report
@@ -258,6 +301,75 @@ class Battles(ResultDisplay):
             )
         return self.subset((self._frame["judge"] == judge).to_numpy(), reason="other judges")
 
+    # ------------------------------------------------------- several judges
+    def _require_battle_id(self, what: str) -> None:
+        if "battle_id" not in self._frame:
+            raise DataError(
+                f"{what} needs a 'battle_id' column naming the battle each row belongs to "
+                "(several judges' rows share it); this table has none",
+                column="battle_id",
+                expected="a multi-judge table, e.g. from read_aligned or read_judge_table",
+            )
+
+    def battle_frame(self) -> pd.DataFrame:
+        """One row per battle: ``battle_id, model_a, model_b`` and, where present,
+        ``prompt_id, position, human_label, human_bothbad``.
+
+        Battles are in the order of their first row. ``position`` is kept only when
+        every judge of a battle saw the same order.
+        """
+        self._require_battle_id("battle_frame()")
+        f = self._frame
+        cols = [c for c in BATTLE_COLUMNS if c in f]
+        if "position" in f and (f.groupby("battle_id", sort=False)["position"].nunique() > 1).any():
+            cols.remove("position")  # judges saw different orders: a row property, not a battle's
+        return f.loc[~f["battle_id"].duplicated().to_numpy(), cols].reset_index(drop=True)
+
+    def judge_labels(self) -> pd.DataFrame:
+        """Every judge's label of every battle: indexed by ``battle_id``, one column per judge.
+
+        NaN where a judge gave no verdict on a battle (a null verdict, or no row).
+        Battles are in the order of their first row, judges as :attr:`judges`.
+        """
+        self._require_battle_id("judge_labels()")
+        f = self._frame
+        for col in ("judge", "judge_label"):
+            if col not in f:
+                raise DataError(
+                    f"judge_labels() needs a {col!r} column; this table has none", column=col
+                )
+        wide = f.pivot(index="battle_id", columns="judge", values="judge_label")
+        order = pd.Index(f["battle_id"].drop_duplicates(), name="battle_id")
+        wide = wide.reindex(index=order, columns=list(self.judges))
+        wide.columns.name = "judge"
+        return wide
+
+    def human_battles(self) -> Battles:
+        """The battles with a human label, one row each, without judge columns.
+
+        The table for an all-human leaderboard: the columns of :meth:`battle_frame`.
+        Its :attr:`report` counts battles (``rows in`` = battles here), those without a
+        human label as not used, and carries this table's dropped rows.
+        """
+        f = self._frame
+        if "human_label" not in f:
+            raise DataError(
+                "human_battles() needs a 'human_label' column; this table has none",
+                column="human_label",
+            )
+        if "battle_id" not in f and len(self.judges) > 1:
+            self._require_battle_id("human_battles() of several judges' rows")
+        battles = (
+            self.battle_frame() if "battle_id" in f else f[[c for c in BATTLE_COLUMNS if c in f]]
+        )
+        keep = battles["human_label"].notna().to_numpy()
+        if not keep.any():
+            raise DataError("no battle has a human label", column="human_label")
+        report = DropReport(
+            len(battles) + self._report.n_dropped, dict(self._report.dropped)
+        ).with_excluded("no human_label", int((~keep).sum()))
+        return Battles._valid(battles.loc[keep].reset_index(drop=True), report)
+
     def _require_model(self, model: str) -> None:
         if model not in self.models:
             raise DataError(
@@ -293,7 +405,54 @@ class Battles(ResultDisplay):
             A column name or an array of positive battle weights. Default: the
             ``weight`` column when present, else 1.
         """
+        used = self._used(target, weights)
+        a, b = self.codes()
+        a, b = a[used.rows], b[used.rows]
+        return PairStats.from_battles(
+            a, b, used.values, self.models, weights=used.weights, report=used.report
+        )
 
+    def clusters(
+        self,
+        cluster: str | np.ndarray = "prompt_id",
+        target: str | np.ndarray | None = None,
+        *,
+        weights: str | np.ndarray | None = None,
+    ) -> Clusters:
+        """Which cluster (e.g. prompt) each battle of :meth:`pair_stats` belongs to.
+
+        Parameters
+        ----------
+        cluster
+            A column (default ``prompt_id``) or an array with one cluster label per battle.
+            A missing label raises :class:`DataError` naming the row.
+        target, weights
+            As for :meth:`pair_stats`: the clusters are those of the battles it uses.
+        """
+        name = cluster if isinstance(cluster, str) else "cluster"
+        labels = self.column(cluster) if isinstance(cluster, str) else np.asarray(cluster)
+        if labels.shape != (len(self),):
+            raise DataError(
+                f"cluster labels have shape {labels.shape}, expected one per battle ({len(self)},)",
+                column=name,
+            )
+        codes, _ = pd.factorize(pd.Series(labels), use_na_sentinel=True)
+        if (codes < 0).any():
+            row = int(np.flatnonzero(codes < 0)[0])
+            raise DataError(
+                "missing cluster label", row=row, column=name, expected="a cluster (prompt) id"
+            )
+        used = self._used(target, weights)
+        a, b = self.codes()
+        a, b = a[used.rows], b[used.rows]
+        stats = PairStats.from_battles(
+            a, b, used.values, self.models, weights=used.weights, report=used.report
+        )
+        cell = stats.cell_index(a, b, used.values, used.weights)
+        return Clusters.from_cells(stats, cell, codes[used.rows], column=name)
+
+    def _used(self, target: str | np.ndarray | None, weights: str | np.ndarray | None) -> _Used:
+        """The battles a fit of ``target`` uses, their targets and weights (checked)."""
         if target is None:
             target = self.default_target()
         name = target if isinstance(target, str) else "target"
@@ -325,14 +484,21 @@ class Battles(ResultDisplay):
                     "weights must be one positive finite number per battle",
                     column=weights if isinstance(weights, str) else "weights",
                 )
-        a, b = self.codes()
         report = self._report.with_excluded(f"no {name}", int((~present).sum()))
-        if not present.all():
-            a, b, values = a[present], b[present], values[present]
-            w = None if w is None else w[present]
-        if len(values) == 0:
+        if not present.any():
             raise DataError(f"no battle has a {name}", column=name)
-        return PairStats.from_battles(a, b, values, self.models, weights=w, report=report)
+        rows = np.flatnonzero(present)
+        return _Used(rows, values[rows], None if w is None else w[rows], report)
+
+
+@dataclass(frozen=True)
+class _Used:
+    """The battles a fit uses: their rows, targets, weights, and the rows' report."""
+
+    rows: np.ndarray
+    values: np.ndarray
+    weights: np.ndarray | None
+    report: DropReport
 
 
 def _validate(frame: pd.DataFrame, on_invalid: OnInvalid) -> tuple[pd.DataFrame, DropReport]:
@@ -427,6 +593,20 @@ def _validate(frame: pd.DataFrame, on_invalid: OnInvalid) -> tuple[pd.DataFrame,
     for col in ("judge", "prompt_id"):
         if col in frame:
             out[col] = frame[col]
+    for col, label in _BOTHBAD.items():
+        if col in frame:
+            flags = _as_flags(frame[col], col, checker)
+            tie = np.asarray(out[label]) == 0.5 if label in out else np.zeros(n_input, bool)
+            checker.check(
+                flags & ~tie,
+                frame[col],
+                col,
+                f"'tie (bothbad)' where {label} is not a tie",
+                f"True only where {label} is 0.5",
+            )
+            out[col] = flags
+    if "battle_id" in frame:
+        _check_battles(frame, out, checker)
 
     result = frame.copy()
     for col, values in out.items():
@@ -438,6 +618,56 @@ def _validate(frame: pd.DataFrame, on_invalid: OnInvalid) -> tuple[pd.DataFrame,
                 f"every row is invalid ({checker.dropped})", expected="at least one valid row"
             )
     return _shared_categories(result), DropReport(n_input, checker.dropped)
+
+
+def _as_flags(values: pd.Series, column: str, checker: _Checker) -> np.ndarray:
+    """A yes/no column as bools: True/False, 1/0, "true"/"false"; missing is False."""
+    if values.dtype == bool:
+        return values.to_numpy()
+    text = values.astype("string").str.strip().str.lower()
+    flags = text.isin(["true", "1", "1.0"]).to_numpy(dtype=bool)
+    known = flags | text.isin(["false", "0", "0.0", ""]).to_numpy(dtype=bool) | values.isna()
+    checker.check(
+        ~np.asarray(known, dtype=bool), values, column, "not a yes/no flag", "True or False"
+    )
+    return flags
+
+
+def _check_battles(frame: pd.DataFrame, out: dict[str, object], checker: _Checker) -> None:
+    """The rows of one ``battle_id`` describe one battle: one row per judge, same models."""
+    ids = frame["battle_id"]
+    missing = ids.isna().to_numpy()
+    checker.check(
+        missing, ids, "battle_id", "missing battle id", "an id shared by the rows of one battle"
+    )
+    keys = pd.DataFrame({"battle_id": ids})
+    if "judge" in frame:
+        keys["judge"] = frame["judge"]
+    checker.check(
+        keys.duplicated().to_numpy() & ~missing,
+        ids,
+        "battle_id",
+        "a battle judged twice by one judge",
+        "one row per (battle_id, judge)",
+    )
+    codes = pd.factorize(ids)[0]
+    rows = np.arange(len(codes))
+    first = np.full(codes.max() + 1 if len(codes) else 0, -1, dtype=np.int64)
+    first[codes[::-1][codes[::-1] >= 0]] = rows[::-1][codes[::-1] >= 0]  # first row per id
+    ref = np.where(codes >= 0, first[codes], rows)
+    for col in _SHARED_COLUMNS:
+        if col not in frame:
+            continue
+        # compare integer codes, not objects: missing values share the code -1
+        value_codes = pd.factorize(np.asarray(out.get(col, frame[col]), dtype=object))[0]
+        same = value_codes == value_codes[ref]
+        checker.check(
+            ~np.asarray(same, dtype=bool),
+            frame[col],
+            col,
+            "differs between the rows of one battle_id",
+            f"the same {col} on every row of a battle (its judges' rows)",
+        )
 
 
 def _shared_categories(frame: pd.DataFrame) -> pd.DataFrame:

@@ -37,34 +37,39 @@ from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-import pandas as pd
 from scipy.linalg import cho_factor, cho_solve
 from scipy.sparse import csr_matrix
-from scipy.special import expit
+from scipy.special import expit, ndtr
 from tqdm.auto import tqdm
 
 from judgebayes._stats import poisson_cdf
 from judgebayes.core.battles import Battles
+from judgebayes.core.board import Differences, EloBoard
 from judgebayes.core.bt import (
     EloFit,
+    Ties,
     anchor_theta,
-    as_pair_stats,
+    as_clustered_stats,
     bt_objective,
     fit_bt,
     solve_map,
     theta_to_elo,
 )
+from judgebayes.core.clusters import Clusters
+from judgebayes.core.davidson import solve_davidson_columns
 from judgebayes.core.pairs import PairStats
-from judgebayes.core.results import ResultDisplay
+from judgebayes.core.ranksets import RankSets, rank_sets
+from judgebayes.core.sandwich import design_effect
 from judgebayes.errors import DataError
 
 if TYPE_CHECKING:
-    from matplotlib.axes import Axes
+    pass
 
-__all__ = ["BootstrapElo", "CellResampler", "bootstrap_bt"]
+__all__ = ["BootstrapElo", "CellResampler", "bootstrap_bt", "pair_incidence", "solve_batched"]
 
 Scheme = Literal["poisson", "multinomial"]
 _TABLE_MAX = 1000  # Poisson means drawn by table inversion (larger: NumPy's sampler)
@@ -76,7 +81,7 @@ _TOL = 1e-6
 
 
 @dataclass(frozen=True, repr=False)
-class BootstrapElo(ResultDisplay):
+class BootstrapElo(EloBoard):
     """Elo ratings with bootstrap percentile intervals.
 
     Attributes
@@ -95,6 +100,21 @@ class BootstrapElo(ResultDisplay):
         The seed that produced the replicates.
     n_exact
         Replicates finished by the exact Newton fallback.
+    cluster
+        The column whose clusters (prompts) were resampled, or ``None`` (battles).
+    n_clusters
+        Number of clusters (``None`` without clusters).
+    design_effect
+        Per model, the clustered over the battle-level sandwich variance of its Elo
+        (:func:`judgebayes.core.sandwich.design_effect`); ``None`` without clusters.
+    stats
+        The pair statistics of the fit (observed win rates).
+
+    Notes
+    -----
+    Comparisons, all pairs, the win-rate matrix and the score against a baseline come
+    from :class:`~judgebayes.core.board.EloBoard`, on the replicates: percentile intervals
+    of Elo differences, and the share of replicates at or below a value as a p-value.
     """
 
     fit: EloFit
@@ -104,6 +124,10 @@ class BootstrapElo(ResultDisplay):
     within: str | None
     seed: int
     n_exact: int
+    cluster: str | None = None
+    n_clusters: int | None = None
+    design_effect: np.ndarray | None = None
+    stats: PairStats | None = None
 
     @property
     def models(self) -> tuple[str, ...]:
@@ -127,48 +151,74 @@ class BootstrapElo(ResultDisplay):
     def elo_hi(self) -> np.ndarray:
         return np.quantile(self.replicates, 1 - self.alpha / 2, axis=0)
 
+    def _resampled(self) -> str:
+        """What a replicate resamples, in words."""
+        if self.within:
+            return f"within-model ({self.within})"
+        if self.cluster is None:
+            return "battle"
+        return (
+            f"cluster ({self.n_clusters:,} {self.cluster} clusters, design effect "
+            f"{self.median_design_effect:.2f})"
+        )
+
     def _headline(self) -> str:
         top = int(np.argmax(self.elo))
+        tiers = self.rank_sets.n_tiers
         return (
             f"{len(self.models)} models, {self.replicates.shape[0]:,} {self.scheme} "
-            f"replicates, {1 - self.alpha:.0%} intervals; top {self.models[top]} "
-            f"{self.elo[top]:.0f} [{self.elo_lo[top]:.0f}, {self.elo_hi[top]:.0f}]; "
-            f"median SE {np.median(self.se):.1f} Elo"
+            f"replicates ({self._resampled()}), {1 - self.alpha:.0%} intervals; top "
+            f"{self.models[top]} {self.elo[top]:.0f} [{self.elo_lo[top]:.0f}, "
+            f"{self.elo_hi[top]:.0f}]; median SE {np.median(self.se):.1f} Elo; "
+            f"{tiers} tier{'s' if tiers > 1 else ''}"
         )
 
-    def to_frame(self) -> pd.DataFrame:
-        """Leaderboard sorted by Elo: ``model, elo, elo_lo, elo_hi, se, n_battles``."""
-        frame = pd.DataFrame(
-            {
-                "model": self.models,
-                "elo": self.elo,
-                "elo_lo": self.elo_lo,
-                "elo_hi": self.elo_hi,
-                "se": self.se,
-                "n_battles": self.fit.n_battles,
-            }
-        )
-        return frame.sort_values("elo", ascending=False, ignore_index=True)
+    @cached_property
+    def rank_sets(self) -> RankSets:
+        """Simultaneous ``1 - alpha`` rank-sets and tiers from the replicates (max-|t| on
+        Elo differences, :func:`judgebayes.core.ranksets.rank_sets`)."""
+        return rank_sets(self.replicates, models=self.models, estimate=self.elo, alpha=self.alpha)
 
-    def plot(self, ax: Axes | None = None, *, truth: Mapping[str, float] | None = None) -> Axes:
-        """Forest plot of the leaderboard (see :func:`judgebayes.plots.forest`)."""
-        from judgebayes.plots import forest
+    def _differences(self, i: np.ndarray, j: np.ndarray, rope: float) -> Differences:
+        """Elo_i − Elo_j on the replicates: percentile intervals, bootstrap standard errors,
+        and p-values from z = (ΔElo − null) / SE (a share of replicates cannot go below
+        1 / (n_boot + 1), too coarse for Holm over many pairs)."""
+        estimate = self.elo[i] - self.elo[j]
+        parts: list[tuple[np.ndarray, ...]] = []
+        for start in range(0, len(i), 2048):  # a block of pairs × replicates at a time
+            rows = slice(start, start + 2048)
+            diff = self.replicates[:, i[rows]] - self.replicates[:, j[rows]]
+            parts.append(
+                (
+                    diff.std(axis=0, ddof=1),
+                    np.quantile(diff, self.alpha / 2, axis=0),
+                    np.quantile(diff, 1 - self.alpha / 2, axis=0),
+                    (diff > 0).mean(axis=0),
+                )
+            )
+        se, lower, upper, ahead = (np.concatenate(c) for c in zip(*parts, strict=True))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            z = np.where(se > 0, estimate / se, np.sign(estimate) * np.inf)
+            z_rope = np.where(se > 0, (estimate - rope) / se, np.sign(estimate - rope) * np.inf)
+        return Differences(estimate, se, lower, upper, ndtr(-z_rope), 2 * ndtr(-np.abs(z)), ahead)
 
-        return forest(self, ax=ax, alpha=self.alpha, truth=truth)
+    def _pair_stats(self) -> PairStats:
+        if self.stats is None:
+            raise ValueError("this board keeps no pair statistics")
+        return self.stats
 
     def __str__(self) -> str:
         level = f"{100 * (1 - self.alpha):g}%"
-        what = f"within-model ({self.within})" if self.within else "battle"
         head = (
-            f"Bradley–Terry Elo on {self.fit.target!r} (λ = {self.fit.lam:g}) with {level} "
-            f"{what} bootstrap intervals ({len(self.replicates)} {self.scheme} replicates); "
-            f"{self.fit.report}"
+            f"{self.fit.model_name} Elo on {self.fit.target!r} (λ = {self.fit.lam:g}) with {level} "
+            f"{self._resampled()} bootstrap intervals ({len(self.replicates)} {self.scheme} "
+            f"replicates); {self.fit.report}"
         )
         notes = "".join(f"\nnote: {line}" for line in self.fit.graph.describe())
         return head + notes + "\n" + self.to_frame().to_string(index=False, float_format="%.1f")
 
 
-def _incidence(stats: PairStats) -> csr_matrix:
+def pair_incidence(stats: PairStats) -> csr_matrix:
     """Sparse (n_models × n_pairs) matrix with +1 at (i, p) and −1 at (j, p)."""
     p = np.arange(stats.n_pairs)
     data = np.concatenate([np.ones(stats.n_pairs), -np.ones(stats.n_pairs)])
@@ -302,7 +352,7 @@ def solve_batched(
     solve for the replicates that have not converged after ``chord_iter``
     iterations. Models outside ``free`` keep their value in ``theta_hat``.
     Returns the strengths ``(R, n_models)`` and the number of exact solves. ``chol``
-    (that factor) and ``inc`` (:func:`_incidence`) may be passed in, to share them
+    (that factor) and ``inc`` (:func:`pair_incidence`) may be passed in, to share them
     between batches.
     """
     return _solve_columns(
@@ -315,7 +365,7 @@ def solve_batched(
         tol=tol,
         chord_iter=chord_iter,
         chol=_chord_factor(stats, lam, theta_hat, free) if chol is None else chol,
-        inc=_incidence(stats) if inc is None else inc,
+        inc=pair_incidence(stats) if inc is None else inc,
     )
 
 
@@ -375,6 +425,13 @@ class CellResampler:
     held-out protocol (:func:`judgebayes.softelo.held_out.held_out_elo`) resamples
     exactly what ``bootstrap_bt(..., within=model)`` does.
 
+    With ``clusters`` the resampled units are clusters, not battles: each cluster that
+    holds a cell of ``mask`` gets a Poisson(1) weight (or a Multinomial count), and a
+    cell's count in the replicate is Σ_c weight_c · (its battles in cluster c), one sparse
+    product per chunk (:class:`~judgebayes.core.clusters.Clusters`). Clusters with the same
+    battles are merged first (:meth:`~judgebayes.core.clusters.Clusters.distinct`): k of
+    them share one Poisson(k) weight, the same distribution with fewer draws.
+
     Parameters
     ----------
     stats
@@ -383,6 +440,8 @@ class CellResampler:
         Cells to resample (boolean over cells).
     n_boot, seed, scheme, chunk_size
         As for :func:`bootstrap_bt`.
+    clusters
+        Resample these clusters of battles instead of battles.
     """
 
     def __init__(
@@ -394,13 +453,18 @@ class CellResampler:
         seed: int,
         scheme: Scheme = "poisson",
         chunk_size: int = 50,
+        clusters: Clusters | None = None,
     ) -> None:
         self.base = stats.cell_count
         self.mask = np.asarray(mask, dtype=bool)
-        self.lam_cells = self.base[self.mask]
-        self.total = round(float(self.lam_cells.sum()))
         self.sizes = [min(chunk_size, n_boot - s) for s in range(0, n_boot, chunk_size)]
         self.rngs = np.random.default_rng(seed).spawn(len(self.sizes))
+        self.units: csr_matrix | None = None
+        if clusters is None:  # battles: a cell of c battles gets a Poisson(c) count
+            self.lam_cells = self.base[self.mask]
+        else:  # clusters holding a resampled cell, equal ones merged: Poisson(multiplicity)
+            self.units, self.lam_cells = clusters.distinct(self.mask)
+        self.total = round(float(self.lam_cells.sum()))
         self.sampler = _PoissonCounts(self.lam_cells) if scheme == "poisson" else None
         # cells -> pairs: n = Σ count·weight and y = Σ count·weight·target per pair. Cells
         # are sorted by pair, so the CSR arrays are written directly (no COO sort).
@@ -409,24 +473,58 @@ class CellResampler:
         shape = (stats.n_pairs, len(self.base))
         self.to_n = csr_matrix((stats.cell_weight, cells, indptr), shape=shape)
         self.to_y = csr_matrix((stats.cell_weight * stats.cell_target, cells, indptr), shape=shape)
+        # weighted ties per pair (Davidson's T): the cells with target ½
+        tie_weight = np.where(stats.cell_target == 0.5, stats.cell_weight, 0.0)
+        self.to_t = csr_matrix((tie_weight, cells, indptr), shape=shape)
+        if self.units is not None:  # per-pair sums of each unit, and of the cells held fixed
+            held = np.where(self.mask, 0.0, self.base)
+            self.unit_sums = [(to[:, self.mask] @ self.units).tocsr() for to in self._to]
+            self.rest_sums = [(to @ held)[:, None] for to in self._to]
+
+    @property
+    def _to(self) -> tuple[csr_matrix, csr_matrix, csr_matrix]:
+        return self.to_n, self.to_y, self.to_t
+
+    def _draw(self, k: int) -> np.ndarray:
+        """Counts (or cluster weights) of the resampled units of chunk ``k``."""
+        rng, r = self.rngs[k], self.sizes[k]
+        if self.sampler is not None:
+            return self.sampler.draw(rng, r)
+        return rng.multinomial(self.total, self.lam_cells / self.lam_cells.sum(), size=r).T
 
     def counts(self, k: int) -> np.ndarray:
         """Cell counts of chunk ``k``, shape ``(n_cells, sizes[k])``."""
-        rng, r = self.rngs[k], self.sizes[k]
-        if self.sampler is not None:
-            drawn = self.sampler.draw(rng, r)
-        else:
-            drawn = rng.multinomial(self.total, self.lam_cells / self.lam_cells.sum(), size=r).T
+        drawn = self._draw(k)
+        if self.units is not None:
+            drawn = np.asarray(self.units @ drawn)
         if self.mask.all():
             return drawn
-        counts = np.repeat(self.base[:, None], r, axis=1)
+        counts = np.repeat(self.base[:, None], self.sizes[k], axis=1)
         counts[self.mask] = drawn
         return counts
 
+    def _sums(self, k: int, how_many: int) -> list[np.ndarray]:
+        """The first ``how_many`` of (n, y, T) per pair for chunk ``k``."""
+        if self.units is None:
+            counts = self.counts(k)
+            return [to @ counts for to in self._to[:how_many]]
+        # clusters: straight from the units' per-pair sums (no cell counts in between)
+        drawn = self._draw(k)
+        return [
+            unit @ drawn + rest
+            for unit, rest in zip(self.unit_sums[:how_many], self.rest_sums, strict=False)
+        ]
+
     def pair_sums(self, k: int) -> tuple[np.ndarray, np.ndarray]:
         """``(n, y)`` of chunk ``k``'s replicates, each of shape ``(n_pairs, sizes[k])``."""
-        counts = self.counts(k)
-        return self.to_n @ counts, self.to_y @ counts
+        n, y = self._sums(k, 2)
+        return n, y
+
+    def pair_and_tie_sums(self, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(n, y, T)`` of chunk ``k``'s replicates: T the weighted ties of every pair
+        (Davidson's statistic), from the same draws as :meth:`pair_sums`."""
+        n, y, t = self._sums(k, 3)
+        return n, y, t
 
     def all_pair_sums(self) -> tuple[np.ndarray, np.ndarray]:
         """``(n, y)`` of all ``n_boot`` replicates, shape ``(n_pairs, n_boot)``."""
@@ -459,6 +557,8 @@ def bootstrap_bt(
     weights: str | np.ndarray | None = None,
     fixed: Mapping[str, float] | None = None,
     within: str | None = None,
+    cluster: str | np.ndarray | None = "auto",
+    ties: Ties = "half",
     n_boot: int = 1000,
     alpha: float = 0.05,
     scheme: Scheme = "poisson",
@@ -476,6 +576,16 @@ def bootstrap_bt(
     within
         Resample only this model's battles (seed 000's within-model bootstrap);
         ``None`` resamples all battles.
+    cluster
+        Resample clusters of battles, not battles: ``"auto"`` (default) clusters by
+        ``prompt_id`` when the battles have that column (the games of one prompt are
+        correlated: several judges, both orders), a column name or one label per battle
+        clusters by it, ``None`` resamples battles. Pair statistics carry no clusters.
+        The result reports the number of clusters and the design effect. Clusters of one
+        battle each are resampled as battles (the same distribution).
+    ties
+        ``"half"`` (default): a tie is half a win; ``"davidson"``: Davidson's tie model,
+        every replicate refitted in (θ, log ν) (:mod:`judgebayes.core.davidson`).
     n_boot
         Number of replicates (seed 000 uses 20 for SE_i; 1000 for intervals).
     alpha
@@ -502,10 +612,11 @@ def bootstrap_bt(
         raise ValueError("n_boot must be at least 2")
     if not 0 < alpha < 1:
         raise ValueError("alpha must be in (0, 1)")
-    stats, name = as_pair_stats(data, target, weights)
-    fit = replace(fit_bt(stats, lam=lam, fixed=fixed), target=name)
+    stats, name, clusters = as_clustered_stats(data, target, weights, cluster)
+    fit = replace(fit_bt(stats, lam=lam, fixed=fixed, ties=ties), target=name)
     fixed_theta = anchor_theta(stats, fixed)
     pinned = sorted(fixed_theta) if fixed_theta else ([0] if lam == 0 else [])
+    fitted = np.setdiff1d(np.arange(stats.n_models), sorted(fixed_theta))  # not anchors
     free = np.setdiff1d(np.arange(stats.n_models), pinned)
     if within is not None:
         if within not in stats.models:
@@ -517,14 +628,26 @@ def bootstrap_bt(
     else:
         mask = np.ones(len(stats.cell_count), dtype=bool)
     resampler = CellResampler(
-        stats, mask, n_boot=n_boot, seed=seed, scheme=scheme, chunk_size=chunk_size
+        stats,
+        mask,
+        n_boot=n_boot,
+        seed=seed,
+        scheme=scheme,
+        chunk_size=chunk_size,
+        clusters=None if clusters is None or clusters.singletons else clusters,
     )
     sizes = resampler.sizes
-    shared = {"inc": _incidence(stats), "tol": _TOL, "chord_iter": 40}
+    shared = {"inc": pair_incidence(stats), "tol": _TOL, "chord_iter": 40}
 
     def run(k: int) -> tuple[np.ndarray, int]:
-        n, y = resampler.pair_sums(k)
-        theta, n_exact = _solve_columns(stats, lam, fit.theta, free, n, y, **shared)
+        if fit.davidson:
+            n, y, t = resampler.pair_and_tie_sums(k)
+            theta, _, n_exact = solve_davidson_columns(
+                stats, lam, fit.theta, fit.kappa, free, n, y, t, inc=shared["inc"], tol=_TOL
+            )
+        else:
+            n, y = resampler.pair_sums(k)
+            theta, n_exact = _solve_columns(stats, lam, fit.theta, free, n, y, **shared)
         if lam == 0 and not fixed_theta:
             theta -= theta.mean(axis=1, keepdims=True)
         return np.asarray(theta_to_elo(theta)), n_exact
@@ -536,7 +659,8 @@ def bootstrap_bt(
         one_blas_thread(),
         ThreadPoolExecutor(max_workers=workers) as pool,
     ):
-        shared["chol"] = _chord_factor(stats, lam, fit.theta, free)
+        if not fit.davidson:
+            shared["chol"] = _chord_factor(stats, lam, fit.theta, free)
         for out in pool.map(run, range(len(sizes))):
             results.append(out)
             bar.update(len(out[0]))
@@ -549,4 +673,10 @@ def bootstrap_bt(
         within=within,
         seed=seed,
         n_exact=sum(r[1] for r in results),
+        cluster=None if clusters is None else clusters.column,
+        n_clusters=None if clusters is None else clusters.n_clusters,
+        design_effect=None
+        if clusters is None
+        else design_effect(stats, fit.theta, lam, clusters, free=fitted, kappa=fit.kappa),
+        stats=stats,
     )

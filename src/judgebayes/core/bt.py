@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -30,6 +31,8 @@ from scipy.optimize import minimize
 from scipy.special import expit, log_expit
 
 from judgebayes.core.battles import Battles
+from judgebayes.core.clusters import Clusters, resolve_clusters
+from judgebayes.core.davidson import solve_davidson, tie_counts
 from judgebayes.core.graph import GraphCheck, check_graph
 from judgebayes.core.pairs import PairStats
 from judgebayes.core.report import DropReport
@@ -47,6 +50,8 @@ __all__ = [
     "solve_one",
     "theta_to_elo",
 ]
+
+Ties = Literal["half", "davidson"]
 
 ELO_SCALE = 400.0 / np.log(10.0)
 """Elo points per unit of θ: 400 / ln 10 ≈ 173.7 (seed 000, Section 3.1)."""
@@ -134,6 +139,12 @@ class EloFit(ResultDisplay):
         Rows received, dropped and not used.
     n_iter
         Optimiser iterations.
+    ties
+        ``"half"``: a tie is half a win (Eq. 1); ``"davidson"``: Davidson's tie model
+        (:mod:`judgebayes.core.davidson`).
+    kappa
+        κ = log ν of the Davidson fit (−inf when the data hold no tie: Davidson is then
+        Bradley–Terry); ``None`` for ``ties="half"``.
     """
 
     models: tuple[str, ...]
@@ -145,6 +156,23 @@ class EloFit(ResultDisplay):
     graph: GraphCheck
     report: DropReport
     n_iter: int
+    ties: str = "half"
+    kappa: float | None = None
+
+    @property
+    def tie_nu(self) -> float | None:
+        """Davidson's ν = e^κ (``None`` for ``ties="half"``)."""
+        return None if self.kappa is None else float(np.exp(self.kappa))
+
+    @property
+    def model_name(self) -> str:
+        """``"Bradley–Terry"`` or ``"Davidson (ν = …)"``, for display."""
+        return "Bradley–Terry" if self.kappa is None else f"Davidson (ν = {self.tie_nu:.3g})"
+
+    @property
+    def davidson(self) -> bool:
+        """A Davidson fit with ties in the data (ν > 0); else the BT likelihood applies."""
+        return self.kappa is not None and bool(np.isfinite(self.kappa))
 
     @property
     def elo(self) -> np.ndarray:
@@ -166,13 +194,13 @@ class EloFit(ResultDisplay):
     def _headline(self) -> str:
         top = int(np.argmax(self.elo))
         return (
-            f"Bradley–Terry MAP on {self.target!r}, {len(self.models)} models, "
+            f"{self.model_name} MAP on {self.target!r}, {len(self.models)} models, "
             f"{self.report.n_used:,} battles; top {self.models[top]} {self.elo[top]:.0f}"
         )
 
     def __str__(self) -> str:
         head = (
-            f"Bradley–Terry MAP on {self.target!r} (λ = {self.lam:g}), "
+            f"{self.model_name} MAP on {self.target!r} (λ = {self.lam:g}), "
             f"{len(self.models)} models; {self.report}"
         )
         notes = "".join(f"\nnote: {line}" for line in self.graph.describe())
@@ -188,6 +216,27 @@ def as_pair_stats(
         raise TypeError(f"expected Battles or PairStats, got {type(data).__name__}")
     name = data.default_target() if target is None else target
     return data.pair_stats(name, weights=weights), name if isinstance(name, str) else "target"
+
+
+def as_clustered_stats(
+    data: Battles | PairStats,
+    target: str | np.ndarray | None,
+    weights: str | np.ndarray | None,
+    cluster: str | np.ndarray | None,
+) -> tuple[PairStats, str, Clusters | None]:
+    """Pair statistics, the target's name and the clusters of a board's data.
+
+    ``cluster`` as for :func:`~judgebayes.core.clusters.resolve_clusters`; without
+    clusters this is :func:`as_pair_stats`.
+    """
+    clusters = resolve_clusters(data, cluster, target, weights)
+    if clusters is None:
+        stats, name = as_pair_stats(data, target, weights)
+        return stats, name, None
+    name = target if isinstance(target, str) else "target"
+    if target is None and isinstance(data, Battles):
+        name = data.default_target()
+    return clusters.stats, name, clusters
 
 
 def anchor_theta(stats: PairStats, fixed: Mapping[str, float] | None) -> dict[int, float]:
@@ -387,6 +436,7 @@ def fit_bt(
     weights: str | np.ndarray | None = None,
     fixed: Mapping[str, float] | None = None,
     on_disconnected: str = "warn",
+    ties: Ties = "half",
 ) -> EloFit:
     """Fit Bradley–Terry strengths by penalised maximum likelihood (seed 000, Eq. 1).
 
@@ -410,11 +460,18 @@ def fit_bt(
     on_disconnected
         ``"warn"`` (default): fit, warn, and list the components in the result;
         ``"raise"``: raise :class:`DataError`.
+    ties
+        ``"half"`` (default): a tie is half a win, Eq. 1. ``"davidson"``: Davidson's
+        model, with its tie parameter ν fitted too (:mod:`judgebayes.core.davidson`;
+        hard labels only). Both give Elo on the same scale (log-odds of winning a
+        decisive battle).
 
     Returns
     -------
     EloFit
     """
+    if ties not in ("half", "davidson"):
+        raise ValueError(f"ties must be 'half' or 'davidson', got {ties!r}")
     if lam < 0:
         raise ValueError(f"lam must be >= 0, got {lam}")
     if on_disconnected not in ("warn", "raise"):
@@ -432,7 +489,14 @@ def fit_bt(
                 "the MLE does not exist: " + "; ".join(graph.describe()) + "; use lam > 0"
             )
         graph.warn(stacklevel=3)
-    theta, nit = solve_map(stats, lam, fixed_theta)
+    kappa = None
+    if ties == "davidson":
+        tie_total = tie_counts(stats)
+        kappa = -np.inf
+        if tie_total.sum() > 0:
+            theta, kappa, nit = solve_davidson(stats, lam, fixed_theta, tie_total)
+    if kappa is None or not np.isfinite(kappa):  # no ties: Davidson with ν = 0 is BT
+        theta, nit = solve_map(stats, lam, fixed_theta)
     return EloFit(
         models=stats.models,
         theta=theta,
@@ -443,4 +507,6 @@ def fit_bt(
         graph=graph,
         report=stats.report,
         n_iter=nit,
+        ties=ties,
+        kappa=kappa,
     )

@@ -23,6 +23,7 @@ name the file.
 from __future__ import annotations
 
 import bz2
+import csv
 import gzip
 import io
 import json
@@ -44,6 +45,7 @@ __all__ = [
     "NA_STRINGS",
     "file_format",
     "in_file",
+    "peek_columns",
     "read_frame",
     "reading",
     "records_frame",
@@ -142,6 +144,39 @@ def read_frame(
         if fmt in ("csv", "tsv"):
             return _csv(text, path, sep="\t" if fmt == "tsv" else ",", text_columns=text_columns)
         return records_frame(_json_records(text, path, lines=fmt == "jsonl"), text_columns)
+
+
+def peek_columns(path: str | Path, default: str | None = "json") -> tuple[str, ...]:
+    """The column names of a table file: a CSV header, the keys of the first JSON record.
+
+    Reads no more rows than it needs (the file is still decompressed whole); for
+    choosing a reader by content (``--format auto``). An empty tuple when the file
+    holds no record; every failure is a :class:`DataError` naming the file.
+    """
+    path = Path(path)
+    require_file(path)
+    fmt = file_format(path, default)
+    with reading(path, unit=_UNIT[fmt]):
+        if fmt == "parquet":
+            return tuple(_parquet(path, ()).columns)
+        text = _decode(_read_bytes(path), path)
+        if fmt in ("csv", "tsv"):
+            first = next(iter(text.splitlines()), "")
+            return tuple(next(csv.reader([first], delimiter="\t" if fmt == "tsv" else ",")))
+        start = _SPACE.match(text).end()  # type: ignore[union-attr]
+        if text[start : start + 1] == "[":  # a JSON list: its first element
+            start = _SPACE.match(text, start + 1).end()  # type: ignore[union-attr]
+            if text[start : start + 1] == "]":
+                return ()
+        try:
+            first, _ = json.JSONDecoder().raw_decode(text, start)
+        except json.JSONDecodeError as err:
+            raise _located(
+                f"{path.name}, line {err.lineno}: invalid JSON ({err.msg})",
+                path,
+                expected=_expected("json"),
+            ) from None
+        return tuple(first) if isinstance(first, dict) else ()
 
 
 @contextmanager
@@ -364,8 +399,20 @@ def _json_records(text: str, path: Path, *, lines: bool) -> list[Any]:
                 ) from None
         else:
             return _document_records(doc, path)
+    text_lines = text.splitlines()
+    kept = [line for line in text_lines if line.strip()]
+    try:  # one parse of all lines in C; a bad line is located line by line below
+        records = json.loads("[" + ",".join(kept) + "]")
+    except json.JSONDecodeError:
+        records = None
+    if (
+        isinstance(records, list)
+        and len(records) == len(kept)
+        and all(isinstance(r, dict) for r in records)
+    ):
+        return records
     records = []
-    for line_no, line in enumerate(text.splitlines(), start=1):
+    for line_no, line in enumerate(text_lines, start=1):
         if not line.strip():
             continue
         try:

@@ -13,24 +13,49 @@ format              source convention                            becomes
                     ``winner`` = a model name or ``"Tie"``        ``position = "a"``
 ``csv``             any CSV / Parquet / JSON(L) table with a       as mapped
                     column mapping
+``aligned``         one file per judge (and ``human``) on the     ``battle_id``,
+                    same battles, joined by id (the PPR layout)   ``judge_label`` per
+                                                                  judge, ``human_label``
+``judges``          one table with a ``judge`` column, the        the same
+                    humans as the judge ``human``
+``arena-hard``      Arena-Hard ``model_judgment`` files: two      ``judge_label``,
+                    games per question against a baseline         ``verdict`` margin
+``grades``          single grades (MT-Bench, arena-bench), a      ``judge_label``,
+                    pair of models per prompt                     ``score_a/b``
+``alpaca-eval``     AlpacaEval ``annotations.json``:               ``judge_label``,
+                    ``preference`` in [1, 2]                      ``judge_prob``
+``auto``            content and suffix decide                     (:func:`battle_format`)
 =================== ============================================ =====================
+
+Several judges on the same battles are read by :mod:`judgebayes.core.aligned`, the
+judge tools' formats by :mod:`judgebayes.core.tool_formats`.
 """
 
 from __future__ import annotations
 
 import ast
 import json
-from collections.abc import Iterable, Mapping
-from contextlib import nullcontext
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from judgebayes.core.aligned import read_aligned, read_judge_table
 from judgebayes.core.battles import Battles, OnInvalid
-from judgebayes.core.io import file_format, in_file, read_frame, reading, records_frame
-from judgebayes.core.report import DropReport
+from judgebayes.core.convert import (
+    ARENA_WINNERS,
+    NAME_COLUMNS,
+    Source,
+    finish_battles,
+    map_labels,
+    naming,
+    require_columns,
+    source_frame,
+)
+from judgebayes.core.io import in_file, peek_columns, read_frame
+from judgebayes.core.tool_formats import read_alpaca_eval, read_arena_hard, read_grades
 from judgebayes.errors import DataError
 
 __all__ = [
@@ -42,124 +67,46 @@ __all__ = [
     "read_table",
 ]
 
-FORMATS = ("arena", "softelo", "consistency", "csv")
+FORMATS = (
+    "auto",
+    "arena",
+    "softelo",
+    "consistency",
+    "csv",
+    "aligned",
+    "judges",
+    "arena-hard",
+    "grades",
+    "alpaca-eval",
+)
 """The ``format`` values of :func:`read_battles` (the CLI's ``--format``)."""
-
-_ARENA_WINNER = {"model_a": 1.0, "model_b": 0.0, "tie": 0.5, "tie (bothbad)": 0.5}
-
-
-#: Columns that hold names (models, judges, prompts): read as strings exactly as written.
-NAME_COLUMNS = ("model_a", "model_b", "judge", "prompt_id")
-Source = str | Path | Iterable[Mapping[str, Any]] | pd.DataFrame
-
-
-def _frame(source: Source, names: Iterable[str], default: str | None) -> pd.DataFrame:
-    """A file (through :func:`~judgebayes.core.io.read_frame`), a DataFrame or records."""
-    if isinstance(source, pd.DataFrame):
-        return source.reset_index(drop=True)
-    if isinstance(source, str | Path):
-        return read_frame(source, text_columns=names, default=default)
-    return records_frame(list(source), names)
-
-
-def _naming(source: Source, default: str | None) -> Any:
-    """Errors raised while loading a file name it (rows as JSON records or table rows)."""
-    if not isinstance(source, str | Path):
-        return nullcontext()
-    unit = "record" if file_format(source, default or "csv").startswith("json") else "row"
-    return reading(source, unit=unit)
-
-
-def _require(frame: pd.DataFrame, columns: Iterable[str], what: str) -> None:
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise DataError(
-            f"{what}: missing column(s) {missing}; columns present: {list(frame.columns)}",
-            column=missing[0],
-        )
-
-
-def _map_labels(
-    values: pd.Series,
-    mapping: Mapping[Any, float],
-    column: str,
-    expected: str,
-    on_invalid: OnInvalid,
-    *,
-    allow_missing: bool = False,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Map foreign labels to P(A beats B); returns (labels, bad-row mask).
-
-    String keys match case-insensitively after stripping. Missing values give a
-    missing label when ``allow_missing``, else they are bad rows.
-    """
-    keys = values.map(lambda v: v.strip().lower() if isinstance(v, str) else v)
-    mapped = keys.map(lambda v: mapping.get(v, np.nan) if _hashable(v) else np.nan)
-    missing = values.isna().to_numpy()
-    bad = mapped.isna().to_numpy() & ~(missing & allow_missing)
-    if bad.any() and on_invalid == "raise":
-        row = int(np.flatnonzero(bad)[0])
-        raise DataError(
-            "missing label" if missing[row] else "unknown label",
-            row=row,
-            column=column,
-            expected=expected,
-            got=None if missing[row] else values.iloc[row],
-        )
-    return mapped.to_numpy(dtype=float), bad
-
-
-def _hashable(v: Any) -> bool:
-    try:
-        hash(v)
-    except TypeError:
-        return False
-    return True
-
-
-def _finish(
-    frame: pd.DataFrame,
-    bad: np.ndarray,
-    reason: str,
-    on_invalid: OnInvalid,
-) -> Battles:
-    """Drop loader-level bad rows (counted), then validate the rest."""
-    if not bad.any():
-        return Battles(frame, on_invalid=on_invalid)
-    if bad.all():
-        raise DataError(
-            f"every row is invalid ({reason}: {int(bad.sum())})", expected="at least one valid row"
-        )
-    n_input = len(frame)
-    battles = Battles(frame.loc[~bad].reset_index(drop=True), on_invalid=on_invalid)
-    dropped = {reason: int(bad.sum()), **battles.report.dropped}
-    return Battles(battles.frame, _report=DropReport(n_input, dropped))
 
 
 def read_arena(source: Source, *, on_invalid: OnInvalid = "raise") -> Battles:
     """Chatbot Arena / FastChat battles (JSON list, JSON lines, CSV, Parquet, or records).
 
     ``winner`` ∈ {``model_a``, ``model_b``, ``tie``, ``tie (bothbad)``} becomes
-    ``human_label`` ∈ {1, 0, 0.5, 0.5}. ``question_id`` becomes ``prompt_id``;
-    every other field is kept as a column. A file whose suffix names no format is
-    read as JSON.
+    ``human_label`` ∈ {1, 0, 0.5, 0.5}; ``human_bothbad`` marks "tie (bothbad)".
+    ``question_id`` becomes ``prompt_id``; every other field is kept as a column. A file
+    whose suffix names no format is read as JSON.
     """
-    with _naming(source, "json"):
-        frame = _frame(source, (*NAME_COLUMNS, "winner", "question_id"), "json")
-        _require(frame, ("model_a", "model_b", "winner"), "Chatbot Arena battles")
-        labels, bad = _map_labels(
+    with naming(source, "json"):
+        frame = source_frame(source, (*NAME_COLUMNS, "winner", "question_id"), "json")
+        require_columns(frame, ("model_a", "model_b", "winner"), "Chatbot Arena battles")
+        labels, bad = map_labels(
             frame["winner"],
-            _ARENA_WINNER,
+            ARENA_WINNERS,
             "winner",
             "one of 'model_a', 'model_b', 'tie', 'tie (bothbad)'",
             on_invalid,
         )
-        frame = frame.assign(human_label=labels)
+        bothbad = frame["winner"].astype("string").str.strip().str.lower().eq("tie (bothbad)")
+        frame = frame.assign(human_label=labels, human_bothbad=bothbad.fillna(False).to_numpy(bool))
         if "question_id" in frame and "prompt_id" not in frame:
             frame = frame.rename(columns={"question_id": "prompt_id"})
         if "judge" in frame:  # Arena's `judge` is the voter's hash, not an LLM judge
             frame = frame.rename(columns={"judge": "voter"})
-        return _finish(frame, bad, "unknown winner", on_invalid)
+        return finish_battles(frame, bad, "unknown winner", on_invalid)
 
 
 def _parse_scores(values: pd.Series, column: str) -> pd.DataFrame:
@@ -232,12 +179,12 @@ def read_softelo(path: str | Path | pd.DataFrame, *, on_invalid: OnInvalid = "ra
     and each criterion is kept as ``score_a:<criterion>`` / ``score_b:<criterion>``.
     A missing ``human_pref`` is allowed (battle not human-labelled).
     """
-    with _naming(path, "csv"):
-        return _softelo(_frame(path, NAME_COLUMNS, "csv"), on_invalid)
+    with naming(path, "csv"):
+        return _softelo(source_frame(path, NAME_COLUMNS, "csv"), on_invalid)
 
 
 def _softelo(frame: pd.DataFrame, on_invalid: OnInvalid) -> Battles:
-    _require(
+    require_columns(
         frame, ("model_a", "model_b", "judge_pref", "scores_a", "scores_b"), "Soft-Elo annotations"
     )
     out = frame.drop(columns=["scores_a", "scores_b"])
@@ -245,7 +192,7 @@ def _softelo(frame: pd.DataFrame, on_invalid: OnInvalid) -> Battles:
     for src, dst in (("judge_pref", "judge_label"), ("human_pref", "human_label")):
         if src in frame:
             numeric = pd.to_numeric(frame[src], errors="coerce")
-            labels, b = _map_labels(
+            labels, b = map_labels(
                 numeric.where(numeric.notna(), frame[src]),
                 {0.0: 1.0, 1.0: 0.0, 0.5: 0.5},
                 src,
@@ -267,7 +214,7 @@ def _softelo(frame: pd.DataFrame, on_invalid: OnInvalid) -> Battles:
     for crit in sa.columns:
         out[f"score_a:{crit}"] = sa[crit].to_numpy()
         out[f"score_b:{crit}"] = sb[crit].to_numpy()
-    return _finish(out, bad, "unknown preference", on_invalid)
+    return finish_battles(out, bad, "unknown preference", on_invalid)
 
 
 def read_consistency(path: str | Path, *, on_invalid: OnInvalid = "raise") -> Battles:
@@ -289,7 +236,7 @@ def read_consistency(path: str | Path, *, on_invalid: OnInvalid = "raise") -> Ba
         files = [path]
     frames, bads, starts = [], [], [0]
     for file in files:
-        with _naming(file, "json"):
+        with naming(file, "json"):
             frame, bad = _contest(
                 read_frame(file, text_columns=_CONTEST_NAMES, default="json"), file, on_invalid
             )
@@ -297,7 +244,7 @@ def read_consistency(path: str | Path, *, on_invalid: OnInvalid = "raise") -> Ba
         bads.append(bad)
         starts.append(starts[-1] + len(frame))
     try:
-        return _finish(
+        return finish_battles(
             pd.concat(frames, ignore_index=True),
             np.concatenate(bads),
             "winner is neither contestant nor 'Tie'",
@@ -319,7 +266,7 @@ def _contest(
     on_invalid: OnInvalid,
 ) -> tuple[pd.DataFrame, np.ndarray]:
     """One judge's contest records (seed 002) as battles, and the rows without a winner."""
-    _require(frame, ("first", "second", "winner"), "contest records")
+    require_columns(frame, ("first", "second", "winner"), "contest records")
     winner, first, second = (
         frame[c].astype(object).to_numpy() for c in ("winner", "first", "second")
     )
@@ -378,8 +325,8 @@ def read_table(
         *(c for c in NAME_COLUMNS if c not in columns),
         *(theirs for theirs, ours in columns.items() if ours in NAME_COLUMNS),
     }
-    with _naming(source, None):
-        return _table(_frame(source, names, None), columns, labels, on_invalid)
+    with naming(source, None):
+        return _table(source_frame(source, names, None), columns, labels, on_invalid)
 
 
 def _table(
@@ -389,7 +336,7 @@ def _table(
     on_invalid: OnInvalid,
 ) -> Battles:
     if columns:
-        _require(frame, columns.keys(), "column mapping")
+        require_columns(frame, columns.keys(), "column mapping")
         frame = frame.rename(columns=dict(columns))
     bad = np.zeros(len(frame), dtype=bool)
     if labels:
@@ -398,22 +345,111 @@ def _table(
         }
         for col in ("judge_label", "human_label"):
             if col in frame:
-                frame[col], b = _map_labels(
+                frame[col], b = map_labels(
                     frame[col], norm, col, f"one of {list(labels)}", on_invalid, allow_missing=True
                 )
                 bad |= b
-    return _finish(frame, bad, "unknown label", on_invalid)
+    return finish_battles(frame, bad, "unknown label", on_invalid)
+
+
+# format -> the columns that mark it (any one of each tuple), in the order auto tries them
+_SIGNATURES: tuple[tuple[str, tuple[tuple[str, ...], ...]], ...] = (
+    ("arena-hard", (("games",), ("model",), ("question_id", "uid"))),
+    ("consistency", (("first",), ("second",), ("winner",))),
+    ("softelo", (("judge_pref", "human_pref"), ("scores_a",), ("scores_b",))),
+    ("alpaca-eval", (("generator_1",), ("generator_2",), ("preference",))),
+    ("grades", (("question_id",), ("model",), ("score",))),
+    ("judges", (("model_a",), ("model_b",), ("judge",), ("battle_id",))),
+    ("arena", (("model_a",), ("model_b",), ("winner",))),
+    ("csv", (("model_a",), ("model_b",), ("judge_label", "human_label", "score_diff"))),
+)
+
+
+def _sample_file(folder: Path) -> Path:
+    """A file that shows what a folder holds (the first data file, subfolders included)."""
+    files = sorted(
+        f
+        for f in folder.rglob("*")
+        if f.is_file() and f.suffix.lower() in (".json", ".jsonl", ".csv", ".tsv", ".gz")
+    )
+    if not files:
+        raise DataError(
+            f"the folder {folder} holds no .json, .jsonl or .csv file",
+            expected="a folder of battle files (contests, judgments, one file per judge)",
+        )
+    return files[0]
+
+
+def battle_format(path: str | Path, *, judges: Mapping[str, str | Path] | None = None) -> str:
+    """The format ``read_battles(format="auto")`` chooses: content and suffix decide.
+
+    Judge files (``judges``) make it ``aligned``; so does a folder holding ``human.*``.
+    Otherwise the columns of the file (a folder: its first file) decide, in this order:
+    ``games`` → ``arena-hard``; ``first, second, winner`` → ``consistency``;
+    ``judge_pref``/``human_pref, scores_a, scores_b`` → ``softelo``; ``generator_1,
+    generator_2, preference`` → ``alpaca-eval``; ``question_id, model, score`` →
+    ``grades``; ``model_a, model_b, judge, battle_id`` → ``judges``; ``model_a, model_b,
+    winner`` → ``arena``; ``model_a, model_b`` and a label column → ``csv``.
+
+    Raises
+    ------
+    DataError
+        One line listing every format tried and what the file lacks for it.
+    """
+    if judges:
+        return "aligned"
+    path = Path(path)
+    if path.is_dir():
+        if any(f.is_file() and f.name.split(".")[0] == "human" for f in path.iterdir()):
+            return "aligned"
+        sample = _sample_file(path)
+    else:
+        sample = path
+    columns = set(peek_columns(sample, default="json"))
+    failed = []
+    for fmt, marks in _SIGNATURES:
+        lacking = [" or ".join(any_of) for any_of in marks if not columns & set(any_of)]
+        if not lacking:
+            return fmt
+        failed.append(f"{fmt} (no {', '.join(lacking)})")
+    shown = ", ".join(sorted(columns)[:8]) + (", ..." if len(columns) > 8 else "")
+    raise DataError(
+        f"{sample.name}: cannot tell its format from its columns ({shown}): tried "
+        + "; ".join(failed),
+        expected="--format NAME (one of " + ", ".join(f for f in FORMATS if f != "auto") + ")",
+    )
 
 
 def read_battles(
-    path: str | Path,
-    format: str,
+    path: str | Path | None,
+    format: str = "auto",
     *,
     columns: Mapping[str, str] | None = None,
     labels: Mapping[Any, float] | None = None,
+    judges: Mapping[str, str | Path] | None = None,
+    baseline: str | None = None,
     on_invalid: OnInvalid = "raise",
 ) -> Battles:
-    """Read battles in one of :data:`FORMATS` (the CLI's ``--format``)."""
+    """Read battles in one of :data:`FORMATS` (the CLI's ``--format``).
+
+    ``"auto"``: :func:`battle_format` decides. ``judges`` (``{judge: file}``) goes with
+    ``format="aligned"``: ``path`` is then the human file (or ``None``), or a folder of
+    one file per judge and ``human.json``. ``baseline`` is the Arena-Hard baseline for
+    judgment files that do not name it.
+    """
+    if format == "auto":
+        format = battle_format(path, judges=judges)  # type: ignore[arg-type]
+    if format == "aligned":
+        return read_aligned(path, judges, on_invalid=on_invalid)
+    if judges:
+        raise DataError(
+            f"judge files go with format='aligned', not {format!r}",
+            expected="format='aligned' (the CLI: --judge NAME=FILE)",
+        )
+    if path is None:
+        raise DataError(f"format {format!r} reads one file", expected="a path")
+    if format == "judges":
+        return read_judge_table(path, columns=columns, labels=labels, on_invalid=on_invalid)
     if format == "arena":
         return read_arena(path, on_invalid=on_invalid)
     if format == "softelo":
@@ -422,4 +458,10 @@ def read_battles(
         return read_consistency(path, on_invalid=on_invalid)
     if format == "csv":
         return read_table(path, columns=columns, labels=labels, on_invalid=on_invalid)
+    if format == "arena-hard":
+        return read_arena_hard(path, baseline=baseline, on_invalid=on_invalid)
+    if format == "grades":
+        return read_grades(path, on_invalid=on_invalid)
+    if format == "alpaca-eval":
+        return read_alpaca_eval(path, on_invalid=on_invalid)
     raise DataError(f"unknown format {format!r}", expected=f"one of {FORMATS}")

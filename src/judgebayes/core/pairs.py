@@ -151,6 +151,58 @@ class PairStats(ResultDisplay):
             raise ValueError("some battles are between models that form no pair here")
         return idx, a == lo
 
+    def cell_index(
+        self,
+        a: np.ndarray,
+        b: np.ndarray,
+        target: np.ndarray,
+        weights: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """The cell of each battle (a, b, target P(a beats b), weight) of these statistics.
+
+        The battles must be the ones the statistics were built from (or some of them):
+        every battle's (pair, oriented target, weight) is one cell. Cells and battles are
+        sorted together by that key, cells first among equals; a battle's cell is then the
+        last cell before it. This is how battles keep their membership of a cluster (a
+        prompt) once aggregated (:mod:`judgebayes.core.clusters`).
+        """
+        a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
+        pair, _ = self.locate(a, b)
+        t = oriented_target(a, b, target)
+        codes, cell_codes = 2.0 * t, 2.0 * self.cell_target
+        if (
+            weights is None
+            and np.all(self.cell_weight == 1.0)
+            and np.all(codes == np.round(codes))
+            and np.all(cell_codes == np.round(cell_codes))
+        ):  # hard labels: the cells are sorted by the integer key pair·3 + 2t
+            key = pair * 3 + codes.astype(np.int64)
+            cell_keys = self.cell_pair * 3 + cell_codes.astype(np.int64)
+            cell = np.minimum(np.searchsorted(cell_keys, key), len(cell_keys) - 1)
+            if np.any(cell_keys[cell] != key):
+                raise ValueError("some battles match no cell of these pair statistics")
+            return cell
+        w = np.ones(len(t)) if weights is None else np.asarray(weights, dtype=float)
+        n_cells = len(self.cell_pair)
+        keys_p = np.concatenate([self.cell_pair, pair])
+        keys_t = np.concatenate([self.cell_target, t])
+        keys_w = np.concatenate([self.cell_weight, w])
+        is_battle = np.concatenate([np.zeros(n_cells, bool), np.ones(len(t), bool)])
+        order = np.lexsort((is_battle, keys_w, keys_t, keys_p))
+        last_cell = np.maximum.accumulate(np.where(order < n_cells, order, -1))
+        battle = order >= n_cells
+        cell = np.empty(len(t), dtype=np.int64)
+        cell[order[battle] - n_cells] = last_cell[battle]
+        found = cell >= 0
+        found[found] = (
+            (self.cell_pair[cell[found]] == pair[found])
+            & (self.cell_target[cell[found]] == t[found])
+            & (self.cell_weight[cell[found]] == w[found])
+        )
+        if not found.all():
+            raise ValueError("some battles match no cell of these pair statistics")
+        return cell
+
     def involving(self, model: int) -> np.ndarray:
         """Boolean mask over cells whose pair includes model index ``model``."""
         pair_mask = (self.i == model) | (self.j == model)

@@ -25,11 +25,17 @@ class DropReport(ResultDisplay):
     excluded
         Rows kept in the table but not used by a computation, by reason (for
         example battles without the label a fit needs).
+    missing
+        Values absent in the input whose rows are kept, by reason (a judge's null
+        verdict on one battle of a multi-judge table, a battle no human labelled).
+        They change no row count: a computation that needs the value counts the rows
+        it leaves out under ``excluded``.
     """
 
     n_input: int
     dropped: Mapping[str, int] = field(default_factory=dict)
     excluded: Mapping[str, int] = field(default_factory=dict)
+    missing: Mapping[str, int] = field(default_factory=dict)
 
     @property
     def n_dropped(self) -> int:
@@ -49,7 +55,15 @@ class DropReport(ResultDisplay):
             return self
         excluded = dict(self.excluded)
         excluded[reason] = excluded.get(reason, 0) + int(count)
-        return DropReport(self.n_input, dict(self.dropped), excluded)
+        return DropReport(self.n_input, dict(self.dropped), excluded, dict(self.missing))
+
+    def with_missing(self, counts: Mapping[str, int]) -> DropReport:
+        """A copy with the (non-zero) ``counts`` of absent values added to :attr:`missing`."""
+        missing = dict(self.missing)
+        for reason, count in counts.items():
+            if count:
+                missing[reason] = missing.get(reason, 0) + int(count)
+        return DropReport(self.n_input, dict(self.dropped), dict(self.excluded), missing)
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -57,13 +71,16 @@ class DropReport(ResultDisplay):
             "n_used": self.n_used,
             "dropped": dict(self.dropped),
             "excluded": dict(self.excluded),
+            "missing": dict(self.missing),
         }
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per count: ``status`` (in, used, dropped, not used), ``reason``, ``rows``."""
+        """One row per count: ``status`` (in, used, dropped, not used, missing), ``reason``,
+        ``rows``."""
         rows = [("in", "", self.n_input), ("used", "", self.n_used)]
         rows += [("dropped", why, n) for why, n in self.dropped.items()]
         rows += [("not used", why, n) for why, n in self.excluded.items()]
+        rows += [("missing", why, n) for why, n in self.missing.items()]
         return pd.DataFrame(rows, columns=["status", "reason", "rows"])
 
     def _headline(self) -> str:
@@ -72,10 +89,13 @@ class DropReport(ResultDisplay):
             text += f", {self.n_dropped:,} dropped"
         if self.excluded:
             text += f", {self.n_excluded:,} not used"
+        if self.missing:
+            text += f"; {sum(self.missing.values()):,} values missing"
         return text
 
     def __str__(self) -> str:
         parts = [f"{self.n_input:,} rows in, {self.n_used:,} used"]
         parts += [f"{n:,} dropped: {why}" for why, n in self.dropped.items()]
         parts += [f"{n:,} not used: {why}" for why, n in self.excluded.items()]
+        parts += [f"{n:,} missing: {why}" for why, n in self.missing.items()]
         return "; ".join(parts)

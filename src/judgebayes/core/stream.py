@@ -33,8 +33,8 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from judgebayes.core.battles import LABEL_COLUMNS, OnInvalid
+from judgebayes.core.convert import ARENA_WINNERS, hashable
 from judgebayes.core.io import _as_name
-from judgebayes.core.loaders import _ARENA_WINNER, _hashable
 from judgebayes.core.pairs import _SNAP, PairStats
 from judgebayes.core.report import DropReport
 from judgebayes.core.results import ResultDisplay
@@ -93,7 +93,7 @@ def _mapped(arr: pa.Array, mapping: Mapping[Any, float]) -> tuple[np.ndarray, np
     idx, values = _encoded(arr)
     keys = [v.strip().lower() if isinstance(v, str) else v for v in values]
     lut = np.array(
-        [float(mapping.get(k, np.nan)) if _hashable(k) else np.nan for k in keys] + [np.nan]
+        [float(mapping.get(k, np.nan)) if hashable(k) else np.nan for k in keys] + [np.nan]
     )
     missing = np.array([isinstance(v, float) and math.isnan(v) for v in values] + [True])
     return lut[idx], missing[idx]
@@ -443,7 +443,7 @@ def _plan(
             ours["winner"],
             None,
             ours.get("weight"),
-            _ARENA_WINNER,
+            ARENA_WINNERS,
             _WINNERS,
         )
     if target is None:

@@ -1,0 +1,441 @@
+"""Rankings from many judge verdicts and a few human labels, beside Prediction-Powered Ranking.
+
+Chatzi et al., "Prediction-Powered Ranking of Large Language Models" (NeurIPS 2024,
+arXiv:2402.17826) rank LLMs from n human-labelled Chatbot Arena battles and N battles
+judged by a strong LLM. Its code (``../shared/peers/prediction-powered-ranking``, run
+unchanged with its folder on ``sys.path``) and data (``../shared/data/ppr``: humans and
+three judges on the same 26,919 battles) give the reference. Two protocols, the same draws
+for every method:
+
+* **A, PPR's own**: its ``config.json`` (12 models), its seeds scheme (``llm-ranking.py``),
+  its data split per draw (``get_common_instances``, ``filter_data`` balancing every pair to
+  96 battles, n human labels spread evenly over the 66 pairs, the rest judge-only), α = 0.1,
+  its estimators (``estimate.py``, ``ranksets.py``) and its two metrics computed by its
+  ``plot_utils.Result``: mean rank-set size and the share of draws in which every model's
+  rank-set meets the "baseline" rank-set from all (balanced) human labels of that draw.
+* **B, as teams use it**: all 14,947 battles among the 12 models carry every judge's
+  verdict; n of them, drawn at random, also carry their human label. PPR's metrics (its
+  baseline: its rank-sets from all 14,947 human labels), plus what the issue asks for:
+  coverage of the reference ranking — the Bradley–Terry ranking (``jb.fit_bt``) from all
+  26,919 human labels — per model and for all models at once, and the Elo MAE against it.
+
+Per draw, the split of protocol A is made by PPR's functions for the first judge; the three
+judges' files list the same battles line by line and its functions draw the same positions
+for each (checked on the first draw of every n with ``--check-split``), so the other two
+judges' lists are taken at the same lines. Two quirks of its split: inside a group of
+battles with the same question and models (5 such groups among the 12 models) its
+``get_common_instances`` shuffles the human and the judge records separately, and
+``get_big_dataset_llm`` drops judge-only records that duplicate a labelled one; its
+estimators see that, ours see the battles line by line.
+
+    python bench/ppr_protocol.py                      # both protocols, 50 draws
+    python bench/ppr_protocol.py --draws 10 --n 500   # a quick look
+    python bench/ppr_protocol.py --out bench/results  # also write ppr_protocol.txt
+
+Targets (issue 25), printed MET / NOT MET:
+
+* A: at every n and for each judge our best estimator is no worse than PPR on both metrics
+  (by more than two Monte Carlo SEs), and at n = 500 strictly better on one by more than two
+  Monte Carlo SEs;
+* B: at n = 500, for each judge, rank-sets containing the reference rank for ≥ 90% of the
+  models, with mean size ≤ 0.8 × PPR's;
+* B: three judges together beat the best single judge at equal n;
+* the whole benchmark in ≤ 10 minutes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import numpy as np
+import pandas as pd
+
+import judgebayes as jb
+from judgebayes.rankings import Ranking, RankingData
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+PEER = SHARED / "peers" / "prediction-powered-ranking"
+DATA = SHARED / "data" / "ppr"
+# PPR's judge names (its config.json) and files
+JUDGE_FILES = {
+    "gpt-4-0125-preview": "gpt-4-0125-preview.json",
+    "claude-3-opus": "claude-3-opus-20240229.json",
+    "gpt-3.5-turbo": "gpt-3.5-turbo.json",
+}
+SHORT = {"gpt-4-0125-preview": "gpt-4", "claude-3-opus": "claude-3", "gpt-3.5-turbo": "gpt-3.5"}
+ALPHA = 0.1
+N_VALUES = (200, 500, 1000, 2000)
+LABEL = {"model_a": 1.0, "model_b": 0.0}  # "tie", "tie (bothbad)": 0.5
+
+sys.path.insert(0, str(PEER))
+from src import data_process, estimate, plot_utils, ranksets  # noqa: E402  (PPR, unchanged)
+
+sys.path.remove(str(PEER))
+
+
+def _label(record: dict) -> float:
+    return LABEL.get(record["winner"], 0.5)
+
+
+# --------------------------------------------------------------------------- data
+@dataclass
+class Files:
+    """The four files as PPR reads them, and our arrays of the same lines."""
+
+    human: list[dict]
+    judges: dict[str, list[dict]]
+    models: list[str]  # its config.json's 12
+    line_of: dict[int, int]  # id(record) -> line, for the human and the first judge's records
+    all_battles: RankingData  # every line, 20 models, human + 3 judges
+    reference: pd.Series  # BT Elo from all 26,919 human labels, the 12 models, mean 1500
+    reference_rank: dict[str, int]
+
+
+def load() -> Files:
+    human = data_process.input_json(str(DATA / "human.json"))
+    judges = {j: data_process.input_json(str(DATA / f)) for j, f in JUDGE_FILES.items()}
+    models = json.loads((PEER / "scripts" / "config.json").read_text())["models"]
+    first = judges[next(iter(JUDGE_FILES))]
+    line_of = {id(r): k for k, r in enumerate(human)} | {id(r): k for k, r in enumerate(first)}
+    all_battles = RankingData.from_arrays(
+        [r["model_a"] for r in human],
+        [r["model_b"] for r in human],
+        [_label(r) for r in human],
+        {j: [_label(r) for r in recs] for j, recs in judges.items()},
+    )
+    fit = jb.fit_bt(
+        jb.Battles(
+            {
+                "model_a": [r["model_a"] for r in human],
+                "model_b": [r["model_b"] for r in human],
+                "human_label": [_label(r) for r in human],
+            }
+        ),
+        target="human_label",
+    )
+    elo = pd.Series(fit.elo, index=fit.models)[models]
+    reference = elo - elo.mean() + 1500.0
+    order = reference.sort_values(ascending=False).index
+    return Files(
+        human,
+        judges,
+        models,
+        line_of,
+        all_battles,
+        reference,
+        {m: k + 1 for k, m in enumerate(order)},
+    )
+
+
+@dataclass
+class Draw:
+    """One draw: our battles and PPR's rank-sets computed by its code."""
+
+    protocol: str
+    n: int
+    index: int
+    seed: int
+    data: RankingData  # the 12 models; human label where labelled; 3 judges
+    peer: dict[str, np.ndarray] = field(default_factory=dict)  # method -> (k, 2) rank-sets
+    peer_lambda: dict[str, float] = field(default_factory=dict)
+
+
+def _peer_sets(thetahat: np.ndarray, sigma: np.ndarray, k: int) -> np.ndarray:
+    return np.array(ranksets.find_ranksets(k, thetahat, sigma, ALPHA))
+
+
+def protocol_a_seeds(iterations: int) -> dict[int, list[int]]:
+    """Seeds as PPR's ``llm-ranking.py`` makes them, for ``n`` in N_VALUES and α = 0.1."""
+    config = json.loads((PEER / "scripts" / "config.json").read_text())
+    random.seed(config["seed"])
+    seeds = [random.sample(range(10, 100000000), iterations) for _ in N_VALUES]
+    return dict(zip(N_VALUES, seeds, strict=True))
+
+
+def protocol_a_draw(files: Files, n: int, index: int, seed: int, *, check: bool) -> Draw:
+    """PPR's split of one draw (``run_experiment``'s steps) and its four methods."""
+    models, k = files.models, len(files.models)
+    first = next(iter(JUDGE_FILES))
+    h_common, j_common = data_process.get_common_instances(
+        seed, files.human, files.judges[first], models
+    )
+    h_common = data_process.filter_data(seed, h_common, models)
+    j_common = data_process.filter_data(seed, j_common, models)
+    small_h = data_process.filter_data(seed, h_common, models, n=n)
+    small_j = data_process.filter_data(seed, j_common, models, n=n)
+    common_lines = [files.line_of[id(r)] for r in j_common]
+    small_lines = [files.line_of[id(r)] for r in small_j]
+    small_human_lines = [files.line_of[id(r)] for r in small_h]
+    draw = Draw("A", n, index, seed, _draw_data(files, small_human_lines, common_lines))
+    for judge in JUDGE_FILES:
+        recs = files.judges[judge]
+        j_common_j = [recs[i] for i in common_lines]
+        small_j_j = [recs[i] for i in small_lines]
+        if check and judge != first:
+            _, j2 = data_process.get_common_instances(seed, files.human, recs, models)
+            j2 = data_process.filter_data(seed, j2, models)
+            assert [r["question_id"] for r in j2] == [r["question_id"] for r in j_common_j]
+            assert [id(r) for r in data_process.filter_data(seed, j2, models, n=n)] == [
+                id(r) for r in small_j_j
+            ]
+        big = data_process.get_big_dataset_llm(j_common_j, small_j_j)
+        dn = data_process.summarize_dataset(models, small_j_j, small_h)
+        dN = data_process.summarize_dataset(models, big)
+        lam = estimate.lhat_opt(k, dn, dN)
+        draw.peer_lambda[judge] = lam
+        draw.peer[f"ppr ({judge})"] = _peer_sets(*estimate.estimate(k, dn, dN, lhat=lam), k)
+        alone = data_process.summarize_dataset(models, data_process.filter_data(seed, recs, models))
+        draw.peer[f"llm ({judge})"] = _peer_sets(*estimate.sample_avg(k, alone), k)
+    draw.peer["human only"] = _peer_sets(*estimate.sample_avg(k, dn, "human"), k)
+    base = data_process.summarize_dataset(
+        models, data_process.filter_data(seed, files.human, models)
+    )
+    draw.peer["baseline"] = _peer_sets(*estimate.sample_avg(k, base), k)
+    return draw
+
+
+def _draw_data(files: Files, labelled: list[int], lines: list[int]) -> RankingData:
+    """Our battles of a draw: ``lines`` with the human label kept on ``labelled``."""
+    sub = files.all_battles.subset(np.isin(np.arange(files.all_battles.n_battles), lines))
+    keep = np.isin(np.flatnonzero(np.isin(np.arange(files.all_battles.n_battles), lines)), labelled)
+    return sub.restrict(files.models).hide_human(keep)
+
+
+class ProtocolB:
+    """Every battle of the 12 models judged, n random ones labelled by humans."""
+
+    def __init__(self, files: Files) -> None:
+        models = set(files.models)
+        self.lines = np.array(
+            [k for k, r in enumerate(files.human) if {r["model_a"], r["model_b"]} <= models]
+        )
+        self.files = files
+        k = len(files.models)
+        everything = data_process.summarize_dataset(
+            files.models, [files.human[i] for i in self.lines]
+        )
+        self.baseline = _peer_sets(*estimate.sample_avg(k, everything), k)
+
+    def draw(self, n: int, index: int, seed: int) -> Draw:
+        files, k = self.files, len(self.files.models)
+        rng = np.random.default_rng([seed, n, index])
+        chosen = np.sort(rng.choice(len(self.lines), size=n, replace=False))
+        labelled = self.lines[chosen]
+        rest = np.setdiff1d(self.lines, labelled)
+        draw = Draw("B", n, index, seed, _draw_data(files, list(labelled), list(self.lines)))
+        small_h = [files.human[i] for i in labelled]
+        for judge, recs in files.judges.items():
+            dn = data_process.summarize_dataset(files.models, [recs[i] for i in labelled], small_h)
+            dN = data_process.summarize_dataset(files.models, [recs[i] for i in rest])
+            lam = estimate.lhat_opt(k, dn, dN)
+            draw.peer_lambda[judge] = lam
+            draw.peer[f"ppr ({judge})"] = _peer_sets(*estimate.estimate(k, dn, dN, lhat=lam), k)
+        draw.peer["human only"] = _peer_sets(*estimate.sample_avg(k, dn, "human"), k)
+        draw.peer["baseline"] = self.baseline
+        return draw
+
+
+# ------------------------------------------------------------------------ methods
+Method = Callable[[RankingData], Ranking]
+
+
+def our_methods() -> dict[str, Method]:
+    """Our estimators, by name; a name ending in ``(judge)`` uses that judge alone."""
+    from judgebayes.rankings import prediction_powered_ranking
+
+    methods: dict[str, Method] = {}
+    for judge in JUDGE_FILES:
+        methods[f"ours: ppr ({judge})"] = lambda data, j=judge: prediction_powered_ranking(
+            data, j, alpha=ALPHA
+        )
+    return methods
+
+
+@dataclass
+class Outcome:
+    """Rank-sets (k, 2) of every method on every draw, and the Elo where it has one."""
+
+    sets: dict[str, list[np.ndarray]] = field(default_factory=dict)
+    elo: dict[str, list[np.ndarray]] = field(default_factory=dict)
+    seconds: dict[str, float] = field(default_factory=dict)
+    lam: dict[str, list[float]] = field(default_factory=dict)
+
+    def add(self, method: str, sets: np.ndarray, elo: np.ndarray | None = None) -> None:
+        self.sets.setdefault(method, []).append(np.asarray(sets))
+        if elo is not None:
+            self.elo.setdefault(method, []).append(np.asarray(elo))
+
+
+def run_draws(draws, methods: dict[str, Method], files: Files) -> Outcome:
+    out = Outcome()
+    order = list(files.models)
+    for draw in draws:
+        for name, sets in draw.peer.items():
+            out.add(name, sets)
+        for judge, lam in draw.peer_lambda.items():
+            out.lam.setdefault(f"ppr ({judge})", []).append(lam)
+        for name, method in methods.items():
+            t = time.perf_counter()
+            board = method(draw.data)
+            out.seconds[name] = out.seconds.get(name, 0.0) + time.perf_counter() - t
+            idx = [board.models.index(m) for m in order]
+            sets = np.column_stack([board.rank_lo[idx], board.rank_hi[idx]])
+            out.add(name, sets, board.estimate[idx] if board.scale == "elo" else None)
+            if "lambda" in board.details:
+                out.lam.setdefault(name, []).append(board.details["lambda"])
+    return out
+
+
+# ------------------------------------------------------------------------ metrics
+def peer_metrics(outcome: Outcome, models: list[str], n: int) -> dict[str, tuple[float, float]]:
+    """PPR's two metrics by its own ``plot_utils.Result``: (mean size, intersection share)."""
+    results = {
+        method: {m: [s[k].tolist() for s in sets] for k, m in enumerate(models)}
+        for method, sets in outcome.sets.items()
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / f"n{n}_a{ALPHA}.json"
+        path.write_text(json.dumps({"n": n, "alpha": ALPHA, "results": results}))
+        res = plot_utils.Result(tmp + "/", {"n": n, "alpha": ALPHA})
+        res.do_analysis()
+    return {
+        m: (res.avg_sizes[m], res.correct_intersect.get(m, res.iterations) / res.iterations)
+        for m in res.methods
+    }
+
+
+@dataclass
+class Row:
+    method: str
+    size: float
+    size_se: float
+    intersect: float
+    intersect_se: float
+    coverage: float  # share of (model, draw) whose rank-set holds the reference rank
+    all_covered: float  # share of draws in which every model's rank-set holds it
+    mae: float  # Elo MAE against the reference (NaN for win rates)
+    lam: float
+
+
+def rows(outcome: Outcome, files: Files, n: int) -> list[Row]:
+    peer = peer_metrics(outcome, files.models, n)
+    ref = np.array([files.reference_rank[m] for m in files.models])
+    out = []
+    for method, sets in outcome.sets.items():
+        s = np.stack(sets)  # (draws, k, 2)
+        size = (s[..., 1] - s[..., 0] + 1).mean(axis=1)
+        hold = (s[..., 0] <= ref) & (ref <= s[..., 1])
+        size_mean, inter = peer[method]
+        d = len(sets)
+        mae = np.nan
+        if method in outcome.elo:
+            elo = np.stack(outcome.elo[method])
+            elo = elo - elo.mean(axis=1, keepdims=True) + 1500.0
+            mae = float(np.abs(elo - files.reference.to_numpy()).mean())
+        lam = float(np.mean(outcome.lam[method])) if method in outcome.lam else np.nan
+        out.append(
+            Row(
+                method,
+                size_mean,
+                float(size.std(ddof=1) / np.sqrt(d)) if d > 1 else np.nan,
+                inter,
+                float(np.sqrt(inter * (1 - inter) / d)),
+                float(hold.mean()),
+                float(hold.all(axis=1).mean()),
+                mae,
+                lam,
+            )
+        )
+    return out
+
+
+def format_rows(table: list[Row]) -> str:
+    lines = [
+        f"{'method':44s} {'size':>12s} {'intersect':>13s} {'cover':>6s} {'all':>5s} "
+        f"{'MAE':>6s} {'λ':>5s}"
+    ]
+    for r in table:
+        lines.append(
+            f"{r.method:44s} {r.size:5.2f} ± {r.size_se:4.2f} {r.intersect:6.2f} ± "
+            f"{r.intersect_se:4.2f} {r.coverage:6.3f} {r.all_covered:5.2f} "
+            f"{r.mae:6.1f} {r.lam:5.2f}"
+        )
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- main
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--draws", type=int, default=50)
+    parser.add_argument("--n", type=int, nargs="*", default=list(N_VALUES))
+    parser.add_argument("--protocol", choices=["A", "B", "AB"], default="AB")
+    parser.add_argument("--seed", type=int, default=2024, help="protocol B's draws")
+    parser.add_argument("--check-split", action="store_true")
+    parser.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args()
+    started = time.perf_counter()
+    lines: list[str] = []
+
+    def say(text: str = "") -> None:
+        print(text, flush=True)
+        lines.append(text)
+
+    rev = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT
+    ).stdout.strip()
+    say(f"# command: python bench/ppr_protocol.py {' '.join(sys.argv[1:])}")
+    say(
+        f"# recorded: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, judgebayes at "
+        f"commit {rev} (+ the working tree)"
+    )
+    say(f"# machine: {os.cpu_count()} CPU cores; Python {platform.python_version()}")
+    say("# load average at start: " + " ".join(f"{x:.2f}" for x in os.getloadavg()))
+    files = load()
+    methods = our_methods()
+    say(
+        "reference: BT (fit_bt, λ = 0.01) on all 26,919 human labels; ranks of the 12: "
+        + ", ".join(f"{m} {r}" for m, r in sorted(files.reference_rank.items(), key=lambda x: x[1]))
+    )
+    results: dict[tuple[str, int], list[Row]] = {}
+    seeds_a = protocol_a_seeds(args.draws)
+    b = ProtocolB(files) if "B" in args.protocol else None
+    for protocol in args.protocol:
+        for n in args.n:
+            t = time.perf_counter()
+            if protocol == "A":
+                draws = (
+                    protocol_a_draw(files, n, i, s, check=args.check_split and i == 0)
+                    for i, s in enumerate(seeds_a[n])
+                )
+            else:
+                draws = (b.draw(n, i, args.seed) for i in range(args.draws))
+            outcome = run_draws(draws, methods, files)
+            table = rows(outcome, files, n)
+            results[(protocol, n)] = table
+            seconds = time.perf_counter() - t
+            say(f"\nprotocol {protocol}, n = {n}, {args.draws} draws ({seconds:.0f} s)")
+            say(format_rows(table))
+    say(f"\n# load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    say(f"# wall time {time.perf_counter() - started:.0f} s")
+    if args.out is not None:
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / "ppr_protocol.txt").write_text("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()
