@@ -25,27 +25,25 @@ in memory for the other:
 Each process is run with a *cold* JAX persistent compilation cache (an empty folder:
 what a first call pays, and what issue 17's 59 s measured) and with a *warm* one (the
 folder filled by an earlier process: what every later process pays). Timers wrapped
-around the driver's and the module's functions give the profile of each process
-(compile ahead: ``fit_calibration`` tracing and lowering every design's NUTS and
-log-likelihood kernels and handing them to XLA in background threads,
-``CompiledModel.precompile``; NUTS kernel: the time ``fit`` then waits for its kernel,
-or traces, lowers and compiles it where nothing was compiled ahead; NUTS sampling;
-``fit``'s cell log-likelihoods and InferenceData; the per-item log-likelihoods), and
-JAX's own ``jax.monitoring`` events, summed over threads, say where the compilation
-went (tracing, lowering to StableHLO, XLA's compilation, loading from the persistent
-cache): with kernels compiled side by side, the XLA compile sum exceeds the wall time
-it took. The
-draws of the two routes are compared (they must be identical: the sampler is the same)
-and so are the per-item log-likelihoods, R-hat and bulk ESS.
+around the engine's and the module's functions give the profile of each process (NUTS
+kernel: tracing, lowering and compiling the chunk kernel, ``CompiledModel._nuts_kernel``;
+NUTS sampling; ``fit``'s cell log-likelihoods and InferenceData; the per-item
+log-likelihoods), and JAX's own ``jax.monitoring`` events say where the compilation went
+(tracing, lowering to StableHLO, XLA's compilation, loading from the persistent cache).
+The draws of the two routes are compared (they must be identical: the sampler is the
+same) and so are the per-item log-likelihoods, R-hat and bulk ESS.
 
 The target of issue 17 is ``fit_calibration`` (three designs) in ≤ 10 s; it is printed
 with MET / NOT MET for the cold and warm cache. The machine is shared: the load average
 is printed with every timing; wall times on a loaded machine are a multiple of the
 processes' CPU time, which is printed too.
 
-With ``--serial`` a third route, **serial**, runs the issue's designs as **new** does
-but with nothing compiled ahead (each ``fit`` compiles its own kernels when it needs
-them): the on/off comparison of compiling ahead.
+With ``--serial`` (at revisions up to fe5753a, which compiled ahead) a third route,
+**serial**, runs the issue's designs as **new** does but with nothing compiled ahead
+(``fit_calibration`` then handed every design's kernels to a pool of compile threads,
+``CompiledModel.precompile``, removed by issue 28): the on/off comparison of compiling
+ahead, recorded in ``bench/results/calibration_fit_speed.txt``. Later revisions have
+nothing to switch off, and the route is then the same as **new**.
 
 How to run
 ----------
@@ -114,7 +112,7 @@ def timed(owner, name, label):
         finally:
             T[label] = T.get(label, 0.0) + time.perf_counter() - s
     setattr(owner, name, wrapper)
-timed(P, "_compile_ahead", "ahead")
+timed(P, "_compile_ahead", "ahead")  # up to fe5753a
 timed(C.CompiledModel, "_nuts_kernel", "nuts_kernel")
 timed(C.CompiledModel, "nuts", "nuts")
 timed(C.CompiledModel, "pointwise_log_likelihood", "fit_loglik")

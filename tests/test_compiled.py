@@ -12,6 +12,7 @@ import numpyro.distributions as dist
 import pytest
 
 import judgebayes as jb
+from _jax_events import compile_events
 from judgebayes.bayes.bt_models import bt_data, bt_model
 from judgebayes.bayes.engine.keys import split_data
 from judgebayes.bayes.engine.model import CompiledModel
@@ -72,9 +73,7 @@ def test_a_second_fit_of_the_same_layout_compiles_nothing(stats: jb.PairStats) -
     first = fit(bt_model, data, seed=0, **NUTS)
     compiled, _ = CompiledModel.of(bt_model, data)
     out: list = []
-    events = _jax_compile_events(
-        lambda: out.extend(fit(bt_model, data, seed=s, **NUTS) for s in (0, 1))
-    )
+    events = compile_events(lambda: out.extend(fit(bt_model, data, seed=s, **NUTS) for s in (0, 1)))
     again, other = out
     assert events == []  # nothing traced, lowered or compiled
     assert CompiledModel.of(bt_model, data)[0] is compiled
@@ -199,29 +198,13 @@ def test_a_model_can_ask_for_its_own_target_acceptance() -> None:
 
 
 # ------------------------------------------------------------- the chunked driver
-def _jax_compile_events(run: object) -> list[str]:
-    """JAX tracing and compilation events while ``run()`` runs."""
-    seen: list[str] = []
-
-    def listen(name: str, _seconds: float, **_: object) -> None:
-        if name.startswith("/jax/core/compile/"):
-            seen.append(name)
-
-    jax.monitoring.register_event_duration_secs_listener(listen)
-    try:
-        run()
-    finally:
-        jax.monitoring.unregister_event_duration_listener(listen)
-    return seen
-
-
 def test_new_run_lengths_compile_nothing_and_keep_exactly_the_draws(stats: jb.PairStats) -> None:
     # Run length, chains and target acceptance are arguments of the compiled chunk,
     # not constants: a refit with all of them changed traces and compiles nothing.
     data = bt_data(stats)
     fit(bt_model, data, seed=0, **NUTS)
     out: list = []
-    events = _jax_compile_events(
+    events = compile_events(
         lambda: out.append(
             fit(
                 bt_model,

@@ -40,6 +40,7 @@ from scipy import stats as st
 from scipy.special import expit, logit
 
 import judgebayes as jb
+from _jax_events import compile_events
 from judgebayes.anchors import ordered_logistic_spec, simulate_verdicts
 from judgebayes.bayes.engine import predict
 from judgebayes.bayes.engine.sites import data_sites
@@ -500,22 +501,6 @@ def test_compiled_route_draws_as_numpyro_op_by_op(name: str, specs: dict) -> Non
             assert np.asarray(a[k]).std() > 0  # real draws, not a constant
 
 
-def _compile_events(run: object) -> list[str]:
-    """JAX's tracing and compilation events while ``run()`` runs."""
-    seen: list[str] = []
-
-    def listen(event: str, _seconds: float, **_: object) -> None:
-        if event.startswith("/jax/core/compile/"):
-            seen.append(event)
-
-    jax.monitoring.register_event_duration_secs_listener(listen)
-    try:
-        run()
-    finally:
-        jax.monitoring.unregister_event_duration_listener(listen)
-    return seen
-
-
 @pytest.mark.parametrize("name", ["bt", "davidson"])
 def test_rerunning_a_check_on_the_same_data_compiles_nothing(name: str, specs: dict) -> None:
     """A predictive check re-run on the same data and fit (a notebook cell run again)
@@ -523,7 +508,7 @@ def test_rerunning_a_check_on_the_same_data_compiles_nothing(name: str, specs: d
     spec = specs[name]
     first = jb.prior_predictive(spec, draws=D, seed=0)
     out: list = []
-    events = _compile_events(lambda: out.append(jb.prior_predictive(spec, draws=D, seed=0)))
+    events = compile_events(lambda: out.append(jb.prior_predictive(spec, draws=D, seed=0)))
     assert not [e for e in events if "backend_compile" in e], events
     for var in first.prior_predictive.data_vars:
         np.testing.assert_array_equal(out[0].prior_predictive[var], first.prior_predictive[var])

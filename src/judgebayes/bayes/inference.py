@@ -246,9 +246,10 @@ def fit(
     warm-up iterations reuses it. The compiled sampler is also written to JAX's
     persistent compilation cache, in ``jax/`` beside the data-set cache
     (``~/.cache/judgebayes/jax`` on Linux), so the first fit of a new process loads it
-    instead of compiling; ``JUDGEBAYES_JAX_CACHE=DIR`` puts it elsewhere,
-    ``JUDGEBAYES_JAX_CACHE=off`` turns it off, and a cache folder set in JAX's own
-    configuration is left as it is.
+    instead of compiling. The folder is capped at 512 MiB (JAX drops the least recently
+    used entries); delete it to clear it. ``JUDGEBAYES_JAX_CACHE=DIR`` puts it
+    elsewhere, ``JUDGEBAYES_JAX_CACHE=off`` turns it off, and a cache folder set in JAX's
+    own configuration is left as it is.
     """
     model, data, coords, dims = resolve_spec(model, data, coords, dims, "fit")
     key = jax.random.PRNGKey(seed)
