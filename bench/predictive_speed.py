@@ -21,8 +21,10 @@ integers: NumPyro's sampler on the same key).
 
 Cases (the notebooks' own sizes, ``notebooks/*.ipynb`` without ``JUDGEBAYES_QUICK``):
 
-* ``bt_ppc``: ``bayesian_elo`` cell 8, ``ppc(bt_model, data, idata, stat=win_rate)``,
-  20 models, 4 chains × 1,000 draws (500 used);
+* ``bt_ppc``: ``bayesian_elo`` cell 8, the per-model win rates of 20 models under a
+  4 × 1,000-draw NUTS fit: ``ppc(bt_model, data, idata, stat=win_rate)`` (500 draws) up to
+  fe5753a, ``predictive_statistic(jb.posterior_predictive(...), win_rate)`` (every draw)
+  since issue 28 removed ``ppc``;
 * ``bt_prior``: cell 11, two ``prior_predictive`` calls (λ = 0.01, 0.5), 4,000 draws each;
 * ``bt_posterior``: cell 13, ``posterior_predictive`` of the 4,000-draw NUTS fit;
 * ``davidson_posterior``: cell 15, Davidson (a Multinomial: the model reads its counts);
@@ -109,16 +111,26 @@ if case in ("bt_ppc", "bt_posterior"):
     idata = fit(bt_model, data, chains=4, draws=1000, warmup=1000, seed=0, coords=coords,
                 dims=dims, progress=False)
 if case == "bt_ppc":
-    from judgebayes.bayes.inference import ppc
+    import judgebayes.bayes.inference as inference
 
     def win_rate(y):
         y = np.asarray(y, dtype=float)
         wins = np.bincount(i, y, minlength=m) + np.bincount(j, n - y, minlength=m)
         return wins / (np.bincount(i, n, minlength=m) + np.bincount(j, n, minlength=m))
 
-    def cell():
-        check = ppc(bt_model, data, idata, stat=win_rate, seed=1)
-        digest(check["replicated"].values)
+    if hasattr(inference, "ppc"):  # the notebook's cell up to fe5753a
+
+        def cell():
+            check = inference.ppc(bt_model, data, idata, stat=win_rate, seed=1)
+            digest(check["replicated"].values)
+    else:  # the cell since issue 28 removed ppc
+
+        def cell():
+            from judgebayes.bayes import predictive_statistic
+
+            pp = jb.posterior_predictive(bt_model, data, idata, coords=coords, dims=dims, seed=1)
+            check = predictive_statistic(pp, win_rate, name="win_rate", dims=["model"])
+            digest(check.posterior_predictive["win_rate"].values)
 elif case == "bt_prior":
     from judgebayes.bayes.bt_models import prior_sd_from_lam
 
