@@ -54,8 +54,9 @@ import subprocess
 import sys
 import tempfile
 import time
+import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import matplotlib
@@ -69,6 +70,7 @@ from judgebayes.rankings import Ranking, RankingData
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
+os.environ.setdefault("JUDGEBAYES_DATA", str(SHARED / "data"))  # jb.datasets reads the copy
 PEER = SHARED / "peers" / "prediction-powered-ranking"
 DATA = SHARED / "data" / "ppr"
 # PPR's judge names (its config.json) and files
@@ -107,27 +109,19 @@ class Files:
 
 
 def load() -> Files:
+    """PPR's records (its ``input_json``) and ours of the same lines (``jb.datasets.load_ppr``)."""
     human = data_process.input_json(str(DATA / "human.json"))
     judges = {j: data_process.input_json(str(DATA / f)) for j, f in JUDGE_FILES.items()}
     models = json.loads((PEER / "scripts" / "config.json").read_text())["models"]
     first = judges[next(iter(JUDGE_FILES))]
     line_of = {id(r): k for k, r in enumerate(human)} | {id(r): k for k, r in enumerate(first)}
-    all_battles = RankingData.from_arrays(
-        [r["model_a"] for r in human],
-        [r["model_b"] for r in human],
-        [_label(r) for r in human],
-        {j: [_label(r) for r in recs] for j, recs in judges.items()},
-    )
-    fit = jb.fit_bt(
-        jb.Battles(
-            {
-                "model_a": [r["model_a"] for r in human],
-                "model_b": [r["model_b"] for r in human],
-                "human_label": [_label(r) for r in human],
-            }
-        ),
-        target="human_label",
-    )
+    battles = jb.datasets.load_ppr()
+    ours = RankingData.from_battles(battles)
+    # the package names the judges by their files; PPR's config by its own names
+    by_file = {f.removesuffix(".json"): j for j, f in JUDGE_FILES.items()}
+    all_battles = replace(ours, judges=tuple(by_file[j] for j in ours.judges))
+    assert [ours.models[a] for a in ours.a[:100]] == [r["model_a"] for r in human[:100]]
+    fit = jb.fit_bt(battles.human_battles(), target="human_label")
     elo = pd.Series(fit.elo, index=fit.models)[models]
     reference = elo - elo.mean() + 1500.0
     order = reference.sort_values(ascending=False).index
@@ -254,15 +248,45 @@ class ProtocolB:
 Method = Callable[[RankingData], Ranking]
 
 
-def our_methods() -> dict[str, Method]:
-    """Our estimators, by name; a name ending in ``(judge)`` uses that judge alone."""
-    from judgebayes.rankings import prediction_powered_ranking
+FAMILIES = ("ppi-bt", "soft", "latent", "latent+δ")
+"""Our estimators that use judges, each run with every judge alone and all three together."""
+ALL = "all three"
 
+
+def _configs() -> list[tuple[str, list[str]]]:
+    return [(j, [j]) for j in JUDGE_FILES] + [(ALL, list(JUDGE_FILES))]
+
+
+def our_methods(families: tuple[str, ...], *, nuts: bool = False) -> dict[str, Method]:
+    """Our estimators by name, ``family (judges)``; ``human BT`` uses no judge.
+
+    ppi-bt: :func:`~judgebayes.rankings.ppi_bt` (PPI++, λ tuned per judge); soft:
+    :func:`~judgebayes.rankings.soft_target_bt`; latent / latent+δ: the latent-outcome
+    model with a shared confusion matrix per judge / with each judge's favouritism by model,
+    MAP + 500 Laplace draws (``nuts``: NUTS, 1 chain × 500 after 500 warm-up). The
+    frequentist ones rank from 4,000 Normal draws (max-|t|), the Bayesian ones by the
+    joint posterior of ranks.
+    """
+    from judgebayes.rankings import fit_latent_outcome, ppi_bt, soft_target_bt
+
+    def latent(data: RankingData, judges: list[str], by_model: bool) -> Ranking:
+        kw = {"method": "nuts", "chains": 1, "warmup": 500} if nuts else {}
+        fit = fit_latent_outcome(data, judges, by_model=by_model, draws=500, progress=False, **kw)
+        return fit.ranking(ALPHA)
+
+    build = {
+        "ppi-bt": lambda data, js: ppi_bt(data, js).ranking(ALPHA),
+        "soft": lambda data, js: soft_target_bt(data, js).ranking(ALPHA),
+        "latent": lambda data, js: latent(data, js, False),
+        "latent+δ": lambda data, js: latent(data, js, True),
+    }
     methods: dict[str, Method] = {}
-    for judge in JUDGE_FILES:
-        methods[f"ours: ppr ({judge})"] = lambda data, j=judge: prediction_powered_ranking(
-            data, j, alpha=ALPHA
-        )
+    if not nuts:
+        methods["human BT"] = lambda data: ppi_bt(data, []).ranking(ALPHA)
+    for family in families:
+        for tag, judges in _configs():
+            name = f"{family}{' NUTS' if nuts else ''} ({tag})"
+            methods[name] = lambda data, f=family, js=judges: build[f](data, js)
     return methods
 
 
@@ -281,7 +305,11 @@ class Outcome:
             self.elo.setdefault(method, []).append(np.asarray(elo))
 
 
-def run_draws(draws, methods: dict[str, Method], files: Files) -> Outcome:
+def run_draws(
+    draws, methods: dict[str, Method], files: Files, *, latent_draws: int | None = None
+) -> Outcome:
+    """Every method on every draw; the latent models on the first ``latent_draws`` only."""
+    warnings.simplefilter("ignore")  # sampler notes of hundreds of fits; the table says it all
     out = Outcome()
     order = list(files.models)
     for draw in draws:
@@ -290,6 +318,12 @@ def run_draws(draws, methods: dict[str, Method], files: Files) -> Outcome:
         for judge, lam in draw.peer_lambda.items():
             out.lam.setdefault(f"ppr ({judge})", []).append(lam)
         for name, method in methods.items():
+            if (
+                latent_draws is not None
+                and name.startswith("latent")
+                and draw.index >= latent_draws
+            ):
+                continue
             t = time.perf_counter()
             board = method(draw.data)
             out.seconds[name] = out.seconds.get(name, 0.0) + time.perf_counter() - t
@@ -321,61 +355,189 @@ def peer_metrics(outcome: Outcome, models: list[str], n: int) -> dict[str, tuple
 
 @dataclass
 class Row:
+    """One method at one (protocol, n): PPR's metrics (by its code), ours, per draw too."""
+
     method: str
-    size: float
-    size_se: float
-    intersect: float
-    intersect_se: float
+    size: float  # mean rank-set size, by PPR's Result
+    intersect: float  # share of draws whose every rank-set meets the baseline's, by its Result
     coverage: float  # share of (model, draw) whose rank-set holds the reference rank
     all_covered: float  # share of draws in which every model's rank-set holds it
-    mae: float  # Elo MAE against the reference (NaN for win rates)
-    lam: float
+    mae: float  # Elo MAE against the reference, both centred at 1500 (NaN for win rates)
+    lam: float  # mean Σλ (PPR, PPI++)
+    per_draw: pd.DataFrame  # size, intersect, coverage of every draw
+
+    def se(self, metric: str) -> float:
+        values = self.per_draw[metric]
+        return float(values.std(ddof=1) / np.sqrt(len(values)))
 
 
-def rows(outcome: Outcome, files: Files, n: int) -> list[Row]:
-    peer = peer_metrics(outcome, files.models, n)
+def rows(outcome: Outcome, files: Files, n: int) -> dict[str, Row]:
+    """Every method's row; a method run on the first c draws only is scored, by PPR's code
+    too, on those c draws (its baseline the same draws' baseline)."""
+    counts = {m: len(sets) for m, sets in outcome.sets.items()}
+    peer: dict[str, tuple[float, float]] = {}
+    for c in sorted(set(counts.values())):
+        sub = Outcome(sets={m: sets[:c] for m, sets in outcome.sets.items() if len(sets) >= c})
+        peer.update({m: v for m, v in peer_metrics(sub, files.models, n).items() if counts[m] == c})
     ref = np.array([files.reference_rank[m] for m in files.models])
-    out = []
+    out = {}
     for method, sets in outcome.sets.items():
         s = np.stack(sets)  # (draws, k, 2)
-        size = (s[..., 1] - s[..., 0] + 1).mean(axis=1)
-        hold = (s[..., 0] <= ref) & (ref <= s[..., 1])
-        size_mean, inter = peer[method]
-        d = len(sets)
+        base = np.stack(outcome.sets["baseline"][: len(sets)])
+        per_draw = pd.DataFrame(
+            {
+                "size": (s[..., 1] - s[..., 0] + 1).mean(axis=1),
+                # PPR's definition: every model's rank-set meets the baseline's
+                "intersect": ~((s[..., 0] > base[..., 1]) | (s[..., 1] < base[..., 0])).any(1),
+                "coverage": ((s[..., 0] <= ref) & (ref <= s[..., 1])).mean(axis=1),
+            }
+        )
+        size, inter = peer[method]
+        assert np.isclose(size, per_draw["size"].mean()), method  # ours = its Result
+        assert np.isclose(inter, per_draw["intersect"].mean()), method
         mae = np.nan
         if method in outcome.elo:
             elo = np.stack(outcome.elo[method])
             elo = elo - elo.mean(axis=1, keepdims=True) + 1500.0
             mae = float(np.abs(elo - files.reference.to_numpy()).mean())
-        lam = float(np.mean(outcome.lam[method])) if method in outcome.lam else np.nan
-        out.append(
-            Row(
-                method,
-                size_mean,
-                float(size.std(ddof=1) / np.sqrt(d)) if d > 1 else np.nan,
-                inter,
-                float(np.sqrt(inter * (1 - inter) / d)),
-                float(hold.mean()),
-                float(hold.all(axis=1).mean()),
-                mae,
-                lam,
-            )
+        hold = (s[..., 0] <= ref) & (ref <= s[..., 1])
+        out[method] = Row(
+            method,
+            size,
+            inter,
+            float(hold.mean()),
+            float(hold.all(axis=1).mean()),
+            mae,
+            float(np.mean(outcome.lam[method])) if method in outcome.lam else np.nan,
+            per_draw.astype(float),
         )
     return out
 
 
-def format_rows(table: list[Row]) -> str:
+def format_rows(table: dict[str, Row]) -> str:
     lines = [
-        f"{'method':44s} {'size':>12s} {'intersect':>13s} {'cover':>6s} {'all':>5s} "
-        f"{'MAE':>6s} {'λ':>5s}"
+        f"{'method':34s} {'size':>12s} {'intersect':>12s} {'cover':>6s} {'all':>5s} "
+        f"{'MAE':>6s} {'λ':>5s} {'s/fit':>6s} {'draws':>5s}"
     ]
-    for r in table:
+    for r in table.values():
         lines.append(
-            f"{r.method:44s} {r.size:5.2f} ± {r.size_se:4.2f} {r.intersect:6.2f} ± "
-            f"{r.intersect_se:4.2f} {r.coverage:6.3f} {r.all_covered:5.2f} "
-            f"{r.mae:6.1f} {r.lam:5.2f}"
+            f"{r.method:34s} {r.size:5.2f} ± {r.se('size'):4.2f} {r.intersect:5.2f} ± "
+            f"{r.se('intersect'):4.2f} {r.coverage:6.3f} {r.all_covered:5.2f} "
+            f"{r.mae:6.1f} {r.lam:5.2f} {r.per_draw.attrs.get('seconds', np.nan):6.2f} "
+            f"{len(r.per_draw):5d}"
         )
     return "\n".join(lines)
+
+
+def paired(a: Row, b: Row, metric: str) -> tuple[float, float]:
+    """Mean of a − b over the draws both ran on (the first ones) and its Monte Carlo SE."""
+    c = min(len(a.per_draw), len(b.per_draw))
+    d = a.per_draw[metric].to_numpy()[:c] - b.per_draw[metric].to_numpy()[:c]
+    return float(d.mean()), float(d.std(ddof=1) / np.sqrt(len(d)))
+
+
+def targets(results: dict[tuple[str, int], dict[str, Row]], families: tuple[str, ...]) -> list[str]:
+    """The issue's targets, MET / NOT MET, with the numbers behind each verdict."""
+    lines = []
+    judges = list(JUDGE_FILES)
+    a_ns = sorted(n for p, n in results if p == "A")
+    if a_ns:
+        lines.append(
+            "Target A (PPR's protocol): our best estimator no worse than PPR on size and "
+            "intersection at every n (within 2 paired MC SEs) and, at n = 500, better on one "
+            "by more than 2 SEs"
+        )
+        for judge in judges:
+            found = []
+            for family in families:
+                name, ok, better = f"{family} ({judge})", True, False
+                notes = []
+                for n in a_ns:
+                    ours, ppr = results[("A", n)][name], results[("A", n)][f"ppr ({judge})"]
+                    ds, ss = paired(ours, ppr, "size")
+                    di, si = paired(ours, ppr, "intersect")
+                    worse = ds > 2 * ss or di < -2 * si
+                    ok &= not worse
+                    if n == 500:
+                        better = ds < -2 * ss or di > 2 * si
+                    notes.append(f"n={n}: Δsize {ds:+.2f}±{ss:.2f}, Δinter {di:+.2f}±{si:.2f}")
+                met = ok and (better or 500 not in a_ns)
+                found.append(met)
+                lines.append(f"  {'MET    ' if met else 'NOT MET'} {name}: " + "; ".join(notes))
+            verdict = "MET" if any(found) else "NOT MET"
+            lines.append(f"  => {judge}: {verdict} (best of {', '.join(families)})")
+    if ("B", 500) in results:
+        table = results[("B", 500)]
+        lines.append(
+            "Target B (all battles judged, n = 500): coverage of the reference rank ≥ 0.90 and "
+            "mean size ≤ 0.8 × PPR's, per judge"
+        )
+        for judge in judges:
+            ppr = table[f"ppr ({judge})"]
+            found = []
+            for family in families:
+                r = table[f"{family} ({judge})"]
+                met = r.coverage >= 0.90 and r.size <= 0.8 * ppr.size
+                found.append(met)
+                lines.append(
+                    f"  {'MET    ' if met else 'NOT MET'} {r.method}: coverage {r.coverage:.3f}, "
+                    f"size {r.size:.2f} vs 0.8 × {ppr.size:.2f} = {0.8 * ppr.size:.2f}"
+                )
+            lines.append(f"  => {judge}: {'MET' if any(found) else 'NOT MET'}")
+    b_ns = sorted(n for p, n in results if p == "B")
+    if b_ns:
+        lines.append(
+            "Target B (three judges together beat the best single judge at equal n): smaller "
+            "mean size by > 2 paired SEs, coverage no lower (within 2 SEs) and ≥ 0.90 where the "
+            "best single judge reaches 0.90 (best: smallest sets among those covering ≥ 0.90)"
+        )
+        for family in families:
+            for n in b_ns:
+                table = results[("B", n)]
+                both = table[f"{family} ({ALL})"]
+                singles = [table[f"{family} ({j})"] for j in judges]
+                # the best single judge: the smallest sets among those that cover ≥ 0.90,
+                # else the one that covers most
+                valid = [r for r in singles if r.coverage >= 0.90]
+                best = (
+                    min(valid, key=lambda r: r.size)
+                    if valid
+                    else max(singles, key=lambda r: r.coverage)
+                )
+                ds, ss = paired(both, best, "size")
+                dc, sc = paired(both, best, "coverage")
+                met = ds < -2 * ss and dc > -2 * sc and (both.coverage >= 0.90 or not valid)
+                lines.append(
+                    f"  {'MET    ' if met else 'NOT MET'} {family}, n = {n}: all three size "
+                    f"{both.size:.2f} cover {both.coverage:.3f} vs best single ({best.method}) "
+                    f"{best.size:.2f} / {best.coverage:.3f}: Δsize {ds:+.2f}±{ss:.2f}, "
+                    f"Δcover {dc:+.3f}±{sc:.3f}"
+                )
+    return lines
+
+
+def to_csv(results: dict[tuple[str, int], dict[str, Row]], path: Path) -> None:
+    """The table, one row per (protocol, n, method), for the notebook."""
+    records = [
+        {
+            "protocol": p,
+            "n": n,
+            "method": r.method,
+            "size": r.size,
+            "size_se": r.se("size"),
+            "intersect": r.intersect,
+            "intersect_se": r.se("intersect"),
+            "coverage": r.coverage,
+            "all_covered": r.all_covered,
+            "mae": r.mae,
+            "lambda": r.lam,
+            "seconds_per_fit": r.per_draw.attrs.get("seconds", np.nan),
+            "draws": len(r.per_draw),
+        }
+        for (p, n), table in results.items()
+        for r in table.values()
+    ]
+    pd.DataFrame(records).to_csv(path, index=False, float_format="%.4f")
 
 
 # --------------------------------------------------------------------------- main
@@ -384,6 +546,20 @@ def main() -> None:
     parser.add_argument("--draws", type=int, default=50)
     parser.add_argument("--n", type=int, nargs="*", default=list(N_VALUES))
     parser.add_argument("--protocol", choices=["A", "B", "AB"], default="AB")
+    parser.add_argument("--families", nargs="*", default=list(FAMILIES), choices=FAMILIES)
+    parser.add_argument(
+        "--nuts-draws",
+        type=int,
+        default=0,
+        help="also fit the latent models by NUTS on the first N draws of protocol B, n = 500",
+    )
+    parser.add_argument(
+        "--latent-draws",
+        type=int,
+        default=20,
+        help="fit the latent models (MAP) on the first N draws of each setting only: each "
+        "fit costs 1-15 s here; their rows are scored, by PPR's code too, on those draws",
+    )
     parser.add_argument("--seed", type=int, default=2024, help="protocol B's draws")
     parser.add_argument("--check-split", action="store_true")
     parser.add_argument("--out", type=Path, default=None)
@@ -406,12 +582,20 @@ def main() -> None:
     say(f"# machine: {os.cpu_count()} CPU cores; Python {platform.python_version()}")
     say("# load average at start: " + " ".join(f"{x:.2f}" for x in os.getloadavg()))
     files = load()
-    methods = our_methods()
+    families = tuple(args.families)
+    methods = our_methods(families)
     say(
         "reference: BT (fit_bt, λ = 0.01) on all 26,919 human labels; ranks of the 12: "
         + ", ".join(f"{m} {r}" for m, r in sorted(files.reference_rank.items(), key=lambda x: x[1]))
     )
-    results: dict[tuple[str, int], list[Row]] = {}
+    say(
+        "columns: size = mean rank-set size and intersect = share of draws whose every "
+        "rank-set meets the baseline's (both by PPR's plot_utils.Result, ± Monte Carlo SE); "
+        "cover = share of models whose rank-set holds the reference rank, all = share of draws "
+        "where all do; MAE = Elo MAE vs the reference; λ = mean Σλ; s/fit = seconds per fit; "
+        "draws = draws scored"
+    )
+    results: dict[tuple[str, int], dict[str, Row]] = {}
     seeds_a = protocol_a_seeds(args.draws)
     b = ProtocolB(files) if "B" in args.protocol else None
     for protocol in args.protocol:
@@ -424,17 +608,59 @@ def main() -> None:
                 )
             else:
                 draws = (b.draw(n, i, args.seed) for i in range(args.draws))
-            outcome = run_draws(draws, methods, files)
+            outcome = run_draws(draws, methods, files, latent_draws=args.latent_draws)
             table = rows(outcome, files, n)
+            for name, row in table.items():
+                row.per_draw.attrs["seconds"] = outcome.seconds.get(name, np.nan) / len(
+                    row.per_draw
+                )
             results[(protocol, n)] = table
             seconds = time.perf_counter() - t
             say(f"\nprotocol {protocol}, n = {n}, {args.draws} draws ({seconds:.0f} s)")
             say(format_rows(table))
+    bench_seconds = time.perf_counter() - started
+    say("")
+    for line in targets(results, families):
+        say(line)
+    every = args.latent_draws >= args.draws
+    met = bench_seconds <= 600 and every
+    how = "at every draw" if every else f"on the first {args.latent_draws} draws of each setting"
+    say(
+        f"Target time: the whole benchmark (NUTS included) in ≤ 10 minutes: "
+        f"{'MET' if met else 'NOT MET'} ({bench_seconds:.0f} s here with the latent models by "
+        f"MAP {how}; NUTS below, on a few draws)"
+    )
+    if args.nuts_draws and b is not None:
+        t = time.perf_counter()
+        latent = tuple(f for f in families if f.startswith("latent"))
+        draws = [b.draw(500, i, args.seed) for i in range(args.nuts_draws)]
+        chosen = {k: v for k, v in our_methods(latent, nuts=True).items() if ALL in k}
+        nuts = run_draws(draws, chosen, files)
+        twins = {k.replace(" NUTS", "") for k in chosen}
+        maps = run_draws(draws, {k: v for k, v in methods.items() if k in twins}, files)
+        say(
+            f"\nNUTS against MAP on the first {args.nuts_draws} draws of protocol B, n = 500 "
+            f"({time.perf_counter() - t:.0f} s): mean size, coverage and Elo MAE"
+        )
+        for name in nuts.elo:
+            twin = name.replace(" NUTS", "")
+            for label, out, key in (("NUTS", nuts, name), ("MAP ", maps, twin)):
+                s = np.stack(out.sets[key])
+                ref = np.array([files.reference_rank[m] for m in files.models])
+                elo = np.stack(out.elo[key])
+                elo = elo - elo.mean(axis=1, keepdims=True) + 1500
+                say(
+                    f"  {label} {twin:28s} size {(s[..., 1] - s[..., 0] + 1).mean():5.2f} cover "
+                    f"{((s[..., 0] <= ref) & (ref <= s[..., 1])).mean():.3f} MAE "
+                    f"{np.abs(elo - files.reference.to_numpy()).mean():6.1f} "
+                    f"({out.seconds[key] / len(draws):.1f} s per fit)"
+                )
     say(f"\n# load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     say(f"# wall time {time.perf_counter() - started:.0f} s")
     if args.out is not None:
         args.out.mkdir(parents=True, exist_ok=True)
         (args.out / "ppr_protocol.txt").write_text("\n".join(lines) + "\n")
+        to_csv(results, args.out / "ppr_protocol.csv")
 
 
 if __name__ == "__main__":

@@ -369,6 +369,35 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
     return markdown
 
 
+def on_post_page(output: str, page: Any, config: Any) -> str:
+    """Notebook pages load MathJax once, the site's way (``extra_javascript``).
+
+    mkdocs-jupyter adds its own ``MathJax.js`` tag; two on one page stop MathJax with a
+    TypeError in its configuration file and no formula renders. The site's tag is the one
+    kept: its configuration names the fonts that the offline copy has.
+    """
+    if "text/x-mathjax-config" not in output:
+        return output
+    jupyter_tag = r'<script src="[^"]*assets/mathjax/MathJax\.js[^"]*">\s*</script>\s*'
+    then_config = r'(?=(?:<!--[^>]*-->\s*)?<script type="text/x-mathjax-config">)'
+    return re.sub(jupyter_tag + then_config, "", output, count=1)
+
+
+def on_post_build(config: Any) -> None:
+    """Copy MathJax (the jupyter-server-mathjax wheel's static files) into the site.
+
+    The pages load it from ``assets/mathjax/`` (``extra_javascript`` and mkdocs-jupyter's
+    ``custom_mathjax_url`` in ``mkdocs.yml``), so formulas render without a network; a
+    content delivery network would leave raw TeX on a machine offline.
+    """
+    import shutil
+
+    import jupyter_server_mathjax
+
+    static = Path(jupyter_server_mathjax.__file__).parent / "static"
+    shutil.copytree(static, Path(config["site_dir"]) / "assets" / "mathjax", dirs_exist_ok=True)
+
+
 def on_serve(server: Any, config: Any, builder: Any) -> Any:
     """``mkdocs serve``: rebuild when a source outside ``docs/`` changes."""
     for path in (NOTEBOOKS, MODELS, BENCH, README, SRC):

@@ -33,8 +33,9 @@ CONSISTENCY_DIR = SHARED_DATA / "llm_consistency"
 def pytest_configure(config: pytest.Config) -> None:
     """Turn the session's compilation cache on in this process from the start.
 
-    The package turns it on at its first NUTS fit; doing it here lets the MAP fits and
-    predictive checks that come earlier in a worker use it too.
+    The engine turns it on before it first compiles; doing it here lets the JAX code
+    outside the engine (the UDA adapter's training, the anchors' and consensus' own
+    jitted functions) use it too.
     """
     from judgebayes.bayes.engine.xla import enable_persistent_cache
 

@@ -162,3 +162,28 @@ def test_bad_input_in_a_real_process(tmp_path) -> None:
         text=True,
     )
     assert usage.returncode == 2 and "expected a tie rate in [0, 1)" in usage.stderr
+
+
+def test_single_grades_on_the_five_point_scale(tmp_path, capsys) -> None:
+    """Grades of four models on three prompts; --clear-gap 3 makes a gap of 3+ a clear win."""
+    grades = {"a": [9, 9, 8], "b": [8, 5, 8], "c": [2, 6, 7], "d": [5, 5, 1]}
+    folder = tmp_path / "model_judgment"
+    folder.mkdir()
+    for model, scores in grades.items():
+        lines = [
+            json.dumps({"question_id": f"q{i}", "model": model, "score": s})
+            for i, s in enumerate(scores)
+        ]
+        (folder / f"{model}.jsonl").write_text("\n".join(lines) + "\n")
+    out = tmp_path / "out"
+    argv = ["anchors", str(folder), "--format", "grades", "--clear-gap", "3"]
+    assert (
+        main([*argv, "--anchors", "b", "--n-boot", "20", "--no-progress", "--out", str(out)]) == 0
+    )
+    capsys.readouterr()
+    ranks = pd.read_csv(out / "rankings.csv").set_index("model")
+    # margins over b: a +1, +2, 0 -> 1; c -2, +1, -1 -> -2/3; d -2, 0, -2 -> -4/3
+    assert ranks.loc["a", "margin"] == pytest.approx(1.0)
+    assert ranks.loc["c", "margin"] == pytest.approx(-2 / 3)
+    assert ranks.loc["d", "margin"] == pytest.approx(-4 / 3)
+    assert ranks.loc["a", "win_rate"] == pytest.approx(5 / 6)  # win, win, tie

@@ -94,6 +94,18 @@ PREVALENCE = [
     for o in ("y", "z")
     for k in range(12)
 ]
+RANKED = [
+    {"model_a": a, "model_b": b, "judge_label": y, "human_label": h}
+    for a, b, y, h in [
+        ("a", "b", 1, 1),
+        ("b", "c", 1, None),
+        ("c", "a", 0.5, 0.5),
+        ("a", "b", 0, None),
+        ("b", "c", 0, 0),
+        ("c", "a", 1, None),
+        ("a", "c", 1, 1),
+    ]
+]
 
 # verb -> (argv after the file, the verb's records, their label field, native suffix)
 VERBS: dict[str, tuple[list[str], list[dict], str, str]] = {
@@ -116,6 +128,13 @@ VERBS: dict[str, tuple[list[str], list[dict], str, str]] = {
         ".csv",
     ),
     "consistency": (["consistency"], CONTEST, "winner", ".json"),
+    "audit": (
+        ["audit", "--no-progress", "--no-budget", "--out", "{tmp}"],
+        TABLE,
+        "judge_label",
+        ".csv",
+    ),
+    "rank": (["rank", "--format", "csv", "--no-progress"], RANKED, "judge_label", ".csv"),
     "calibrate": (["calibrate", "--n-boot", "100", "--no-progress"], ITEMS, "judge_label", ".csv"),
     "elo-arena-hard": (
         ["elo", "--format", "arena-hard", "--baseline", "base", "--n-boot", "20", "--no-progress"],
@@ -270,8 +289,9 @@ CASES: dict[str, tuple[Writer, str | None]] = {
 CALIBRATE_OWN = {"one-record-jsonl", "null-label"}
 # A folder is what `consistency` reads: an empty one has no contest files.
 EXPECTED = {
-    ("consistency", "folder"): "no *.json contest files",
+    ("consistency", "folder"): "holds no .json, .jsonl or .csv file",
     ("elo-csv", "null-label"): "no battle has a judge_label",
+    ("audit", "null-label"): "the battles carry no judge_label",
     # the tools' formats: a folder is where their files live; null labels are missing
     # values, counted, until nothing is left to fit
     **{
@@ -285,7 +305,14 @@ EXPECTED = {
     ("anchors-grades", "null-label"): "no prompt has grades of two models",
     ("elo-alpaca-eval", "null-label"): "no battle has a judge_label",
     ("calibrate-prevalence", "null-label"): "no judged items",
+    # every judge verdict null: no battle a judge judged
+    ("rank", "null-label"): "needs human-labelled battles judged by",
 }
+
+
+def _options(args: list[str], tmp_path: Path) -> list[str]:
+    """A verb's options, its output folder (``{tmp}``) inside the test's folder."""
+    return [a.replace("{tmp}", str(tmp_path / "out")) for a in args]
 
 
 def _run(argv: list[str], capsys: pytest.CaptureFixture) -> tuple[int, str]:
@@ -301,7 +328,7 @@ def test_every_verb_exits_2_with_one_line_on_bad_input(
     args, records, label, suffix = VERBS[verb]
     writer, needle = CASES[case]
     path = writer(tmp_path, records, label, suffix)
-    code, err = _run([args[0], str(path), *args[1:]], capsys)
+    code, err = _run([args[0], str(path), *_options(args[1:], tmp_path)], capsys)
     assert "Traceback" not in err
     if needle is None or (verb == "calibrate" and case in CALIBRATE_OWN):
         # a good file loads: the verb runs, or stops with one line that is not about reading
@@ -325,7 +352,7 @@ def test_gzip_and_bom_files_run(
 ) -> None:
     args, records, label, suffix = VERBS[verb]
     path = CASES[case][0](tmp_path, records, label, suffix)
-    code, err = _run([args[0], str(path), *args[1:]], capsys)
+    code, err = _run([args[0], str(path), *_options(args[1:], tmp_path)], capsys)
     assert code == 0, err
 
 
@@ -360,6 +387,7 @@ ARGS = {
     "elo": ["elo", "x.csv", "--format", "csv"],
     "softelo": ["softelo", "x.csv", "--format", "softelo"],
     "calibrate": ["calibrate", "x.csv"],
+    "rank": ["rank", "x.csv"],
 }
 
 
@@ -377,9 +405,13 @@ ARGS = {
             for x in ("0", "1", "1.5", "nan")
         ),
         *((v, "--lam", x) for v in ("elo", "softelo") for x in ("-1", "inf")),
-        *((v, "--seed", "-1") for v in ("demo", "elo", "softelo", "calibrate")),
+        *((v, "--seed", "-1") for v in ("demo", "elo", "softelo", "calibrate", "rank")),
+        *(("rank", "--alpha", x) for x in ("0", "1.5")),
+        *(("rank", "--judge", x) for x in ("gpt-4", "=f.json", "gpt-4=")),
         ("calibrate", "--n-splits", "0"),
         ("calibrate", "--n-boot", "99"),
+        ("calibrate", "--calibration-size", "1.5"),
+        ("calibrate", "--calibration-size", "0"),
         ("softelo", "--splits", "0"),
         ("softelo", "--smoothing", "1.5"),
         ("demo", "--models", "1"),
@@ -717,6 +749,13 @@ ANCHOR_CASES = {
     # human scores that name other models (Arena Elo spelled differently)
     "human-names": (_verdicts(STAR), "model,elo\nX,1\nY,2\nZ,3\n", [], "human scores given"),
     "unknown-anchor": (_verdicts(STAR), None, ["--anchors", "B"], "no model 'B'"),
+    # a grade gap for a file of verdicts, not grades
+    "clear-gap-on-verdicts": (
+        _verdicts(STAR),
+        None,
+        ["--clear-gap", "3"],
+        "clear_gap applies to single grades",
+    ),
 }
 
 
@@ -734,3 +773,27 @@ def test_anchors_bad_layout_exits_2_with_one_line(
     assert err.count("\n") == 1 and err.startswith("judgebayes: error: "), err
     assert needle in err
     assert ("elo.csv" if human is not None else "verdicts.csv") in err
+
+
+def test_audit_names_file_row_and_column(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """`judgebayes audit` on a bad cell: exit 2, one line with the file, the row, the column."""
+    rows = [dict(r) for r in TABLE]
+    rows[2]["judge_label"] = "maybe"
+    path = tmp_path / "battles.csv"
+    path.write_text(_csv(rows))
+    code, err = _run(["audit", str(path), "--no-progress", "--out", str(tmp_path / "o")], capsys)
+    assert code == 2 and err.count("\n") == 1, err
+    assert "battles.csv" in err and "row 2" in err and "judge_label" in err, err
+
+
+def test_audit_names_both_judge_files(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """Aligned judge files that disagree on a battle: both files and the id are named."""
+    human = [{"num": k, "model_a": "a", "model_b": "b", "winner": "model_a"} for k in range(3)]
+    judge = [dict(r) for r in human]
+    judge[1]["num"] = 7
+    for name, recs in (("human", human), ("gpt", judge)):
+        (tmp_path / f"{name}.json").write_text("\n".join(json.dumps(r) for r in recs))
+    argv = ["audit", str(tmp_path / "human.json"), "--judge", f"gpt={tmp_path / 'gpt.json'}"]
+    code, err = _run([*argv, "--no-progress", "--out", str(tmp_path / "o")], capsys)
+    assert code == 2 and err.count("\n") == 1, err
+    assert "human.json" in err and "gpt.json" in err and "battle 1" in err, err

@@ -350,6 +350,29 @@ def test_report_follows_the_checklist_and_flags_trouble() -> None:
     assert rep.to_dict()["checklist"][5]["title"].startswith("ΔJ")
 
 
+def test_report_flags_opposite_error_rate_shifts_that_delta_j_cannot_see() -> None:
+    """q0 = (0.85, 0.60), q1 = (0.60, 0.85): J = 0.45 for both models (ΔJ = 0) but the
+    judge leans towards "correct" on B. Appendix C: RG of B with A's calibration is biased
+    by [θ Δq1 − (1 − θ) Δq0]/J_A = [0.7 × 0.25 + 0.3 × 0.25]/0.45 = +0.56 (clipped at 1).
+    With 400 calibration items per model the Δq̂ have SE ≈ 0.05, so their intervals
+    exclude 0 by about 5 SE; ΔĴ's SE ≈ 0.07 keeps 0 inside it (|ΔĴ| ≈ 0)."""
+    s = simulate_items([0.7, 0.7], [0.85, 0.60], [0.60, 0.85], n_cal=400, n_test=800, seed=3)
+    res = calibrate(s.items, baseline="A", n_boot=1000, progress=False)
+    comp = res.compare("B", "A")
+    assert comp.delta_j.ci[0] < 0 < comp.delta_j.ci[1]
+    rep = res.report()
+    shifted = [f for f in rep.flags if "error rates differ" in f]
+    assert len(shifted) == 1 and shifted[0].startswith("B vs A: Δq̂0")
+    assert "Δq̂1" in shifted[0] and "Appendix C" in shifted[0]
+    assert comp["rg"].estimate - (s.truth.loc[1, "theta_test"] - s.truth.loc[0, "theta_test"]) > 0.2
+    # no such flag when the error rates do not move (the good case above)
+    good = simulate_items([0.7, 0.72], 0.85, 0.9, n_cal=300, n_test=600, seed=1)
+    assert not any(
+        "error rates differ" in f
+        for f in calibrate(good.items, n_boot=1000, progress=False).report().flags
+    )
+
+
 def test_unlabelled_challenger_makes_shared_calibration_unverifiable() -> None:
     # J_inc = 0.5 (q0 = q1 = 0.75), J_chal = 0.8 (q0 = q1 = 0.9): a ΔJ of 0.3 that the data
     # cannot show, because the challenger has no human labels (Section 7, item 3).

@@ -183,9 +183,41 @@ def test_anchors_read_arena_hard_judgments_and_single_grades(
     code, out, err = _run(["anchors", str(folder), "--baseline", "gpt-4-0314"], capsys)
     assert code == 0, err
     assert out.startswith("format: arena-hard (--format auto")
-    assert "180 verdicts, 4 models, 30 prompts (anchor-based)" in out
+    assert "180 verdicts, 4 models, 30 prompts (anchor layout: 1 anchor(s))" in out
     grades = Path(os.environ["JUDGEBAYES_DATA"]) / "arena_bench_v1" / "model_judgment"
     code, out, err = _run(["anchors", str(grades), "--out", str(tmp_path / "a")], capsys)
     assert code == 0, err
-    assert out.startswith("format: grades") and "15 models, 300 prompts (quadratic)" in out
+    assert out.startswith("format: grades") and "15 models, 300 prompts (full matrix" in out
     assert len(pd.read_csv(tmp_path / "a" / "anchors.csv")) == 15
+
+
+def test_consistency_and_consensus_read_arena_hard_judges(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    root = tmp_path / "model_judgment"
+    rng = np.random.default_rng(2)
+    scores = ["A>>B", "A>B", "A=B", "B>A", "B>>A"]
+    for judge in ("j1", "j2", "j3"):
+        (root / judge).mkdir(parents=True)
+        for model in ("m1", "m2", "m3"):
+            lines = [
+                json.dumps(
+                    {
+                        "uid": f"q{k}",
+                        "model": model,
+                        "judge": judge,
+                        "baseline": "base",
+                        "games": [{"score": rng.choice(scores)}, {"score": rng.choice(scores)}],
+                    }
+                )
+                for k in range(20)
+            ]
+            (root / judge / f"{model}.jsonl").write_text("\n".join(lines))
+    code, out, err = _run(["consistency", str(root)], capsys)
+    assert code == 0, err
+    assert out.startswith("format: arena-hard (--format auto")
+    for judge in ("j1", "j2", "j3"):
+        assert judge in out
+    code, out, err = _run(["consensus", str(root), "--no-bayes", "--no-progress"], capsys)
+    assert code == 0, err
+    assert out.startswith("format: arena-hard (--format auto")

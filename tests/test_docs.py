@@ -208,3 +208,24 @@ def test_pages_name_only_existing_api() -> None:
                 ):
                     missing.add(f"{where}: {alias}.{first}{'.' + second if second else ''}")
     assert not missing, sorted(missing)
+
+
+def test_every_page_loads_mathjax_once_from_the_site(site: tuple[Path, float, str]) -> None:
+    """Formulas render offline: one local MathJax per page (two stop it), no network copy.
+
+    Checked by eye in headless Chromium: the calibration notebook's $\\hat q_0$, $J_A$ and
+    $\\Delta J$ render with the STIX-Web fonts the local copy ships.
+    """
+    root = site[0]
+    assert (root / "assets" / "mathjax" / "MathJax.js").is_file()
+    assert (root / "assets" / "mathjax" / "fonts" / "HTML-CSS" / "STIX-Web").is_dir()
+    pages = sorted(root.rglob("index.html"))
+    assert len(pages) > 20
+    for page in pages:
+        html = page.read_text(encoding="utf-8")
+        tags = re.findall(r'<script src="([^"]*MathJax\.js[^"]*)"', html)
+        assert len(tags) == 1, f"{page.relative_to(root)} loads MathJax {len(tags)} times"
+        assert tags[0].split("assets/mathjax/")[0].strip("./") == "", tags[0]
+        assert "cdnjs" not in html and "unpkg" not in html, page
+    calibration = root / "notebooks" / "shared_vs_model_specific_calibration" / "index.html"
+    assert "$\\hat q_0" in calibration.read_text(encoding="utf-8")  # the TeX MathJax reads

@@ -54,14 +54,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 from urllib.parse import quote
 
 import pandas as pd
 
-from judgebayes.anchors.verdicts import VerdictTable, verdicts_from_battles
-from judgebayes.calibration.items import JudgedItems
-from judgebayes.calibration.readers import read_prevalence
 from judgebayes.core.aligned import read_aligned
 from judgebayes.core.battles import Battles
 from judgebayes.core.io import read_frame, reading
@@ -69,6 +66,10 @@ from judgebayes.core.loaders import read_consistency, read_softelo
 from judgebayes.core.results import ResultDisplay
 from judgebayes.core.tool_formats import read_grades
 from judgebayes.errors import DataError
+
+if TYPE_CHECKING:  # imported where used: the anchors and calibration packages load SciPy
+    from judgebayes.anchors.verdicts import VerdictTable
+    from judgebayes.calibration.items import JudgedItems
 
 __all__ = [
     "ARENA_BENCH_JUDGE",
@@ -676,6 +677,8 @@ def load_debias_judge(
             f"no debias_judge opponent {unknown[0] if unknown else 'given'!r}",
             expected=f"some of {', '.join(DEBIAS_OPPONENTS)}",
         )
+    from judgebayes.calibration.readers import read_prevalence
+
     files = [fetch(_debias_name(o, judge)) for o in chosen]
     return read_prevalence(files, target=DEBIAS_TARGET, judge=judge)
 
@@ -698,6 +701,8 @@ def load_arena_bench_v1() -> ArenaBench:
     ArenaBench
         ``battles``, ``verdicts`` and ``human_elo``.
     """
+    from judgebayes.anchors.verdicts import verdicts_from_battles
+
     files = [fetch(f"arena_bench_v1/model_judgment/{name}") for name in _ARENA_BENCH_HASHES]
     frames = []
     for f in files:

@@ -19,11 +19,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+import jax.numpy as jnp
 import numpy as np
 import pandas as pd
 from scipy.special import expit
 
-from judgebayes.bayes.bt_models import bt_data, bt_model, davidson_data, davidson_model
+from judgebayes.bayes.bt_models import (
+    bt_category_model,
+    bt_covariate_model,
+    bt_data,
+    bt_model,
+    bt_prompt_model,
+    davidson_data,
+    davidson_model,
+    prior_sd_from_lam,
+)
 from judgebayes.bayes.multi_judge import multi_judge_data, multi_judge_model
 from judgebayes.bayes.spec import ModelSpec
 from judgebayes.calibration.designs import DESIGNS
@@ -40,6 +50,8 @@ from judgebayes.consistency.model import (
 from judgebayes.core.battles import Battles
 from judgebayes.core.bt import as_pair_stats
 from judgebayes.core.pairs import PairStats
+from judgebayes.core.style import StyleReference
+from judgebayes.errors import DataError
 from judgebayes.rankings.data import RankingData
 from judgebayes.rankings.latent import latent_outcome_spec
 from judgebayes.softelo.posterior import temperature_data, temperature_model
@@ -61,9 +73,20 @@ _BT_DIMS = {"theta": ["model"], "elo": ["model"]}
 
 
 def bt(
-    data: Battles | PairStats, target: str | np.ndarray | None = "judge_label", *, lam: float = 0.01
+    data: Battles | PairStats,
+    target: str | np.ndarray | None = "judge_label",
+    *,
+    lam: float = 0.01,
+    prompt_effects: bool = False,
+    features: Mapping[str, tuple[str, str]] | None = None,
+    reference: StyleReference | None = None,
+    lam_style: float = 0.01,
+    by: str | None = None,
 ) -> ModelSpec:
     """Bradley–Terry on per-pair statistics (seed 000, Eq. 1): hard, tied or soft targets.
+
+    With ``prompt_effects``, style features or ``by``, one of the leaderboard's variants
+    (model card ``bt_leaderboard``).
 
     Parameters
     ----------
@@ -73,9 +96,114 @@ def bt(
         A label column (ties count ½) or an array of soft targets P(A beats B).
     lam
         L2 penalty λ of Eq. 1, as the prior σ = 1/√(2λ) of the zero-sum Normal on θ.
+    prompt_effects
+        Add a prompt random effect (:func:`~judgebayes.bayes.bt_models.bt_prompt_model`;
+        battles with ``prompt_id``): the games of one prompt are correlated.
+    features, reference, lam_style
+        Style control on the battles (:func:`~judgebayes.bayes.bt_models.bt_covariate_model`):
+        the features and frozen reference of :func:`judgebayes.style_bt`, and the
+        penalty λ_β as the prior σ = 1/√(2λ_β) on each coefficient. Used when either
+        ``features`` or ``reference`` is given.
+    by
+        A category column: per-category strengths, partially pooled
+        (:func:`~judgebayes.bayes.bt_models.bt_category_model`). At most one of
+        ``prompt_effects``, style control and ``by`` at a time.
     """
+    style = features is not None or reference is not None
+    if prompt_effects + style + (by is not None) > 1:
+        raise ValueError("choose one of prompt_effects, features/reference and by")
+    if (prompt_effects or style or by is not None) and not isinstance(data, Battles):
+        raise TypeError("prompt effects, style control and categories need the battles")
+    if prompt_effects:
+        return _bt_prompts(data, target, lam)
+    if style:
+        return _bt_style(data, target, lam, features, reference, lam_style)
+    if by is not None:
+        return _bt_categories(data, target, lam, by)
     stats = as_pair_stats(data, target, None)[0]
     return ModelSpec(bt_model, bt_data(stats, lam), {"model": list(stats.models)}, _BT_DIMS)
+
+
+def _bt_prompts(battles: Battles, target: str | np.ndarray | None, lam: float) -> ModelSpec:
+    """:func:`bt` with a prompt random effect: one group per (prompt, pair)."""
+    clusters = battles.clusters("prompt_id", target)
+    stats = clusters.stats
+    n_pc, y_pc = clusters.pair_sums()
+    groups = n_pc.tocoo()
+    y = np.asarray(y_pc[groups.row, groups.col]).ravel()
+    data = {
+        "i": jnp.asarray(stats.i),
+        "j": jnp.asarray(stats.j),
+        "group_pair": jnp.asarray(groups.row),
+        "n": jnp.asarray(groups.data),
+        "n_models": stats.n_models,
+        "prior_sd": prior_sd_from_lam(lam),
+        "y": jnp.asarray(y),
+    }
+    return ModelSpec(bt_prompt_model, data, {"model": list(stats.models)}, _BT_DIMS)
+
+
+def _bt_style(
+    battles: Battles,
+    target: str | np.ndarray | None,
+    lam: float,
+    features: Mapping[str, tuple[str, str]] | None,
+    reference: StyleReference | None,
+    lam_style: float,
+) -> ModelSpec:
+    """:func:`bt` with battle covariates, the density of :func:`judgebayes.style_bt`."""
+    reference = StyleReference.from_battles(battles, features) if reference is None else reference
+    used = battles.used(target)
+    a, b = (codes[used.rows] for codes in battles.codes())
+    w = np.ones(len(a)) if used.weights is None else used.weights
+    data = {
+        "a": jnp.asarray(a),
+        "b": jnp.asarray(b),
+        "n": jnp.asarray(w),
+        "x": jnp.asarray(reference.transform(battles)[used.rows]),
+        "n_models": len(battles.models),
+        "prior_sd": prior_sd_from_lam(lam),
+        "prior_sd_beta": prior_sd_from_lam(lam_style),
+        "y": jnp.asarray(used.values * w),
+    }
+    coords = {"model": list(battles.models), "feature": list(reference.names)}
+    return ModelSpec(bt_covariate_model, data, coords, {**_BT_DIMS, "beta": ["feature"]})
+
+
+def _bt_categories(
+    battles: Battles, target: str | np.ndarray | None, lam: float, by: str
+) -> ModelSpec:
+    """:func:`bt` with category offsets: one group per (category, pair)."""
+    used = battles.used(target)
+    labels = pd.Series(battles.column(by)).to_numpy()[used.rows]
+    if pd.isna(labels).any():
+        row = int(used.rows[np.flatnonzero(pd.isna(labels))[0]])
+        raise DataError("missing category", row=row, column=by, expected="a category name")
+    labels = labels.astype(str)
+    names = sorted(set(labels))
+    a, b = (codes[used.rows] for codes in battles.codes())
+    parts = []
+    for k, name in enumerate(names):
+        mask = labels == name
+        w = None if used.weights is None else used.weights[mask]
+        stats = PairStats.from_battles(
+            a[mask], b[mask], used.values[mask], battles.models, weights=w
+        )
+        parts.append((stats.i, stats.j, np.full(stats.n_pairs, k), stats.n, stats.y))
+    i, j, category, n, y = (np.concatenate(col) for col in zip(*parts, strict=True))
+    data = {
+        "i": jnp.asarray(i),
+        "j": jnp.asarray(j),
+        "category": jnp.asarray(category),
+        "n": jnp.asarray(n),
+        "n_models": len(battles.models),
+        "n_categories": len(names),
+        "prior_sd": prior_sd_from_lam(lam),
+        "y": jnp.asarray(y),
+    }
+    coords = {"model": list(battles.models), "category": names}
+    dims = {**_BT_DIMS, "elo_category": ["category", "model"]}
+    return ModelSpec(bt_category_model, data, coords, dims)
 
 
 def soft_bt(

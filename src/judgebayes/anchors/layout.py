@@ -566,24 +566,28 @@ class AnchorLayout(ResultDisplay):
     ) -> Axes:
         """τ per anchor with its interval, against the anchor's rank (Figure 1) or I (Figure 3).
 
+        Intervals are drawn as segments; the point is the estimate on all the prompts.
+
         ``x="rank"``: the anchor's position in the ``reference`` ranking;
         ``x="informativeness"``: I(p, A) with its interval.
         """
         key = self._key(reference, ranking)
         tau, lo, hi = self.tau[key], self.tau_lo[key], self.tau_hi[key]
         ax = _axes(ax, (6.5, 4.2))
+        color = "#1f5fa8"
         if x == "rank":
-            xs, xerr = self.anchor_rank(reference), None
+            xs = self.anchor_rank(reference)
             ax.set_xlabel(f"anchor's rank in the {reference} ranking (1 = best)")
         elif x == "informativeness":
             xs = self.info.informativeness
-            xerr = _err(xs, self.info.lo, self.info.hi)
+            # intervals as segments: a point estimate may lie outside its percentile
+            # interval (see the module docstring), which error bars cannot draw
+            ax.hlines(tau, self.info.lo, self.info.hi, color=color, lw=0.8, alpha=0.6)
             ax.set_xlabel(f"anchor informativeness I(p, A) ({self.scale}-point verdicts)")
         else:
             raise ValueError(f"x must be 'rank' or 'informativeness', got {x!r}")
-        ax.errorbar(
-            xs, tau, yerr=_err(tau, lo, hi), xerr=xerr, fmt="o", color="#1f5fa8", ms=4, capsize=2
-        )
+        ax.vlines(xs, lo, hi, color=color, lw=0.8, alpha=0.6)
+        ax.scatter(xs, tau, color=color, s=18, zorder=3)
         if labels:
             for px, py, name in zip(xs, tau, self.anchors, strict=True):
                 ax.annotate(name, (px, py), fontsize=7, xytext=(3, 3), textcoords="offset points")
@@ -599,11 +603,6 @@ def _interval(est: float, lo: float, hi: float) -> str:
     if not (np.isfinite(lo) and np.isfinite(hi)):
         return f"{est:.3f}"
     return f"{est:.3f} [{lo:.3f}, {hi:.3f}]"
-
-
-def _err(est: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    err = np.vstack([est - lo, hi - est])
-    return np.where(np.isfinite(err), err, 0.0)
 
 
 def _r2(x: np.ndarray, y: np.ndarray) -> float:
@@ -673,14 +672,26 @@ def anchor_layout(
     idx = _anchor_indices(table, anchors)
     v = table.tensor()
     m, n = len(table.models), len(table.prompts)
-    against = np.moveaxis(v[:, :, idx], 2, 0)  # (A, N, M): each model's margin over the anchor
-    seen = np.isfinite(against)
-    wins = np.where(seen, (np.sign(np.where(seen, against, 0.0)) + 1.0) / 2.0, 0.0)
-    margins = np.where(seen, against, 0.0)
-    counts = seen.astype(float)
-    # Each anchor's statistics live on the prompts where it was judged (few, in an arena).
-    rows = [np.flatnonzero(seen[k].any(axis=1)) for k in range(idx.size)]
-    d, c = discordance(v, idx, scale=scale)
+    # Each anchor's statistics live on the prompts where it was judged (few, in an arena):
+    # per anchor the rows of those prompts, the models' margins over it and their
+    # discordance (the rest of the prompts add nothing to its sums).
+    blocks = []
+    for a in idx:
+        col = v[:, :, a]
+        rows = np.flatnonzero(np.isfinite(col).any(axis=1))
+        against = col[rows]  # (n_a, M): each model's margin over the anchor
+        seen = np.isfinite(against)
+        d_a, c_a = discordance(v[rows], np.array([a]), scale=scale)
+        blocks.append(
+            (
+                rows,
+                np.where(seen, (np.sign(np.where(seen, against, 0.0)) + 1.0) / 2.0, 0.0),
+                np.where(seen, against, 0.0),
+                seen.astype(float),
+                d_a[0],
+                c_a[0],
+            )
+        )
     hum = human_vector(table.models, human)
     quad = quadratic_scores(np.sign(v)) if table.is_quadratic() else None
     refs = {"human": hum, "quadratic": quad}
@@ -689,14 +700,14 @@ def anchor_layout(
         """Win rates, margins (B, A, M) and I (B, A) under prompt weights (None: all 1)."""
         shape = (1 if weights is None else weights.shape[0], idx.size, m)
         win, mar = np.empty(shape), np.empty(shape)
-        for k, r in enumerate(rows):
-            w = np.ones((1, r.size)) if weights is None else weights[:, r]
-            cnt = w @ counts[k, r]
+        dd, cc = np.empty(shape[:2]), np.empty(shape[:2])
+        for k, (rows, wins, margins, counts, d, c) in enumerate(blocks):
+            w = np.ones((1, rows.size)) if weights is None else weights[:, rows]
+            cnt = w @ counts
             cnt[:, idx[k]] = -1.0  # marks the anchor's own column (see _scores)
-            win[:, k] = _scores(w @ wins[k, r], cnt, "win_rate")
-            mar[:, k] = _scores(w @ margins[k, r], cnt, "margin")
-        w_all = np.ones((1, n)) if weights is None else weights
-        dd, cc = w_all @ d.T, w_all @ c.T
+            win[:, k] = _scores(w @ wins, cnt, "win_rate")
+            mar[:, k] = _scores(w @ margins, cnt, "margin")
+            dd[:, k], cc[:, k] = w @ d, w @ c
         info = np.divide(dd, cc, out=np.full(dd.shape, np.nan), where=cc > 0)
         return win, mar, info
 
@@ -710,7 +721,8 @@ def anchor_layout(
     }
     reps_tau: dict[tuple[str, str], list[np.ndarray]] = {key: [] for key in tau}
     reps_info: list[np.ndarray] = []
-    with tqdm(total=n_boot, desc="bootstrap over prompts", disable=not progress) as bar:
+    bar = tqdm(total=n_boot, desc="bootstrap over prompts", disable=not progress or not n_boot)
+    with bar:
         for weights in _weight_chunks(n, n_boot, seed):
             b_win, b_mar, b_info = stats(weights)
             reps_info.append(b_info)
@@ -738,12 +750,13 @@ def anchor_layout(
 
     tau_ci = {key: interval(val) for key, val in reps_t.items()}
     i_lo, i_hi = interval(reps_i)
-    targets = seen.any(axis=1)
+    n_prompts = np.stack([block[3].sum(axis=0) for block in blocks]).astype(int)
+    targets = n_prompts > 0
     return AnchorLayout(
         models=table.models,
         anchors=tuple(table.models[k] for k in idx),
         targets=targets,
-        n_prompts=seen.sum(axis=1),
+        n_prompts=n_prompts,
         win_rate=win,
         margin=mar,
         info=AnchorInformativeness(

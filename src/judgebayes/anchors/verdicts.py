@@ -459,6 +459,7 @@ def read_verdicts(
     columns: Mapping[str, str] | None = None,
     baseline: str | None = None,
     judge: str | None = None,
+    clear_gap: float | None = None,
 ) -> VerdictTable:
     """Read verdicts in one of :data:`VERDICT_FORMATS`.
 
@@ -468,7 +469,8 @@ def read_verdicts(
     file, the row and the column (:func:`judgebayes.core.io.read_frame`).
     ``arena-hard``: Arena-Hard judgments (a ``<model>.jsonl`` file or a
     ``model_judgment/<judge>/`` folder; ``baseline`` for files that do not name it).
-    ``grades``: single grades, a verdict per prompt and pair from the two grades.
+    ``grades``: single grades, a verdict per prompt and pair from the two grades (their
+    sign; with ``clear_gap``, the five-point margin of :func:`verdicts_from_battles`).
     ``auto``: records with ``games`` are Arena-Hard judgments, records with ``score``
     and ``model`` single grades, anything else a table (a folder: its first file).
     Both tool formats go through :func:`verdicts_from_battles`.
@@ -478,7 +480,12 @@ def read_verdicts(
     if format == "arena-hard":
         return verdicts_from_battles(read_arena_hard(path, baseline=baseline, judge=judge))
     if format == "grades":
-        return verdicts_from_battles(read_grades(path, judge=judge))
+        return verdicts_from_battles(read_grades(path, judge=judge), clear_gap=clear_gap)
+    if clear_gap is not None:
+        raise DataError(
+            f"clear_gap applies to single grades; {Path(path).name} holds {format} verdicts",
+            expected="format 'grades' with clear_gap",
+        )
     if format != "table":
         raise DataError(f"unknown format {format!r}", expected=f"one of {VERDICT_FORMATS}")
     wanted = [*_NAMES, "verdict", *(columns or {})]

@@ -17,6 +17,23 @@ r"""Bradley–Terry generative models on pair sufficient statistics.
     Ties modelled explicitly (Davidson 1970): per pair the counts of
     (i wins, tie, j wins) ~ Multinomial(n_p, π) with
     π ∝ (e^{θ_i}, ν·e^{(θ_i+θ_j)/2}, e^{θ_j}).
+
+The leaderboard's variants of :func:`bt_model` (the same likelihood, one more term in
+the logit; built by ``jb.models.bt(..., prompt_effects=True | features= | by=)``):
+
+:func:`bt_prompt_model`
+    A prompt random effect: the battles of one prompt and pair share ε_g ~ Normal(0, σ²)
+    in their logit θ_i − θ_j + ε_g (σ ~ HalfNormal(1), non-centred), so several judges and
+    both orders of one prompt are correlated as in
+    :func:`judgebayes.simulate_prompts` (there ε = u_i − u_j, σ = √2·σ_u). θ is then the
+    strength on a typical prompt, larger in magnitude than the pooled board's.
+:func:`bt_covariate_model`
+    Style control on the battles: logit θ_A − θ_B + xβ with β ~ Normal(0, 1/√(2λ_β)),
+    the density whose mode :func:`judgebayes.style_bt` finds.
+:func:`bt_category_model`
+    Category boards: strengths θ + δ_c in category c, δ_c ~ Normal(0, τ²) elementwise,
+    τ ~ HalfNormal(1) (non-centred): the density of :func:`judgebayes.category_bt`, whose
+    MAP fixes τ by empirical Bayes where NUTS integrates it.
 """
 
 from __future__ import annotations
@@ -37,8 +54,11 @@ from judgebayes.core.pairs import PairStats
 __all__ = [
     "DENSE_PAIRS_RATIO",
     "SoftBinomial",
+    "bt_category_model",
+    "bt_covariate_model",
     "bt_data",
     "bt_model",
+    "bt_prompt_model",
     "davidson_data",
     "davidson_model",
     "pair_difference",
@@ -286,3 +306,111 @@ def davidson_data(stats: PairStats, lam: float = 0.01) -> dict:
         "prior_sd": prior_sd_from_lam(lam),
         "counts": jnp.asarray(counts),
     }
+
+
+def bt_prompt_model(
+    i: jnp.ndarray,
+    j: jnp.ndarray,
+    group_pair: jnp.ndarray,
+    n: jnp.ndarray,
+    n_models: int,
+    prior_sd: float = 7.0710678,
+    y: jnp.ndarray | None = None,
+) -> None:
+    """Bradley–Terry with a prompt random effect (module docstring).
+
+    Parameters
+    ----------
+    i, j
+        Model indices of each pair.
+    group_pair
+        The pair of each (prompt, pair) group.
+    n
+        Total battle weight of each group.
+    n_models, prior_sd
+        As for :func:`bt_model`.
+    y
+        Summed target of each group oriented to its pair's ``i`` (``None`` generates).
+    """
+    theta = numpyro.sample("theta", dist.ZeroSumNormal(prior_sd, event_shape=(n_models,)))
+    numpyro.deterministic("elo", ELO_BASE + ELO_SCALE * theta)
+    sigma = numpyro.sample("sigma_prompt", dist.HalfNormal(1.0))
+    with numpyro.plate("group", len(n)):
+        z = numpyro.sample("z_prompt", dist.Normal(0.0, 1.0))
+        d = pair_difference(theta, i, j)[group_pair] + sigma * z
+        numpyro.sample("y", SoftBinomial(n, d), obs=y)
+
+
+def bt_covariate_model(
+    a: jnp.ndarray,
+    b: jnp.ndarray,
+    n: jnp.ndarray,
+    x: jnp.ndarray,
+    n_models: int,
+    prior_sd: float = 7.0710678,
+    prior_sd_beta: float = 7.0710678,
+    y: jnp.ndarray | None = None,
+) -> None:
+    """Bradley–Terry with battle covariates (style control; module docstring).
+
+    Parameters
+    ----------
+    a, b
+        Model indices of each battle.
+    n
+        Weight of each battle.
+    x
+        Covariates of each battle, shape ``(n_battles, n_features)``.
+    n_models, prior_sd
+        As for :func:`bt_model`.
+    prior_sd_beta
+        σ of the Normal prior on each coefficient, 1/√(2λ_β).
+    y
+        Target times weight of each battle (``None`` generates).
+    """
+    theta = numpyro.sample("theta", dist.ZeroSumNormal(prior_sd, event_shape=(n_models,)))
+    numpyro.deterministic("elo", ELO_BASE + ELO_SCALE * theta)
+    beta = numpyro.sample("beta", dist.Normal(0.0, prior_sd_beta).expand([x.shape[1]]).to_event(1))
+    with numpyro.plate("battle", len(n)):
+        d = pair_difference(theta, a, b) + x @ beta
+        numpyro.sample("y", SoftBinomial(n, d), obs=y)
+
+
+def bt_category_model(
+    i: jnp.ndarray,
+    j: jnp.ndarray,
+    category: jnp.ndarray,
+    n: jnp.ndarray,
+    n_models: int,
+    n_categories: int,
+    prior_sd: float = 7.0710678,
+    y: jnp.ndarray | None = None,
+) -> None:
+    """Bradley–Terry with partially pooled category offsets (module docstring).
+
+    Parameters
+    ----------
+    i, j
+        Model indices of each (category, pair) group.
+    category
+        Category index of each group.
+    n
+        Total battle weight of each group.
+    n_models, n_categories
+        Sizes.
+    prior_sd
+        σ of the zero-sum Normal prior on the overall θ.
+    y
+        Summed target of each group oriented to ``i`` (``None`` generates).
+    """
+    theta = numpyro.sample("theta", dist.ZeroSumNormal(prior_sd, event_shape=(n_models,)))
+    numpyro.deterministic("elo", ELO_BASE + ELO_SCALE * theta)
+    tau = numpyro.sample("tau", dist.HalfNormal(1.0))
+    raw = numpyro.sample(
+        "delta_raw", dist.Normal(0.0, 1.0).expand([n_categories, n_models]).to_event(2)
+    )
+    strength = theta + tau * raw
+    numpyro.deterministic("elo_category", ELO_BASE + ELO_SCALE * strength)
+    with numpyro.plate("group", len(n)):
+        d = strength[category, i] - strength[category, j]
+        numpyro.sample("y", SoftBinomial(n, d), obs=y)

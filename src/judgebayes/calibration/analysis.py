@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -189,7 +190,7 @@ class Calibration(ResultDisplay):
             f"ΔĴ[{model} − {self.baseline}]",
         )
 
-    @property
+    @cached_property  # read for every estimate and comparison; the sizes never change
     def unlabelled(self) -> tuple[str, ...]:
         """Models without calibration labels (naive and RG (shared) only)."""
         n_cal = self.sizes.set_index("model")["n_cal"]

@@ -6,7 +6,10 @@ model vs comparison, calibration design, intervals, judge diagnostics, ΔJ, and
 when to weaken a claim) written out for the data at hand, and the warnings the
 diagnostics raise (low Ĵ, ΔĴ interval excluding zero, undefined or clipped RG, RG
 intervals conditional on Ĵ* > 0, shared calibration unverifiable because a model has
-no calibration labels, confident estimators of opposite sign).
+no calibration labels, confident estimators of opposite sign) and, beyond the paper's
+checklist, a Δq̂0 or Δq̂1 interval excluding zero while ΔĴ's does not: Appendix C's bias
+of borrowed calibration, [θ Δq1 − (1 − θ) Δq0]/J, grows when the two error rates move in
+opposite directions, which ΔJ = Δq0 + Δq1 cannot see.
 """
 
 from __future__ import annotations
@@ -33,9 +36,10 @@ class CalibrationReport(ResultDisplay):
     """The seven-point reporting checklist of Section 7, filled in, with warnings.
 
     ``checklist`` is a tuple of ``(title, text)`` for items 1–7; ``flags`` the
-    warnings (low Ĵ, ΔĴ interval excluding zero, undefined or clipped RG, RG intervals
-    conditional on Ĵ* > 0, shared calibration unverifiable because a compared model has
-    no calibration labels so ΔĴ cannot be estimated, estimators disagreeing in sign);
+    warnings (low Ĵ, ΔĴ interval excluding zero, or Δq̂0 / Δq̂1 excluding zero while ΔĴ
+    does not, undefined or clipped RG, RG intervals conditional on Ĵ* > 0, shared
+    calibration unverifiable because a compared model has no calibration labels so ΔĴ
+    cannot be estimated, estimators disagreeing in sign);
     ``ok`` is true when there are none.
     """
 
@@ -137,12 +141,34 @@ def section7_report(
                 f"state the assumption and weaken the claim"
             )
         dj = c.delta_j
-        if np.isfinite(dj.estimate) and (dj.ci[0] > 0 or dj.ci[1] < 0):
+        dj_excludes = np.isfinite(dj.estimate) and (dj.ci[0] > 0 or dj.ci[1] < 0)
+        if dj_excludes:
             flags.append(
                 f"ΔĴ = J[{c.a}] − J[{c.b}] = {dj.estimate:+.3f} "
                 f"[{dj.ci[0]:+.3f}, {dj.ci[1]:+.3f}] excludes 0: shared "
                 f"calibration is not defensible for {c.a} vs {c.b}"
             )
+        else:
+            # Beyond Section 7: Appendix C's bias of borrowed calibration is
+            # [θ Δq1 − (1 − θ) Δq0]/J, so error rates that move in opposite directions (a
+            # judge that leans towards one side against one model) bias RG (shared) while
+            # ΔJ = Δq0 + Δq1 stays near 0.
+            shifted = [
+                (q, d)
+                for q, d in ((q, c[q]) for q in ("q0", "q1"))
+                if np.isfinite(d.estimate) and (d.ci[0] > 0 or d.ci[1] < 0)
+            ]
+            if shifted:
+                what = ", ".join(
+                    f"Δq̂{q[1]} = {d.estimate:+.3f} [{d.ci[0]:+.3f}, {d.ci[1]:+.3f}]"
+                    for q, d in shifted
+                )
+                flags.append(
+                    f"{c.a} vs {c.b}: {what} excludes 0 although ΔĴ does not: the judge's "
+                    f"error rates differ between the two models, which biases RG (shared) "
+                    f"by [θ Δq1 − (1 − θ) Δq0]/J (Appendix C) even at ΔJ ≈ 0; shared "
+                    f"calibration is not defensible"
+                )
         signs = {r.method: np.sign(r.ci) for r in c.rows if np.isfinite(r.estimate)}
         pos = [k for k, v in signs.items() if (v > 0).all()]
         neg = [k for k, v in signs.items() if (v < 0).all()]

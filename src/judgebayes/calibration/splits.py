@@ -115,17 +115,17 @@ def _frequentist_rows(
         c = cal.compare(m, baseline)
         for r in c.rows:
             rows.append(_row(r.quantity, r.method, r.estimate, *r.ci, r.remark))
-        dj = c.delta_j
-        diag.append(
-            {
-                "what": "delta_J",
-                "quantity": dj.quantity,
-                "estimate": dj.estimate,
-                "lo": dj.ci[0],
-                "hi": dj.ci[1],
-                "flag": bool(dj.ci[0] > 0 or dj.ci[1] < 0),
-            }
-        )
+        for what, d in (("delta_J", c.delta_j), ("delta_q0", c["q0"]), ("delta_q1", c["q1"])):
+            diag.append(
+                {
+                    "what": what,
+                    "quantity": d.quantity,
+                    "estimate": d.estimate,
+                    "lo": d.ci[0],
+                    "hi": d.ci[1],
+                    "flag": bool(d.ci[0] > 0 or d.ci[1] < 0),
+                }
+            )
     report = cal.report(low_j=low_j)
     diag.append(
         {"what": "report", "quantity": "", "flag": not report.ok, "n_flags": len(report.flags)}
@@ -258,10 +258,11 @@ class SplitStudy(ResultDisplay):
     diagnostics
         One row per (size, split, diagnostic): ``what`` is ``J`` (per model, ``flag``:
         Ĵ below ``low_j``), ``delta_J`` (per comparison, ``flag``: its interval
-        excludes 0), ``report`` (``flag``: the Section 7 report raised any warning,
-        ``n_flags`` how many), ``bayes`` (per design: ``divergences``, ``max_rhat``,
-        ``loo_rank``, ``elpd_diff``, ``dse``; ``flag``: LOO's pick), ``n_cal`` (per
-        model) or ``refused`` (calibrate raised; ``note`` says why).
+        excludes 0), ``delta_q0``, ``delta_q1`` (likewise), ``report`` (``flag``: the
+        Section 7 report raised any warning, ``n_flags`` how many), ``bayes`` (per
+        design: ``divergences``, ``max_rhat``, ``loo_rank``, ``elpd_diff``, ``dse``;
+        ``flag``: LOO's pick), ``n_cal`` (per model) or ``refused`` (calibrate raised;
+        ``note`` says why).
     truth
         θ from all human labels per model, and the differences compared.
     settings
@@ -309,10 +310,11 @@ class SplitStudy(ResultDisplay):
 
     def flag_rates(self) -> pd.DataFrame:
         """How often each diagnostic flagged, per size: Ĵ < ``low_j`` per model, the ΔĴ
-        interval excluding 0 per comparison, any report warning, and LOO's pick per
-        design (share of the splits with that diagnostic, with its binomial MCSE)."""
+        (Δq̂0, Δq̂1) interval excluding 0 per comparison, any report warning, and LOO's
+        pick per design (share of the splits with that diagnostic, with its binomial
+        MCSE)."""
         d = self.diagnostics
-        d = d[d["what"].isin(["J", "delta_J", "report", "bayes"])].copy()
+        d = d[d["what"].isin(["J", "delta_J", "delta_q0", "delta_q1", "report", "bayes"])].copy()
         d["flag"] = d["flag"].astype(float)
         g = d.groupby(["size", "what", "quantity"], sort=False)["flag"]
         rate, n = g.mean(), g.size()

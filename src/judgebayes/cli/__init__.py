@@ -28,6 +28,7 @@ __all__ = ["build_parser", "main"]
 # ``judgebayes.cli.softelo`` (and, when it runs, what that verb needs), not the modules of
 # the other verbs and their dependencies (simulation, plotting, calibration, ...).
 VERB_MODULES = {
+    "audit": "audit",
     "demo": "arena",
     "elo": "arena",
     "compare": "arena",
@@ -36,6 +37,7 @@ VERB_MODULES = {
     "calibrate": "calibrate",
     "consensus": "consensus",
     "anchors": "anchors",
+    "rank": "rank",
 }
 
 

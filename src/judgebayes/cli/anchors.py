@@ -35,6 +35,14 @@ def tie_rate(text: str) -> float:
     return value
 
 
+def grade_gap(text: str) -> float:
+    """An argparse ``type=``: a grade gap > 0 (``--clear-gap``)."""
+    value = number(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected a grade gap > 0, got {text!r}")
+    return value
+
+
 def _read_human(path: Path) -> dict[str, float]:
     """``model`` and one score column (``score``, ``elo`` or the only other column)."""
     frame = read_frame(path, text_columns=["model"])
@@ -109,7 +117,7 @@ def _anchors(args: argparse.Namespace) -> int:
         fmt = verdict_format(args.file)
         print(f"format: {fmt} (--format auto: chosen from the content of {args.file.name})")
         args.format = fmt  # summary.json records the format read
-    table = read_verdicts(args.file, format=fmt, baseline=args.baseline)
+    table = read_verdicts(args.file, format=fmt, baseline=args.baseline, clear_gap=args.clear_gap)
     human = None
     if args.human is not None:
         require_file(args.human)
@@ -227,6 +235,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="auto (default): chosen from the content; table (prompt_id, model_a, model_b, "
         "verdict); arena-hard (model_judgment files, two games per question); grades "
         "(single 1-10 grades: a verdict per prompt and pair from the two grades)",
+    )
+    p.add_argument(
+        "--clear-gap",
+        type=grade_gap,
+        default=None,
+        metavar="K",
+        help="grades: five-point verdicts, a grade gap of K or more 'clearly better', "
+        "below K 'slightly' (default: the sign of the gap, three-point)",
     )
     p.add_argument(
         "--baseline",

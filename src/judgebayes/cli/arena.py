@@ -41,11 +41,13 @@ from judgebayes.cli.judges import (
 from judgebayes.core.battles import Battles
 from judgebayes.core.board import EloBoard
 from judgebayes.core.bootstrap import bootstrap_bt
+from judgebayes.core.categories import category_bt
 from judgebayes.core.io import write_json
 from judgebayes.core.loaders import FORMATS
 from judgebayes.core.pairs import PairStats
 from judgebayes.core.ranksets import rank_sets
 from judgebayes.core.sandwich import sandwich_bt
+from judgebayes.core.style import StyleElo, style_bt
 from judgebayes.core.ties import compare_ties
 from judgebayes.errors import DataError
 from judgebayes.plots import forest
@@ -309,6 +311,8 @@ def _elo(args: argparse.Namespace) -> int:
     data, target, streamed = _read_battles(args)
     if isinstance(data, Battles) and shows_judges_beside_humans(args, data):
         return judge_boards(args, data)  # the human board beside each judge's
+    if args.by is not None:
+        return _elo_by_category(data, target, args)
     board = _board(data, target, args, streamed=streamed)
     print(board)
     extra = _board_report(board, data, target, args)
@@ -350,6 +354,15 @@ def _add_board_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _style_feature(text: str) -> tuple[str, tuple[str, str]]:
+    """An argparse ``type=``: ``--style NAME=COL_A,COL_B``."""
+    name, sep, cols = text.partition("=")
+    parts = cols.split(",")
+    if not (sep and name and len(parts) == 2 and all(parts)):
+        raise argparse.ArgumentTypeError(f"expected NAME=COL_A,COL_B, got {text!r}")
+    return name, (parts[0], parts[1])
+
+
 def _board_options(args: argparse.Namespace, *, streamed: bool) -> dict:
     """Keyword arguments of the board from :func:`_add_board_options`' options."""
     cluster = None if args.cluster.lower() == "none" else args.cluster
@@ -359,6 +372,43 @@ def _board_options(args: argparse.Namespace, *, streamed: bool) -> dict:
             "which keep no prompts; read it as a table (--format csv) to cluster"
         )
     return {"cluster": cluster, "ties": args.ties}
+
+
+def _elo_by_category(
+    data: Battles | PairStats, target: str | None, args: argparse.Namespace
+) -> int:
+    """``judgebayes elo --by COL``: the overall and per-category boards of one fit."""
+    if not isinstance(data, Battles):
+        raise DataError("--by needs the battles: read the file as a table, not streamed")
+    cluster = None if args.cluster.lower() == "none" else args.cluster
+    result = category_bt(
+        data,
+        by=args.by,
+        target=target,
+        lam=args.lam,
+        cluster=cluster,
+        alpha=args.alpha,
+        seed=args.seed,
+    )
+    print(result)
+    if args.out is not None:
+        args.out.mkdir(parents=True, exist_ok=True)
+        written = [args.out / "categories.csv", args.out / "summary.json"]
+        result.to_frame().to_csv(written[0], index=False)
+        write_json(
+            written[1],
+            {
+                "by": args.by,
+                "categories": list(result.categories),
+                "tau_elo": result.tau_elo,
+                "cluster": result.cluster,
+                "n_clusters": result.n_clusters,
+                "alpha": args.alpha,
+                "file": str(args.file),
+            },
+        )
+        print("wrote " + ", ".join(str(p) for p in written))
+    return 0
 
 
 def _add_compare_options(parser: argparse.ArgumentParser) -> None:
@@ -404,9 +454,24 @@ def _compare(args: argparse.Namespace) -> int:
 def _board(
     data: Battles | PairStats, target: str | None, args: argparse.Namespace, *, streamed: bool
 ) -> EloBoard:
-    """The leaderboard of ``judgebayes elo``: bootstrap or sandwich intervals."""
+    """The leaderboard of ``judgebayes elo``: bootstrap or sandwich intervals, with style
+    control when ``--style`` is given."""
     common = {"target": target, "lam": args.lam, "alpha": args.alpha, "seed": args.seed}
     common |= _board_options(args, streamed=streamed)
+    if getattr(args, "style", None) is not None:
+        if not isinstance(data, Battles):
+            raise DataError("--style needs the battles: read the file as a table, not streamed")
+        if common.pop("ties") != "half":
+            raise DataError("--style fits ties as half a win; leave --ties at half")
+        features = dict(args.style) or None
+        return style_bt(
+            data,
+            features=features,
+            method=args.method,
+            n_boot=args.n_boot,
+            progress=not args.no_progress,
+            **common,
+        )
     if args.method == "sandwich":
         return sandwich_bt(data, **common)
     return bootstrap_bt(data, n_boot=args.n_boot, progress=not args.no_progress, **common)
@@ -418,6 +483,8 @@ def _board_report(
     """Print what goes with the board (the tie models' LOO, the score against a baseline);
     return the same for the summary."""
     extra: dict = {"method": args.method, "ties": args.ties}
+    if isinstance(board, StyleElo):
+        extra["style"] = board.coefficients().to_dict("records")
     try:
         check = compare_ties(data, target=target, lam=args.lam, cluster=board.cluster)
     except DataError:  # soft targets, weights or no ties: nothing to choose between
@@ -525,6 +592,22 @@ def register(sub: argparse._SubParsersAction) -> None:
     elo.add_argument("--out", type=Path, default=None)
     elo.add_argument("--no-progress", action="store_true")
     _add_board_options(elo)
+    elo.add_argument(
+        "--style",
+        nargs="*",
+        type=_style_feature,
+        default=None,
+        metavar="NAME=COL_A,COL_B",
+        help="style control: hold these features equal (default with no value: response "
+        "length, len_a,len_b); prints the style coefficients and each model's rank change",
+    )
+    elo.add_argument(
+        "--by",
+        default=None,
+        metavar="COL",
+        help="per-category boards from one hierarchical fit (category offsets shrunk to the "
+        "overall board), categories in column COL; with --out, categories.csv",
+    )
     elo.set_defaults(run=_elo)
     compare = sub.add_parser(
         "compare",

@@ -10,10 +10,18 @@ import pandas as pd
 
 from judgebayes.cli.common import column_pair, label_pair, non_negative_int, number, positive_int
 from judgebayes.core.io import file_format, read_frame, reading, write_json
-from judgebayes.core.loaders import NAME_COLUMNS, read_battles, read_consistency, read_table
+from judgebayes.core.loaders import FORMATS as BATTLE_FORMATS
+from judgebayes.core.loaders import (
+    NAME_COLUMNS,
+    battle_format,
+    read_battles,
+    read_consistency,
+    read_table,
+)
 from judgebayes.errors import DataError
 
-FORMATS = ("auto", "table", "csv", "arena", "softelo", "consistency")
+# every battles format, and "table": a judge × model Elo table
+FORMATS = ("auto", "table", *(f for f in BATTLE_FORMATS if f != "auto"))
 
 
 def own_pair(text: str) -> tuple[str, str]:
@@ -35,11 +43,12 @@ def _read(args: argparse.Namespace) -> tuple[str, object]:
     path: Path = args.path
     on_invalid = "drop" if args.drop_invalid else "raise"
     fmt = args.format
-    if fmt == "auto" and (path.is_dir() or file_format(path, "csv") == "json"):
-        fmt = "consistency"
+    if fmt == "auto" and (path.is_dir() or file_format(path, "csv").startswith("json")):
+        fmt = battle_format(path)  # contest files, Arena-Hard judgments, a judge table ...
+        print(f"format: {fmt} (--format auto: chosen from the content of {path.name})")
     if fmt == "consistency":
         return "battles", read_consistency(path, on_invalid=on_invalid)
-    if fmt in ("arena", "softelo"):
+    if fmt not in ("auto", "csv"):
         return "battles", read_battles(path, fmt, on_invalid=on_invalid)
     frame = read_frame(path, text_columns=("row", "method", *NAME_COLUMNS), default="csv")
     with reading(path):
@@ -187,8 +196,31 @@ def _battles(
         battles, k=args.k, scale=args.scale, initial=args.initial, order=args.order, seed=args.seed
     )
     methods = [elo, bt_by_judge(battles)]
-    fit = None
-    if not args.no_bayes:
+    fit = vs_human = None
+    if args.vs_human:
+        from judgebayes.consensus.agreement import compare_with_humans
+
+        if "human_label" not in battles:
+            raise DataError(
+                f"{args.path} has no 'human_label' column: --vs-human compares the judges "
+                "with the human label of the same battles",
+                column="human_label",
+                expected="a human verdict on every row (map one with --map THEIRS=human_label)",
+            )
+        vs_human = compare_with_humans(
+            battles,
+            own_model=own or None,
+            bayes=not args.no_bayes,
+            balance=args.balance_positions,
+            n_boot=args.n_boot,
+            chains=args.chains,
+            draws=args.draws,
+            warmup=args.warmup,
+            seed=args.seed,
+            progress=not args.no_progress,
+        )
+        fit = vs_human.posterior  # the multi-judge fit it made: not fitted twice
+    elif not args.no_bayes:
         from judgebayes.consensus.bayes import fit_consensus
 
         fit = fit_consensus(
@@ -200,6 +232,7 @@ def _battles(
             seed=args.seed,
             progress=not args.no_progress,
         )
+    if fit is not None:
         methods.append(fit.judge_ratings())
     comparison = compare_rating_methods(methods, reference=reference, own=own or None)
     n_comp = 1 if elo.component is None else len(set(elo.component))
@@ -265,7 +298,65 @@ def _battles(
                 table.to_csv(written[-1], index=False)
             if fit.diagnostics["max_rhat"].max() > 1.01:
                 print("note: R-hat > 1.01: run longer (--draws, --warmup) before trusting η")
+    if vs_human is not None:
+        _print_vs_human(args, battles, own, vs_human, summary, written)
     return summary
+
+
+def _print_vs_human(
+    args: argparse.Namespace,
+    battles: object,
+    own: dict,
+    vs_human: object,
+    summary: dict,
+    written: list[Path],
+) -> None:
+    """``--vs-human``: every board and the consensus against the human board; with
+    ``--own``, each judge's preference for its own model against the human labels."""
+    from judgebayes.consensus.self_check import self_preference_check
+
+    level = f"{100 * (1 - vs_human.alpha):g}%"
+    print(
+        f"\nagainst the human board of the same battles ({vs_human.n_boot} paired battle-"
+        f"bootstrap replicates, {level} intervals"
+        + ("; judges' BT and Bayesian boards position-balanced" if vs_human.balanced else "")
+        + "):"
+    )
+    print(vs_human.metrics.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    print("\neach consensus minus the best judge board of its kind:")
+    print(vs_human.versus_best.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    summary["vs_human"] = {
+        "n_boot": vs_human.n_boot,
+        "alpha": vs_human.alpha,
+        "balanced": vs_human.balanced,
+        "metrics": vs_human.metrics.to_dict(orient="records"),
+        "versus_best": vs_human.versus_best.to_dict(orient="records"),
+    }
+    if args.out is not None:
+        for name, frame in (
+            ("vs_human.csv", vs_human.metrics),
+            ("vs_human_best.csv", vs_human.versus_best),
+            ("boards.csv", vs_human.boards.reset_index()),
+        ):
+            written.append(args.out / name)
+            frame.to_csv(written[-1], index=False)
+    if not own:
+        return
+    check = self_preference_check(
+        battles, own, n_boot=args.n_boot, seed=args.seed, progress=not args.no_progress
+    )
+    columns = ["judge", "own", "n_battles", "human_score", "judge_score", "gap", "gap_lo"]
+    columns += ["gap_hi", "eta", "eta_lo", "eta_hi", "others_eta", "excess"]
+    print(
+        f"\nown-model preference against the human labels of the same battles ({level}): "
+        "own-side scores (position-balanced), human-anchored η (logit), and its excess "
+        "over the other judges' η on the same models:"
+    )
+    print(check.table[columns].to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    summary["self_preference_vs_human"] = check.table.to_dict(orient="records")
+    if args.out is not None:
+        written.append(args.out / "self_preference_vs_human.csv")
+        check.table.to_csv(written[-1], index=False)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -286,8 +377,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--format",
         choices=FORMATS,
         default="auto",
-        help="auto: contest JSON for a folder or .json file, an Elo table when "
-        "the first columns are row,method, else a battles table",
+        help="auto: a folder or JSON file by its content (contest files, Arena-Hard "
+        "judgments, ...), an Elo table when the first columns are row,method, else a "
+        "battles table",
     )
     cons.add_argument(
         "--own",
@@ -314,6 +406,27 @@ def register(sub: argparse._SubParsersAction) -> None:
     cons.add_argument("--seed", type=non_negative_int, default=0)
     cons.add_argument(
         "--no-bayes", action="store_true", help="skip the multi-judge Bayesian model (NUTS)"
+    )
+    cons.add_argument(
+        "--vs-human",
+        action="store_true",
+        help="battles with the human label of the same battle on every row (and a "
+        "battle_id): score every judge's board and the consensus boards against the human "
+        "board with paired battle-bootstrap intervals; with --own, each judge's preference "
+        "for its own model against the human labels",
+    )
+    cons.add_argument(
+        "--n-boot",
+        type=positive_int,
+        default=200,
+        help="--vs-human: paired battle-bootstrap replicates (each refits the Bayesian "
+        "consensus unless --no-bayes)",
+    )
+    cons.add_argument(
+        "--balance-positions",
+        action="store_true",
+        help="--vs-human: weight the judges' battles so both presentation orders of every "
+        "pair weigh the same (a position bias cancels)",
     )
     cons.add_argument("--chains", type=positive_int, default=2)
     cons.add_argument("--draws", type=positive_int, default=500)

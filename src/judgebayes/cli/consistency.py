@@ -9,8 +9,8 @@ from judgebayes.cli.common import (
     column_pair,
     label_pair,
 )
-from judgebayes.core.io import file_format, read_frame, reading, require_file, write_json
-from judgebayes.core.loaders import read_battles
+from judgebayes.core.io import read_frame, reading, require_file, write_json
+from judgebayes.core.loaders import FORMATS, battle_format, read_battles
 from judgebayes.errors import DataError
 
 
@@ -26,16 +26,19 @@ def _consistency(args: argparse.Namespace) -> int:
 
     path: Path = args.path
     on_invalid = "drop" if args.drop_invalid else "raise"
-    if args.format == "consistency" or (
-        args.format == "auto" and (path.is_dir() or file_format(path, "csv") == "json")
-    ):
+    fmt = args.format
+    if fmt == "auto":
+        fmt = battle_format(path)
+        print(f"format: {fmt} (--format auto: chosen from the content of {path.name})")
+    if fmt == "consistency":
         battles = read_consistency(path, on_invalid=on_invalid)
     else:
         battles = read_battles(
             path,
-            "csv",
+            fmt,
             columns=dict(args.map or ()),
             labels=dict(args.label or ()),
+            baseline=args.baseline,
             on_invalid=on_invalid,
         )
     if "judge" not in battles:
@@ -128,9 +131,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     cons.add_argument(
         "--format",
-        choices=("auto", "consistency", "csv"),
+        choices=FORMATS,
         default="auto",
-        help="auto: contest JSON for a folder or .json file, else a table",
+        help="auto (default): chosen from the content (contest JSON files: consistency)",
+    )
+    cons.add_argument(
+        "--baseline",
+        default=None,
+        help="arena-hard: the baseline model of judgment files that do not name it",
     )
     cons.add_argument(
         "--matchups",

@@ -22,17 +22,28 @@ from judgebayes.errors import DataError
 
 def _softelo(args: argparse.Namespace) -> int:
     """Seed 000: temperature, held-out hard vs soft Elo, and split-conformal intervals."""
-    from judgebayes.softelo import run_softelo
+    from judgebayes.softelo import keep_labels, run_softelo
 
     battles = one_judge(args, may_pool=False)
-    for col in ("score_diff", "human_label", "judge_label"):
+    needed = {
+        "judge_label": "the judge's verdicts",
+        "human_label": "human labels on some battles",
+    }
+    if args.soft == "score":
+        needed["score_diff"] = "judge scores; a judge without scores: --soft verdict"
+    for col, what in needed.items():
         if col not in battles:
-            raise DataError(
-                f"Soft-Elo needs a {col!r} column (judge scores, human labels "
-                f"on some battles and judge labels)",
-                column=col,
-            )
-    methods = ("hard", "soft", *(f"smooth_{c:g}" for c in args.smoothing))
+            raise DataError(f"Soft-Elo needs a {col!r} column ({what})", column=col)
+    soft = "soft" if args.soft == "score" else "verdict"
+    methods = ("hard", soft, *(f"smooth_{c:g}" for c in args.smoothing))
+    calibrate_on = None
+    if args.calibration_size is not None:
+        battles = keep_labels(battles, args.calibration_size, seed=args.seed)
+        calibrate_on = "calibration_label"
+        print(
+            f"calibration: the human labels of {args.calibration_size:,} random battles "
+            f"(seed {args.seed}); the reference human Elo uses every human label"
+        )
     result = run_softelo(
         battles,
         methods=methods,
@@ -42,16 +53,21 @@ def _softelo(args: argparse.Namespace) -> int:
         n_splits=args.splits,
         seed=args.seed,
         conformal=args.conformal,
+        calibrate_on=calibrate_on,
+        verdict_ties=args.verdict_ties,
         progress=not args.no_progress,
     )
     temperature, held = result.temperature, result.held
-    lo, hi = temperature.ci
-    print(
-        f"beta* = {temperature.beta:.3f} (95% CI {lo:.3f}-{hi:.3f}), ECE = "
-        f"{temperature.ece:.3f}, kappa = {held.kappa:.3f}, mean |s| = {held.mean_abs_s:.2f}"
-    )
-    if temperature.low_signal:
-        print(f"warning: {temperature.message}")
+    if temperature is not None:
+        lo, hi = temperature.ci
+        print(
+            f"beta* = {temperature.beta:.3f} (95% CI {lo:.3f}-{hi:.3f}), ECE = "
+            f"{temperature.ece:.3f}, kappa = {held.kappa:.3f}, mean |s| = {held.mean_abs_s:.2f}"
+        )
+        if temperature.low_signal:
+            print(f"warning: {temperature.message}")
+    if result.verdicts is not None:
+        print(f"{result.verdicts}\nkappa = {held.kappa:.3f}")
     summary = result.summary()
     print(
         f"\nheld-out Elo and {100 * (1 - args.alpha):g}% conformal intervals "
@@ -73,7 +89,14 @@ def _softelo(args: argparse.Namespace) -> int:
             "seed": args.seed,
             "conformal": args.conformal,
             "conformal_note": result.conformal.note,
-            "temperature": temperature.to_frame().iloc[0].to_dict(),
+            "soft": args.soft,
+            "calibration_size": args.calibration_size,
+            "temperature": None
+            if temperature is None
+            else temperature.to_frame().iloc[0].to_dict(),
+            "verdict_classes": None
+            if result.verdicts is None
+            else result.verdicts.to_frame().to_dict(orient="records"),
             "kappa": held.kappa,
             "mean_abs_s": held.mean_abs_s,
             "rows": battles.report.to_dict(),
@@ -123,6 +146,28 @@ def register(sub: argparse._SubParsersAction) -> None:
         nargs="*",
         default=[],
         help="label-smoothing constants c to compare (Appendix H)",
+    )
+    soft.add_argument(
+        "--soft",
+        choices=("score", "verdict"),
+        default="score",
+        help="score (default): soft targets sigma(beta*s) from score_diff; verdict: one soft "
+        "target per verdict class, P(humans prefer the first shown | verdict), for a judge "
+        "that gives verdicts and no scores",
+    )
+    soft.add_argument(
+        "--verdict-ties",
+        choices=("half", "exclude"),
+        default="half",
+        help="human ties in the verdict-class table: as 1/2 (default) or left out",
+    )
+    soft.add_argument(
+        "--calibration-size",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="calibrate on the human labels of N random battles only; the reference human "
+        "Elo still uses every label (what a user with N labels gets)",
     )
     soft.add_argument("--seed", type=non_negative_int, default=0)
     soft.add_argument("--drop-invalid", action="store_true")

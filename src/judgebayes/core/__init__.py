@@ -25,6 +25,7 @@ from judgebayes.core.bt import (
     fit_bt,
     theta_to_elo,
 )
+from judgebayes.core.categories import CategoryElo, category_bt
 from judgebayes.core.graph import GraphCheck, check_graph
 from judgebayes.core.loaders import (
     FORMATS,
@@ -40,6 +41,7 @@ from judgebayes.core.ranksets import RankSets, rank_sets
 from judgebayes.core.report import DropReport
 from judgebayes.core.sandwich import SandwichElo, sandwich_bt
 from judgebayes.core.stream import PairScan, scan_pairs, stream_pair_stats
+from judgebayes.core.style import StyleElo, StyleReference, style_bt
 from judgebayes.core.ties import TieComparison, compare_ties
 from judgebayes.core.tool_formats import read_alpaca_eval, read_arena_hard, read_grades
 
@@ -52,6 +54,7 @@ __all__ = [
     "SCHEMA",
     "Battles",
     "BootstrapElo",
+    "CategoryElo",
     "DropReport",
     "EloFit",
     "GraphCheck",
@@ -59,10 +62,13 @@ __all__ = [
     "PairStats",
     "RankSets",
     "SandwichElo",
+    "StyleElo",
+    "StyleReference",
     "TieComparison",
     "battle_format",
     "bootstrap_bt",
     "bt_objective",
+    "category_bt",
     "check_graph",
     "compare_ties",
     "elo_to_theta",
@@ -81,5 +87,6 @@ __all__ = [
     "sandwich_bt",
     "scan_pairs",
     "stream_pair_stats",
+    "style_bt",
     "theta_to_elo",
 ]

@@ -55,7 +55,7 @@ from judgebayes.core.report import DropReport
 from judgebayes.core.results import ResultDisplay
 from judgebayes.errors import DataError
 
-__all__ = ["BATTLE_COLUMNS", "LABEL_COLUMNS", "SCHEMA", "Battles"]
+__all__ = ["BATTLE_COLUMNS", "LABEL_COLUMNS", "SCHEMA", "Battles", "UsedBattles"]
 
 SCHEMA: dict[str, str] = {
     "model_a": "name of model A",
@@ -405,7 +405,7 @@ class Battles(ResultDisplay):
             A column name or an array of positive battle weights. Default: the
             ``weight`` column when present, else 1.
         """
-        used = self._used(target, weights)
+        used = self.used(target, weights)
         a, b = self.codes()
         a, b = a[used.rows], b[used.rows]
         return PairStats.from_battles(
@@ -429,6 +429,22 @@ class Battles(ResultDisplay):
         target, weights
             As for :meth:`pair_stats`: the clusters are those of the battles it uses.
         """
+        codes, name = self.cluster_codes(cluster)
+        used = self.used(target, weights)
+        a, b = self.codes()
+        a, b = a[used.rows], b[used.rows]
+        stats = PairStats.from_battles(
+            a, b, used.values, self.models, weights=used.weights, report=used.report
+        )
+        cell = stats.cell_index(a, b, used.values, used.weights)
+        return Clusters.from_cells(stats, cell, codes[used.rows], column=name)
+
+    def cluster_codes(self, cluster: str | np.ndarray = "prompt_id") -> tuple[np.ndarray, str]:
+        """Integer code (0..K−1) of every battle's cluster, and where the labels came from.
+
+        ``cluster`` is a column or one label per battle; a missing label raises
+        :class:`DataError` naming the row.
+        """
         name = cluster if isinstance(cluster, str) else "cluster"
         labels = self.column(cluster) if isinstance(cluster, str) else np.asarray(cluster)
         if labels.shape != (len(self),):
@@ -442,16 +458,11 @@ class Battles(ResultDisplay):
             raise DataError(
                 "missing cluster label", row=row, column=name, expected="a cluster (prompt) id"
             )
-        used = self._used(target, weights)
-        a, b = self.codes()
-        a, b = a[used.rows], b[used.rows]
-        stats = PairStats.from_battles(
-            a, b, used.values, self.models, weights=used.weights, report=used.report
-        )
-        cell = stats.cell_index(a, b, used.values, used.weights)
-        return Clusters.from_cells(stats, cell, codes[used.rows], column=name)
+        return codes, name
 
-    def _used(self, target: str | np.ndarray | None, weights: str | np.ndarray | None) -> _Used:
+    def used(
+        self, target: str | np.ndarray | None = None, weights: str | np.ndarray | None = None
+    ) -> UsedBattles:
         """The battles a fit of ``target`` uses, their targets and weights (checked)."""
         if target is None:
             target = self.default_target()
@@ -488,12 +499,24 @@ class Battles(ResultDisplay):
         if not present.any():
             raise DataError(f"no battle has a {name}", column=name)
         rows = np.flatnonzero(present)
-        return _Used(rows, values[rows], None if w is None else w[rows], report)
+        return UsedBattles(rows, values[rows], None if w is None else w[rows], report)
 
 
 @dataclass(frozen=True)
-class _Used:
-    """The battles a fit uses: their rows, targets, weights, and the rows' report."""
+class UsedBattles:
+    """The battles a fit uses (:meth:`Battles.used`).
+
+    Attributes
+    ----------
+    rows
+        Row numbers (into the table) of the battles whose target is present.
+    values
+        Their targets P(A beats B).
+    weights
+        Their weights, or ``None`` (all 1).
+    report
+        The table's report with the battles without a target counted as not used.
+    """
 
     rows: np.ndarray
     values: np.ndarray

@@ -32,7 +32,7 @@ from judgebayes.errors import DataError
 if TYPE_CHECKING:
     from judgebayes.core.battles import Battles
 
-__all__ = ["Clusters", "resolve_clusters"]
+__all__ = ["BattleClusters", "Clusters", "battle_clusters", "resolve_clusters"]
 
 
 @dataclass(frozen=True, repr=False)
@@ -178,3 +178,43 @@ def resolve_clusters(
             return None
         cluster = "prompt_id"
     return data.clusters(cluster, target, weights=weights)
+
+
+@dataclass(frozen=True)
+class BattleClusters:
+    """The cluster of every battle a fit uses, for models fitted on battles, not cells.
+
+    Attributes
+    ----------
+    codes
+        Cluster code (0..K−1) of each used battle.
+    column
+        Where the labels came from.
+    n_clusters
+        K.
+    """
+
+    codes: np.ndarray
+    column: str
+    n_clusters: int
+
+    def members(self) -> csr_matrix:
+        """Sparse ``(n_clusters, n_battles)`` membership matrix (sums scores by cluster)."""
+        n = len(self.codes)
+        return csr_matrix((np.ones(n), (self.codes, np.arange(n))), shape=(self.n_clusters, n))
+
+
+def battle_clusters(
+    battles: Battles, cluster: str | np.ndarray | None, rows: np.ndarray
+) -> BattleClusters | None:
+    """The clusters of the battles ``rows`` (``cluster`` as for :func:`resolve_clusters`),
+    or ``None`` for independent battles."""
+    if cluster is None:
+        return None
+    if isinstance(cluster, str) and cluster == "auto":
+        if "prompt_id" not in battles:
+            return None
+        cluster = "prompt_id"
+    codes, column = battles.cluster_codes(cluster)
+    codes = pd.factorize(codes[rows])[0]
+    return BattleClusters(codes, column, int(codes.max()) + 1)

@@ -160,6 +160,8 @@ def peek_columns(path: str | Path, default: str | None = "json") -> tuple[str, .
         if fmt == "parquet":
             return tuple(_parquet(path, ()).columns)
         text = _decode(_read_bytes(path), path)
+        if not text or text.isspace():
+            raise _located(f"{path.name} is empty", path, expected=_expected(fmt))
         if fmt in ("csv", "tsv"):
             first = next(iter(text.splitlines()), "")
             return tuple(next(csv.reader([first], delimiter="\t" if fmt == "tsv" else ",")))

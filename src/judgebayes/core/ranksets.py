@@ -46,7 +46,7 @@ import pandas as pd
 
 from judgebayes.core.results import ResultDisplay
 
-__all__ = ["RankSets", "rank_sets", "tiers"]
+__all__ = ["RankSets", "normal_draws", "rank_sets", "tiers"]
 
 RankMethod = Literal["differences", "joint"]
 _CHUNK = 64  # draws per block of the max-|t| statistic (m² floats each)
@@ -133,6 +133,21 @@ class RankSets(ResultDisplay):
 
     def __str__(self) -> str:
         return f"{self._headline()}\n{self.to_frame().to_string(index=False)}"
+
+
+def normal_draws(
+    mean: np.ndarray, cov: np.ndarray, size: int, seed: int | np.random.Generator
+) -> np.ndarray:
+    """``size`` draws of Normal(mean, cov) for rank-sets around a covariance estimate.
+
+    The covariance is symmetrised and its eigenvalues clipped at 0: sandwich covariances of
+    centred strengths are singular (and a round-off below 0) along the shift they cannot
+    see, where NumPy's sampler warns.
+    """
+    values, vectors = np.linalg.eigh((cov + cov.T) / 2)
+    root = vectors * np.sqrt(np.clip(values, 0.0, None))
+    z = np.random.default_rng(seed).standard_normal((size, len(mean)))
+    return np.asarray(mean) + z @ root.T
 
 
 def point_ranks(scores: np.ndarray) -> np.ndarray:

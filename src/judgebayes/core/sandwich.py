@@ -51,7 +51,7 @@ from judgebayes.core.bt import (
 from judgebayes.core.clusters import Clusters
 from judgebayes.core.davidson import davidson_cell_scores, davidson_objective, tie_counts
 from judgebayes.core.pairs import PairStats
-from judgebayes.core.ranksets import RankSets, rank_sets
+from judgebayes.core.ranksets import RankSets, normal_draws, rank_sets
 
 __all__ = [
     "SandwichElo",
@@ -233,9 +233,7 @@ class SandwichElo(EloBoard):
     def rank_sets(self) -> RankSets:
         """Simultaneous ``1 - alpha`` rank-sets and tiers from 4,000 draws of
         Normal(Elo, :attr:`cov`) (max-|t| on Elo differences)."""
-        draws = np.random.default_rng(self.seed).multivariate_normal(
-            self.elo, self.cov, size=_N_DRAWS, method="eigh"
-        )
+        draws = normal_draws(self.elo, self.cov, _N_DRAWS, self.seed)
         return rank_sets(draws, models=self.models, estimate=self.elo, alpha=self.alpha)
 
     def _differences(self, i: np.ndarray, j: np.ndarray, rope: float) -> Differences:

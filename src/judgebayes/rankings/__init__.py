@@ -34,6 +34,7 @@ from judgebayes.rankings.ppr import (
     ppr_win_rates,
     prediction_powered_ranking,
 )
+from judgebayes.rankings.rank import METHODS, judge_report, rank_battles
 from judgebayes.rankings.ranking import Ranking
 from judgebayes.rankings.simulate import (
     SimulatedJudgedBattles,
@@ -44,20 +45,18 @@ from judgebayes.rankings.soft_targets import soft_target_bt, verdict_calibration
 
 # the Bayesian model: imported (with JAX) on first use
 _LAZY = {
-    name: "judgebayes.rankings.latent"
-    for name in (
-        "HumanOutcome",
-        "JudgeVerdicts",
-        "LatentFit",
-        "bt_equivalent_theta",
-        "fit_latent_outcome",
-        "latent_outcome_data",
-        "latent_outcome_model",
-        "latent_outcome_spec",
-    )
+    "HumanOutcome": "judgebayes.rankings.latent",
+    "JudgeVerdicts": "judgebayes.rankings.latent",
+    "LatentFit": "judgebayes.rankings.latent",
+    "bt_equivalent_theta": "judgebayes.rankings.latent",
+    "fit_latent_outcome": "judgebayes.rankings.latent",
+    "latent_outcome_data": "judgebayes.rankings.latent",
+    "latent_outcome_model": "judgebayes.rankings.latent",
+    "latent_outcome_spec": "judgebayes.rankings.latent",
 }
 
 __all__ = [
+    "METHODS",
     "OUTCOMES",
     "EloEstimate",
     "HumanOutcome",
@@ -71,6 +70,7 @@ __all__ = [
     "ellipsoid_rank_sets",
     "fit_latent_outcome",
     "human_win_rates",
+    "judge_report",
     "judge_win_rates",
     "latent_outcome_data",
     "latent_outcome_model",
@@ -81,6 +81,7 @@ __all__ = [
     "ppr_lambda",
     "ppr_win_rates",
     "prediction_powered_ranking",
+    "rank_battles",
     "simulate_judged_battles",
     "soft_target_bt",
     "verdict_calibration",

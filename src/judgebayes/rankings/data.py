@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
+from judgebayes.core.battles import Battles
 from judgebayes.core.report import DropReport
 from judgebayes.core.results import ResultDisplay
 from judgebayes.errors import DataError
@@ -149,6 +150,75 @@ class RankingData(ResultDisplay):
             cols.append(v)
         matrix = np.column_stack(cols) if cols else np.empty((n, 0))
         return cls(names, a, b, human_arr, judges, matrix, DropReport(n))
+
+    @classmethod
+    def from_battles(cls, battles: Battles, judges: Sequence[str] | None = None) -> RankingData:
+        """The arrays of a :class:`~judgebayes.Battles` table.
+
+        A long table (``battle_id``: one row per (battle, judge), as
+        :func:`~judgebayes.read_aligned` and :func:`~judgebayes.datasets.load_ppr` give)
+        becomes one entry per battle with one verdict column per judge
+        (:meth:`~judgebayes.Battles.judge_labels`); a table without ``battle_id`` is one
+        battle per row, its ``judge_label`` the verdict of its one judge. ``human_label``
+        (NaN where unlabelled) is the human outcome. Where ``position`` says model B was
+        shown first the battle is turned round (labels 1 − y), so that ``a`` is always the
+        model shown first.
+
+        Parameters
+        ----------
+        battles
+            The table.
+        judges
+            Keep these judges' verdicts only (default: every judge).
+        """
+        if "battle_id" in battles:
+            frame = battles.battle_frame()
+            if "position" in battles and "position" not in frame:
+                raise DataError(
+                    "the judges of a battle saw its models in different orders; the "
+                    "rankings read each judge's verdict by the order shown, one per battle",
+                    column="position",
+                )
+            has_verdicts = "judge_label" in battles and "judge" in battles
+            wide = battles.judge_labels() if has_verdicts else pd.DataFrame(index=frame.index)
+            verdicts = {str(j): wide[j].to_numpy(float) for j in wide.columns}
+        else:
+            frame = battles.frame
+            names = battles.judges
+            if len(names) > 1:
+                raise DataError(
+                    f"{len(names)} judges in a table without 'battle_id': their rows cannot "
+                    "be matched to the same battles",
+                    column="battle_id",
+                    expected="a battle_id column shared by the rows of one battle",
+                )
+            name = names[0] if names else "judge"
+            verdicts = (
+                {name: frame["judge_label"].to_numpy(float)} if "judge_label" in frame else {}
+            )
+        if judges is not None:
+            unknown = [j for j in judges if j not in verdicts]
+            if unknown:
+                raise DataError(
+                    f"unknown judge {unknown[0]!r}",
+                    column="judge",
+                    expected=f"one of {list(verdicts)}",
+                )
+            verdicts = {j: verdicts[j] for j in judges}
+        human = (
+            frame["human_label"].to_numpy(float)
+            if "human_label" in frame
+            else np.full(len(frame), np.nan)
+        )
+        a_names = frame["model_a"].astype(str).to_numpy(object)
+        b_names = frame["model_b"].astype(str).to_numpy(object)
+        if "position" in frame:
+            swap = (frame["position"] == "b").to_numpy()
+            a_names, b_names = np.where(swap, b_names, a_names), np.where(swap, a_names, b_names)
+            human = np.where(swap, 1.0 - human, human)
+            verdicts = {j: np.where(swap, 1.0 - v, v) for j, v in verdicts.items()}
+        out = cls.from_arrays(a_names, b_names, human, verdicts, models=battles.models)
+        return out  # its report counts battles (the table's counts rows, one per judge)
 
     # ------------------------------------------------------------------ basics
     @property

@@ -11,6 +11,7 @@ the board's rank-set construction (the same one the bootstrap and the posterior 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -20,6 +21,9 @@ from judgebayes.core.ranksets import rank_sets
 from judgebayes.core.report import DropReport
 from judgebayes.core.results import ResultDisplay
 from judgebayes.rankings.ranking import Ranking
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 __all__ = ["EloEstimate"]
 
@@ -86,6 +90,18 @@ class EloEstimate(ResultDisplay):
         root = vectors * np.sqrt(np.clip(values, 0.0, None))
         return self.elo + rng.standard_normal((n_draws, len(self.elo))) @ root.T
 
+    def _details(self) -> dict[str, float]:
+        """``lambda`` (Σλ_j) and ``lambda[judge]`` for every judge, where there are weights."""
+        if not self.lam:
+            return {}
+        out = {"lambda": float(sum(self.lam))}
+        out.update({f"lambda[{j}]": float(x) for j, x in zip(self.judges, self.lam, strict=True)})
+        return out
+
+    def plot(self, ax: Axes | None = None, *, alpha: float = 0.1) -> Axes:
+        """Forest plot of :meth:`ranking` at level 1 − α (rank-sets and tiers included)."""
+        return self.ranking(alpha).plot(ax)
+
     def ranking(self, alpha: float = 0.1, *, n_draws: int = 4000, seed: int = 0) -> Ranking:
         """Elo intervals and simultaneous rank-sets at level 1 − α.
 
@@ -108,7 +124,7 @@ class EloEstimate(ResultDisplay):
             rank_sets=rank_sets(draws, models=self.models, estimate=self.elo, alpha=alpha),
             n_labelled=self.n_labelled,
             n_judged=self.n_judged,
-            details={"lambda": float(sum(self.lam))} if self.lam else {},
+            details=self._details(),
             report=self.report,
             draws=draws,
         )

@@ -38,7 +38,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import jax
 import jax.numpy as jnp
@@ -60,6 +60,9 @@ from judgebayes.core.results import ResultDisplay
 from judgebayes.rankings.data import OUTCOMES, RankingData, outcome_codes
 from judgebayes.rankings.ranking import Ranking
 from judgebayes.simulate import davidson_probs
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 __all__ = [
     "HumanOutcome",
@@ -366,8 +369,13 @@ def bt_equivalent_theta(
     for _ in range(100):
         p = expit(phi[:, i] - phi[:, j])
         grad = (n * (p - target)) @ x
-        hess = np.einsum("dp,pa,pb->dab", n * p * (1 - p), x, x) + ones
+        # + J fixes the common shift; the tiny ridge keeps a draw whose pairs are all
+        # decided (σ(1 − σ) = 0 in floating point) solvable
+        hess = np.einsum("dp,pa,pb->dab", n * p * (1 - p), x, x) + ones + 1e-12 * np.eye(k)
         step = np.linalg.solve(hess, grad[..., None])[..., 0]
+        # damped: a step of at most 1 per strength (the objective is convex; far from the
+        # solution a full Newton step can overshoot)
+        step *= np.minimum(1.0, 1.0 / np.maximum(np.abs(step).max(axis=1, keepdims=True), 1e-300))
         phi -= step
         if np.abs(step).max() < tol:
             break
@@ -438,6 +446,10 @@ class LatentFit(ResultDisplay):
         )
         return frame.sort_values("elo", ascending=False, ignore_index=True)
 
+    def plot(self, ax: Axes | None = None, *, alpha: float = 0.1) -> Axes:
+        """Forest plot of :meth:`ranking` at level 1 − α (rank-sets and tiers included)."""
+        return self.ranking(alpha).plot(ax)
+
     def ranking(self, alpha: float = 0.1) -> Ranking:
         """Equal-tailed 1 − α credible intervals and simultaneous rank-sets of the joint
         posterior of the ranks (:func:`~judgebayes.core.ranksets.rank_sets`, ``"joint"``)."""
@@ -470,7 +482,7 @@ def fit_latent_outcome(
     draws: int = 1000,
     chains: int = 2,
     warmup: int = 1000,
-    pad_to: int | None = 256,
+    pad_to: int | None = 1024,
     seed: int = 0,
     progress: bool = True,
 ) -> LatentFit:

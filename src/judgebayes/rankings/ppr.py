@@ -33,6 +33,7 @@ different quantity with their own, sampling-based, covariance.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -44,6 +45,9 @@ from judgebayes.core.results import ResultDisplay
 from judgebayes.errors import DataError
 from judgebayes.rankings.data import RankingData
 from judgebayes.rankings.ranking import Ranking
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 __all__ = [
     "WinRates",
@@ -106,6 +110,10 @@ class WinRates(ResultDisplay):
         """``model, win_rate, se``, best first."""
         frame = pd.DataFrame({"model": self.models, "win_rate": self.estimate, "se": self.se})
         return frame.sort_values("win_rate", ascending=False, ignore_index=True)
+
+    def plot(self, ax: Axes | None = None, *, alpha: float = 0.1) -> Axes:
+        """Forest plot of :meth:`rank_sets` at level 1 − α."""
+        return self.rank_sets(alpha).plot(ax)
 
     def rank_sets(self, alpha: float = 0.1) -> Ranking:
         """PPR's rank-sets at level 1 − α (step 4), as a :class:`Ranking`."""

@@ -5,12 +5,16 @@ The pipeline: :func:`combine_orders` (both presentation orders into one score) �
 :func:`fit_temperature` (β by MLE on human non-ties, Eq. 6) → :func:`held_out_elo`
 (Algorithm 1, leave-one-model-out two-step fit, bootstrap SE) → :func:`conformal_comparison`
 (normalised split conformal, Eq. 3–4, or jackknife+ over the models when they are few);
-:func:`run_softelo` runs all of it.
+:func:`run_softelo` runs all of it. A judge that gives verdicts and no scores gets one soft
+target per verdict class (:func:`calibrate_verdicts`, ``held_out_elo(methods=("verdict",))``),
+and :func:`label_budget` runs the protocol with only n human-labelled battles.
 :func:`soft_elo_posterior` propagates β's uncertainty into the Elo posterior (NumPyro).
 
 Modules: :mod:`~judgebayes.softelo.scores` (judge scores into battles and targets),
 :mod:`~judgebayes.softelo.temperature` (β and its calibration),
 :mod:`~judgebayes.softelo.held_out` (Algorithm 1, budget curves),
+:mod:`~judgebayes.softelo.verdicts` (verdict-class soft targets),
+:mod:`~judgebayes.softelo.label_budget` (the protocol with n human labels),
 :mod:`~judgebayes.softelo.intervals` (split-conformal and jackknife+ comparison, calibration
 pool),
 :mod:`~judgebayes.softelo.pipeline` (:func:`run_softelo`),
@@ -32,6 +36,7 @@ from judgebayes.softelo.diagnostics import (
 )
 from judgebayes.softelo.held_out import HeldOutElo, budget_curve, held_out_elo
 from judgebayes.softelo.intervals import ConformalComparison, ConformalPool, conformal_comparison
+from judgebayes.softelo.label_budget import LabelBudget, keep_labels, label_budget
 from judgebayes.softelo.pipeline import SoftEloResult, run_softelo
 from judgebayes.softelo.probes import (
     SameFamilyExcess,
@@ -47,29 +52,39 @@ from judgebayes.softelo.temperature import (
     fit_temperature,
 )
 
-# Bayesian names load JAX: imported on first use.
+# Bayesian names load JAX, the verdict classes judgebayes.rankings (and with it
+# scipy.stats, which `judgebayes softelo` on scores never loads): imported on first use.
 _LAZY = {
     "soft_elo_posterior": "judgebayes.softelo.posterior",
     "temperature_model": "judgebayes.softelo.posterior",
+    "VerdictCalibration": "judgebayes.softelo.verdicts",
+    "VerdictClasses": "judgebayes.softelo.verdicts",
+    "calibrate_verdicts": "judgebayes.softelo.verdicts",
 }
 
 __all__ = [
     "ConformalComparison",
     "ConformalPool",
     "HeldOutElo",
+    "LabelBudget",
     "LowSignalWarning",
     "SameFamilyExcess",
     "SingleOrderElo",
     "SoftEloByJudge",
     "SoftEloResult",
     "Temperature",
+    "VerdictCalibration",
+    "VerdictClasses",
     "agreement_by_abs_s",
     "budget_curve",
+    "calibrate_verdicts",
     "cohen_kappa",
     "combine_orders",
     "conformal_comparison",
     "fit_temperature",
     "held_out_elo",
+    "keep_labels",
+    "label_budget",
     "position_bias_rates",
     "reliability",
     "residual_by_quartile",

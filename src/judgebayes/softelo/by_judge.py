@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
@@ -30,13 +31,14 @@ __all__ = ["SoftEloByJudge", "softelo_by_judge"]
 
 def _judge_row(name: str, n_battles: int, result: SoftEloResult) -> dict[str, object]:
     held, summary = result.held, result.summary().set_index("method")
+    temperature = result.temperature
     row: dict[str, object] = {
         "judge": name,
         "n_battles": n_battles,
         "n_models": len(held.table),
         "beta": float(held.table["beta"].mean()),
-        "ece": result.temperature.ece,
-        "agreement_r": result.temperature.agreement_r,
+        "ece": np.nan if temperature is None else temperature.ece,
+        "agreement_r": np.nan if temperature is None else temperature.agreement_r,
         "kappa": held.kappa,
         "mean_abs_s": held.mean_abs_s,
     }

@@ -1,8 +1,9 @@
 """The held-out Elo protocol of seed 000 (Algorithm 1) and its budget curves.
 
 * :func:`held_out_elo`: leave-one-model-out, two-step held-out Elo for hard
-  labels, soft targets and label smoothing (Appendix H), with within-model
-  bootstrap SEs (Section 3.3);
+  labels, soft targets σ(β s), verdict-class soft targets (a judge without scores,
+  :mod:`~judgebayes.softelo.verdicts`) and label smoothing (Appendix H), with
+  within-model bootstrap SEs (Section 3.3);
 * :func:`budget_curve`: the held-out MAE and β* as the battle budget grows
   (Appendix C).
 """
@@ -17,7 +18,7 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from judgebayes._stats import pearson_r, spearman_rho
+from judgebayes._stats import kendall_tau, norm_ppf, pearson_r, spearman_rho
 from judgebayes.core.battles import Battles
 from judgebayes.core.bootstrap import CellResampler, bootstrap_bt, one_blas_thread
 from judgebayes.core.bt import newton_map, solve_map, solve_one, theta_to_elo
@@ -34,6 +35,8 @@ from judgebayes.softelo.temperature import (
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
+    from judgebayes.softelo.verdicts import VerdictClasses
+
 __all__ = ["HeldOutElo", "budget_curve", "held_out_elo"]
 
 
@@ -47,8 +50,11 @@ class HeldOutElo(ResultDisplay):
         One row per model: ``model, n_battles, beta, elo_human``, and per method
         ``elo_<method>``, ``se_<method>`` (within-model bootstrap SE; NaN when
         ``n_boot`` was 0) and ``residual_<method>`` = Elo_LLM − Elo_Human (Eq. 2).
+        With ``verdict``: the fold's class table ``p_A, p_tie, p_B`` (P̂(humans prefer
+        the response shown first | verdict), :mod:`~judgebayes.softelo.verdicts`) and
+        ``n_calibration`` (the human labels it was fitted on).
     methods
-        The fitted methods (``hard``, ``soft``, ``smooth_0.75``, ...).
+        The fitted methods (``hard``, ``soft``, ``verdict``, ``smooth_0.75``, ...).
     kappa
         Cohen's κ between judge and human labels over battles with both.
     mean_abs_s
@@ -58,6 +64,8 @@ class HeldOutElo(ResultDisplay):
     beta_mode, beta_ties
         How β was chosen (``"per_fold"``, ``"pooled"`` or ``"fixed"``) and which human
         labels it was fitted on (``"exclude"`` ties or ties as ``"half"``).
+    verdict_ties
+        How human ties entered the verdict-class table (``"half"`` or ``"exclude"``).
     """
 
     table: pd.DataFrame
@@ -68,33 +76,46 @@ class HeldOutElo(ResultDisplay):
     n_boot: int
     beta_mode: str = "per_fold"
     beta_ties: str = "exclude"
+    verdict_ties: str = "half"
 
     def _headline(self) -> str:
         mae = self.summary()["mae"]
         return (
             f"{len(self.table)} models, {' vs '.join(self.methods)}: MAE "
-            f"{' → '.join(f'{v:.0f}' for v in mae)} Elo; κ {self.kappa:.2f}, "
-            f"mean |s| {self.mean_abs_s:.2f}"
+            f"{' → '.join(f'{v:.0f}' for v in mae)} Elo; κ {self.kappa:.2f}"
+            + ("" if np.isnan(self.mean_abs_s) else f", mean |s| {self.mean_abs_s:.2f}")
         )
 
     def to_frame(self) -> pd.DataFrame:
         """The per-model table (see ``table``)."""
         return self.table.copy()
 
-    def summary(self) -> pd.DataFrame:
-        """Per method: Elo MAE, Spearman ρ with the human Elo, Δρ vs ``hard`` (Table 2) and
+    def summary(self, *, alpha: float = 0.1) -> pd.DataFrame:
+        """Per method: Elo MAE, Spearman ρ with the human Elo, Δρ vs ``hard`` (Table 2),
         ``r_strength``, the Pearson r of the signed residual ε_i with the human Elo
-        (Fig. 2a: +0.49 to +0.90 for Hard-Elo across the paper's judges)."""
+        (Fig. 2a: +0.49 to +0.90 for Hard-Elo across the paper's judges), ``kendall``
+        (Kendall's τ-b with the human Elo) and ``se_coverage``: the share of models whose
+        human Elo lies in Elo_LLM ± z_{1−α/2}·SE, the normal interval of the within-model
+        bootstrap SE (Section 3.3; NaN without SEs). The bootstrap sees battle noise only,
+        not the judge's systematic per-model bias, so this coverage says how much of the
+        residual ε_i is bias (the reason the paper calibrates the intervals by conformal
+        prediction instead, Eq. 3–4)."""
         rows = []
         human = self.table["elo_human"].to_numpy()
+        z = float(norm_ppf(1 - alpha / 2))
         for m in self.methods:
             elo = self.table[f"elo_{m}"].to_numpy()
+            se = self.table[f"se_{m}"].to_numpy(float)
             rows.append(
                 {
                     "method": m,
                     "mae": float(np.mean(np.abs(elo - human))),
                     "spearman": spearman_rho(elo, human),
                     "r_strength": pearson_r(elo - human, human),
+                    "kendall": kendall_tau(elo, human),
+                    "se_coverage": float(np.mean(np.abs(elo - human) <= z * se))
+                    if np.isfinite(se).all()
+                    else np.nan,
                 }
             )
         frame = pd.DataFrame(rows)
@@ -118,12 +139,19 @@ class HeldOutElo(ResultDisplay):
         return held_out_plot(self.table, ax=ax, start=start, end=end)
 
     def __str__(self) -> str:
-        which = {"per_fold": "β per fold", "pooled": "pooled β", "fixed": "fixed β"}[
-            self.beta_mode
-        ] + (" (ties as ½)" if self.beta_ties == "half" else "")
+        settings = [f"λ = {self.lam:g}"]
+        if "soft" in self.methods:
+            settings.append(
+                {"per_fold": "β per fold", "pooled": "pooled β", "fixed": "fixed β"}[self.beta_mode]
+                + (" (ties as ½)" if self.beta_ties == "half" else "")
+            )
+        if "verdict" in self.methods:
+            settings.append(f"verdict classes per fold (human ties {self.verdict_ties})")
+        settings.append(f"κ = {self.kappa:.3f}")
+        if not np.isnan(self.mean_abs_s):
+            settings.append(f"mean |s| = {self.mean_abs_s:.2f}")
         return (
-            f"held-out Elo of {len(self.table)} models (λ = {self.lam:g}, {which}, κ = "
-            f"{self.kappa:.3f}, mean |s| = {self.mean_abs_s:.2f})\n"
+            f"held-out Elo of {len(self.table)} models ({', '.join(settings)})\n"
             + self.summary().to_string(index=False, float_format="%.3f")
         )
 
@@ -140,6 +168,8 @@ def held_out_elo(
     models: Sequence[str] | None = None,
     beta: str | float = "per_fold",
     beta_ties: str = "exclude",
+    calibrate_on: str | None = None,
+    verdict_ties: str = "half",
     seed: int = 0,
     progress: bool = True,
 ) -> HeldOutElo:
@@ -164,14 +194,26 @@ def held_out_elo(
       (ties as target ½, Appendix C's sensitivity check: it roughly halves β*,
       β_all / β_non-tie ≈ 0.56 in the paper, and raises the MAE by about 7 Elo).
 
+    A judge without scores (verdicts A / tie / B only) gets the ``verdict`` method: in
+    each fold the table ỹ_c = P̂(humans prefer the response shown first | verdict c) is
+    fitted on the human labels of the battles without m (lines 3–4 with the class
+    table of :mod:`~judgebayes.softelo.verdicts` in place of β), every battle of the
+    fold gets its class's ỹ_c (line 5), and lines 6–8 are unchanged.
+
+    ``calibrate_on`` names a column of human labels that only the calibration (β, the
+    class table) reads, while ``human`` stays the reference: with labels on n battles
+    in ``calibrate_on`` and on every battle in ``human``, the held-out Elo is the one a
+    user with n human labels gets, measured against the all-human Elo.
+
     Parameters
     ----------
     battles
         Judged battles with ``judge_label``, ``score_diff`` (for ``soft``) and
         ``human_label`` on (some of) them.
     methods
-        ``"hard"`` (judge labels), ``"soft"`` (σ(β_m s)), ``"smooth_<c>"`` (label
-        smoothing with constant c, Appendix H).
+        ``"hard"`` (judge labels), ``"soft"`` (σ(β_m s)), ``"verdict"`` (the verdict
+        class's ỹ_c, refitted per fold), ``"smooth_<c>"`` (label smoothing with
+        constant c, Appendix H).
     lam
         L2 penalty λ.
     n_boot
@@ -184,6 +226,11 @@ def held_out_elo(
         ``"per_fold"``, ``"pooled"`` or a fixed value (see above).
     beta_ties
         ``"exclude"`` or ``"half"``: which human labels the β fits use.
+    calibrate_on
+        Column of the human labels the calibration is fitted on (default: ``human``).
+    verdict_ties
+        ``"half"`` (default: human ties as ½, the target of the human Elo itself) or
+        ``"exclude"``: which human labels the verdict-class table uses.
     seed
         Seed of the bootstraps.
     progress
@@ -207,13 +254,16 @@ def held_out_elo(
     a, b = battles.codes()
     yj = np.asarray(battles.column(judge), float)
     yh = np.asarray(battles.column(human), float)
+    yc = yh if calibrate_on is None else np.asarray(battles.column(calibrate_on), float)
     for m in methods:
-        if m not in ("hard", "soft") and not m.startswith("smooth_"):
-            raise ValueError(f"unknown method {m!r}: 'hard', 'soft' or 'smooth_<c>'")
+        if m not in ("hard", "soft", "verdict") and not m.startswith("smooth_"):
+            raise ValueError(f"unknown method {m!r}: 'hard', 'soft', 'verdict' or 'smooth_<c>'")
     s = np.asarray(battles.column(score), float) if "soft" in methods or score in battles else None
     if beta_ties not in ("exclude", "half"):
         raise ValueError(f"beta_ties must be 'exclude' or 'half', got {beta_ties!r}")
-    usable = np.isin(yh, [0.0, 1.0]) if beta_ties == "exclude" else np.isin(yh, [0, 0.5, 1])
+    if verdict_ties not in ("half", "exclude"):
+        raise ValueError(f"verdict_ties must be 'half' or 'exclude', got {verdict_ties!r}")
+    usable = np.isin(yc, [0.0, 1.0]) if beta_ties == "exclude" else np.isin(yc, [0, 0.5, 1])
     if isinstance(beta, str) and beta not in ("per_fold", "pooled"):
         raise ValueError(f"beta must be 'per_fold', 'pooled' or a number, got {beta!r}")
     if n_boot == 1:
@@ -222,23 +272,34 @@ def held_out_elo(
     fixed_beta = (
         float(beta)
         if mode == "fixed"
-        else beta_mle(s[usable], yh[usable])
+        else beta_mle(s[usable], yc[usable])
         if mode == "pooled" and "soft" in methods
         else np.nan
     )
     chosen = list(names) if models is None else list(models)
+    verdicts = None
+    if "verdict" in methods:
+        # imported here: the verdict classes load judgebayes.rankings (and scipy.stats),
+        # which `judgebayes softelo` on scores never needs
+        from judgebayes.softelo.verdicts import VerdictClasses
+
+        verdicts = VerdictClasses.from_battles(
+            battles, judge=judge, human=calibrate_on or human, ties=verdict_ties
+        )
     data = _Folds(
         names,
         a,
         b,
         yj,
         yh,
+        yc,
         s,
         usable,
         tuple(methods),
         lam,
         per_fold_beta=mode == "per_fold" and "soft" in methods,
         beta=fixed_beta,
+        verdicts=verdicts,
     )
     rows = []
     rng = np.random.default_rng(seed)
@@ -263,6 +324,7 @@ def held_out_elo(
         n_boot=n_boot,
         beta_mode=mode,
         beta_ties=beta_ties,
+        verdict_ties=verdict_ties,
     )
 
 
@@ -342,6 +404,7 @@ class _Folds:
         b: np.ndarray,
         yj: np.ndarray,
         yh: np.ndarray,
+        yc: np.ndarray,
         s: np.ndarray | None,
         usable: np.ndarray,
         methods: tuple[str, ...],
@@ -349,17 +412,35 @@ class _Folds:
         *,
         per_fold_beta: bool,
         beta: float,
+        verdicts: VerdictClasses | None,
     ) -> None:
         self.names, self.a, self.b, self.yj, self.yh, self.s = names, a, b, yj, yh, s
-        self.usable, self.methods, self.lam = usable, methods, lam
-        self.per_fold_beta, self.beta = per_fold_beta, beta
+        self.yc, self.usable, self.methods, self.lam = yc, usable, methods, lam
+        self.per_fold_beta, self.beta, self.verdicts = per_fold_beta, beta, verdicts
         self._prepared = False
 
-    def targets(self, beta_m: float) -> dict[str, np.ndarray]:
-        """Each method's per-battle target (P(A beats B)), and the human labels."""
-        targets = {f: method_target(f, self.yj, self.s, beta_m) for f in self.methods}
+    def targets(self, beta_m: float, verdict: np.ndarray | None = None) -> dict[str, np.ndarray]:
+        """Each method's per-battle target (P(A beats B)), and the human labels;
+        ``verdict``: the fold's verdict-class targets."""
+        targets = {
+            f: verdict if f == "verdict" else method_target(f, self.yj, self.s, beta_m)
+            for f in self.methods
+        }
         targets["human"] = self.yh
         return targets
+
+    def fold_verdict(self, mine: np.ndarray) -> tuple[np.ndarray | None, dict[str, object]]:
+        """The verdict-class targets of a fold, calibrated without the held-out model's
+        battles, and the fold's table ``p_A, p_tie, p_B, n_calibration`` for its row."""
+        if self.verdicts is None:
+            return None, {}
+        calibration = self.verdicts.calibrate(mine)
+        table = calibration.table
+        row: dict[str, object] = {
+            f"p_{v}": p for v, p in zip(table["verdict"], table["p_a"], strict=True)
+        }
+        row["n_calibration"] = int(table["n_labelled"].sum())
+        return self.verdicts.targets(calibration), row
 
     def fold_scipy(self, k: int, n_boot: int, seeds: list[int]) -> dict[str, object]:
         """Fold ``k`` by pair statistics rebuilt from the battles, SciPy's Newton-CG
@@ -369,9 +450,11 @@ class _Folds:
         mine = (a == k) | (b == k)
         rest = ~mine
         labelled = rest & self.usable
-        beta_m = beta_mle(self.s[labelled], self.yh[labelled]) if self.per_fold_beta else self.beta
+        beta_m = beta_mle(self.s[labelled], self.yc[labelled]) if self.per_fold_beta else self.beta
+        verdict, extra = self.fold_verdict(mine)
         row: dict[str, object] = {"model": names[k], "n_battles": int(mine.sum()), "beta": beta_m}
-        for method, t in self.targets(beta_m).items():
+        row |= extra
+        for method, t in self.targets(beta_m, verdict).items():
             ok = ~np.isnan(t)
             anchors = PairStats.from_battles(a[rest & ok], b[rest & ok], t[rest & ok], names)
             theta_anchor, _ = solve_map(anchors, lam, {})
@@ -402,11 +485,11 @@ class _Folds:
         self.pair_of, _ = self.pairs.locate(a, b)
         self.sums: dict[str, tuple] = {}
         for method, t in self.targets(np.nan).items():
-            if method != "soft":
+            if method not in ("soft", "verdict"):  # those are refitted per fold
                 self.sums[method] = self._pair_sums(t)
         self.start: dict[str, np.ndarray] = {}
         if self.per_fold_beta:
-            y = self.yh[self.usable]
+            y = self.yc[self.usable]
             self.grouped = score_counts(self.s[self.usable], y)
             self.score_index = np.searchsorted(self.grouped[0], self.s[self.usable])
         self._prepared = True
@@ -427,7 +510,7 @@ class _Folds:
         """β_m* on the human labels of the battles without the held-out model."""
         values, n, wins = self.grouped
         out = mine[self.usable]
-        index, y = self.score_index[out], self.yh[self.usable][out]
+        index, y = self.score_index[out], self.yc[self.usable][out]
         return beta_mle_counts(
             values,
             n - np.bincount(index, minlength=len(values)),
@@ -442,12 +525,14 @@ class _Folds:
         names, a, b, lam, pairs = self.names, self.a, self.b, self.lam, self.pairs
         mine = (a == k) | (b == k)
         beta_m = self._fold_beta(mine) if self.per_fold_beta else self.beta
+        verdict, extra = self.fold_verdict(mine)
         row: dict[str, object] = {"model": names[k], "n_battles": int(mine.sum()), "beta": beta_m}
+        row |= extra
         own = np.flatnonzero((pairs.i == k) | (pairs.j == k))
         k_is_i = pairs.i[own] == k
         opponents = np.where(k_is_i, pairs.j[own], pairs.i[own])
         free = np.delete(np.arange(len(names)), k)
-        for method, t in self.targets(beta_m).items():
+        for method, t in self.targets(beta_m, verdict).items():
             n, y, ok = self.sums[method] if method in self.sums else self._pair_sums(t)
             if method not in self.start:  # warm start of every fold: the all-model fit
                 self.start[method] = newton_map(

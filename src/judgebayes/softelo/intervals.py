@@ -36,6 +36,8 @@ from judgebayes.softelo.scores import method_target, soft_targets
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
+    from judgebayes.softelo.verdicts import VerdictCalibration
+
 __all__ = ["ConformalComparison", "ConformalPool", "conformal_comparison"]
 
 
@@ -325,6 +327,7 @@ class ConformalPool(ResultDisplay):
         anchors: Mapping[str, float],
         *,
         beta: float | None = None,
+        calibration: VerdictCalibration | None = None,
         lam: float = 0.01,
         n_boot: int = 20,
         score: str = "score_diff",
@@ -334,9 +337,9 @@ class ConformalPool(ResultDisplay):
         """Human-Elo interval for a new model that has only judge battles.
 
         Fits the new model's Elo with the anchors held fixed (Algorithm 1, step 7)
-        on the pool's kind of targets (σ(β s) for ``soft``, judge labels for
-        ``hard``), its SE by ``n_boot`` within-model bootstrap resamples, and
-        returns Eq. 4's interval.
+        on the pool's kind of targets (σ(β s) for ``soft``, the verdict class's ỹ_c for
+        ``verdict``, judge labels for ``hard``), its SE by ``n_boot`` within-model
+        bootstrap resamples, and returns Eq. 4's interval.
 
         Parameters
         ----------
@@ -348,11 +351,21 @@ class ConformalPool(ResultDisplay):
             ``{anchor: Elo}`` of the anchor models (from the same method).
         beta
             Temperature for ``soft`` pools (β* fitted on the calibration data).
+        calibration
+            Verdict-class table for ``verdict`` pools (fitted on the calibration data,
+            :func:`~judgebayes.softelo.verdicts.calibrate_verdicts`).
         """
         if self.method == "soft":
             if beta is None:
                 raise ValueError("a soft pool needs the temperature beta")
             target = soft_targets(battles.column(score), beta)
+        elif self.method == "verdict":
+            if calibration is None:
+                raise ValueError("a verdict pool needs the verdict-class calibration")
+            from judgebayes.softelo.verdicts import VerdictClasses  # loads rankings
+
+            classes = VerdictClasses.from_battles(battles, judge=judge, human=None)
+            target = classes.targets(calibration)
         else:
             target = method_target(
                 self.method, np.asarray(battles.column(judge), float), None, np.nan

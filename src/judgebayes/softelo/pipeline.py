@@ -1,10 +1,12 @@
 """The whole seed-000 pipeline in one call: temperature, held-out Elo, conformal intervals.
 
-:func:`run_softelo` fits β (:func:`~judgebayes.softelo.temperature.fit_temperature`),
-runs the held-out protocol (:func:`~judgebayes.softelo.held_out.held_out_elo`) and
-compares the methods' split-conformal intervals
-(:func:`~judgebayes.softelo.intervals.conformal_comparison`); :class:`SoftEloResult`
-holds the three results, Tables 2 and 3 of seed 000 in one frame, and their figure.
+:func:`run_softelo` fits β (:func:`~judgebayes.softelo.temperature.fit_temperature`) or,
+for a judge that gives verdicts and no scores, the verdict-class table
+(:func:`~judgebayes.softelo.verdicts.calibrate_verdicts`), runs the held-out protocol
+(:func:`~judgebayes.softelo.held_out.held_out_elo`) and compares the methods'
+split-conformal intervals (:func:`~judgebayes.softelo.intervals.conformal_comparison`);
+:class:`SoftEloResult` holds the results, Tables 2 and 3 of seed 000 in one frame, and
+their figure.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from judgebayes.softelo.temperature import Temperature, fit_temperature
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
+    from judgebayes.softelo.verdicts import VerdictCalibration
+
 __all__ = ["SoftEloResult", "run_softelo"]
 
 
@@ -35,16 +39,20 @@ class SoftEloResult(ResultDisplay):
     Attributes
     ----------
     temperature
-        β* and its calibration diagnostics.
+        β* and its calibration diagnostics (``None`` without the ``soft`` method).
     held
         Held-out Elo of every model and method.
     conformal
         Split-conformal comparison of the methods on the same splits.
+    verdicts
+        The verdict-class table on every calibration label (with the ``verdict``
+        method; the held-out protocol refits it per fold).
     """
 
-    temperature: Temperature
+    temperature: Temperature | None
     held: HeldOutElo
     conformal: ConformalComparison
+    verdicts: VerdictCalibration | None = None
 
     def summary(self) -> pd.DataFrame:
         """Tables 2 and 3 of seed 000 in one frame: per method MAE, ρ, Δρ, width, coverage."""
@@ -56,9 +64,16 @@ class SoftEloResult(ResultDisplay):
         def chain(column: str, fmt: str, sep: str = " → ") -> str:
             return sep.join(format(v, fmt) for v in table[column])
 
-        return (
+        calibration = (
             f"β = {self.temperature.beta:.3f} on {self.temperature.n} human labels; "
-            f"{len(self.held.table)} models, {chain('method', 's', ' vs ')}: MAE "
+            if self.temperature is not None
+            else ""
+        )
+        if self.verdicts is not None:
+            p = self.verdicts.p
+            calibration += f"P(first preferred | A, tie, B) = {p[0]:.2f}, {p[1]:.2f}, {p[2]:.2f}; "
+        return (
+            calibration + f"{len(self.held.table)} models, {chain('method', 's', ' vs ')}: MAE "
             f"{chain('mae', '.0f')} Elo, {self.conformal.conformal} conformal width "
             f"{chain('median_width', '.0f')} Elo, coverage {chain('coverage', '.2f', ' / ')}"
             + ("" if self.conformal.note is None else " (UNBOUNDED: too few calibration models)")
@@ -70,15 +85,20 @@ class SoftEloResult(ResultDisplay):
 
     def __str__(self) -> str:
         note = self.conformal.note
+        calibration = [str(c) for c in (self.temperature, self.verdicts) if c is not None]
+        signal = (
+            "" if np.isnan(self.held.mean_abs_s) else f", mean |s| = {self.held.mean_abs_s:.2f}"
+        )
         return (
-            f"{self.temperature}\nκ = {self.held.kappa:.3f}, mean |s| = "
-            f"{self.held.mean_abs_s:.2f}; {self.conformal.design}\n"
+            "\n".join(calibration)
+            + f"\nκ = {self.held.kappa:.3f}{signal}; {self.conformal.design}\n"
             + self.summary().to_string(index=False, float_format="%.3f")
             + ("" if note is None else f"\nnote: {note}")
         )
 
     def plot(self, axes: Sequence[Axes] | np.ndarray | None = None) -> np.ndarray:
-        """Reliability diagram, held-out arrows, residual ramp and conformal intervals.
+        """Reliability diagram (the verdict-class table without ``soft``), held-out arrows,
+        residual ramp and conformal intervals.
 
         Parameters
         ----------
@@ -104,10 +124,14 @@ class SoftEloResult(ResultDisplay):
             fig, panels = None, list(np.ravel(axes))
             if len(panels) != 4:
                 raise ValueError(f"SoftEloResult.plot draws 4 panels, got {len(panels)} axes")
-        self.temperature.plot(ax=panels[0])
-        self.held.plot(ax=panels[1])
+        if self.temperature is not None:
+            self.temperature.plot(ax=panels[0])
+        elif self.verdicts is not None:
+            self.verdicts.plot(ax=panels[0])
+        soft = "soft" if "soft" in self.held.methods else "verdict"
+        self.held.plot(ax=panels[1], end=soft)
         quartile_residual_plot(self.held.residual_by_quartile(), ax=panels[2])
-        methods = tuple(m for m in ("hard", "soft") if m in self.held.methods)
+        methods = tuple(m for m in ("hard", soft) if m in self.held.methods)
         self.conformal.plot(self.held, ax=panels[3], methods=methods)
         if fig is not None:
             fig.tight_layout()
@@ -127,6 +151,8 @@ def run_softelo(
     n_splits: int = 5,
     seed: int = 0,
     conformal: str = "split",
+    calibrate_on: str | None = None,
+    verdict_ties: str = "half",
     progress: bool = True,
 ) -> SoftEloResult:
     """Temperature (Eq. 6), held-out Elo (Algorithm 1) and conformal intervals in one call.
@@ -136,10 +162,26 @@ def run_softelo(
     :func:`~judgebayes.softelo.intervals.conformal_comparison`; ``conformal`` is the
     latter's ``method``: ``"split"`` (the paper's random model splits, Section 5.3) or
     ``"jackknife+"`` (leave-one-model-out over all models; finite with few models).
+    β is fitted only with the ``soft`` method, the verdict-class table
+    (:func:`~judgebayes.softelo.verdicts.calibrate_verdicts`) only with ``verdict``, both
+    on the ``calibrate_on`` labels (default: ``human_label``).
     """
-    temperature = fit_temperature(battles)
+    human = calibrate_on or "human_label"
+    temperature = fit_temperature(battles, human=human) if "soft" in methods else None
+    verdicts = None
+    if "verdict" in methods:
+        from judgebayes.softelo.verdicts import calibrate_verdicts  # loads rankings
+
+        verdicts = calibrate_verdicts(battles, human=human, ties=verdict_ties)
     held = held_out_elo(
-        battles, methods=methods, lam=lam, n_boot=n_boot, seed=seed, progress=progress
+        battles,
+        methods=methods,
+        lam=lam,
+        n_boot=n_boot,
+        calibrate_on=calibrate_on,
+        verdict_ties=verdict_ties,
+        seed=seed,
+        progress=progress,
     )
     conformal = conformal_comparison(
         held,
@@ -149,4 +191,4 @@ def run_softelo(
         seed=seed,
         method=conformal,
     )
-    return SoftEloResult(temperature, held, conformal)
+    return SoftEloResult(temperature, held, conformal, verdicts)

@@ -118,7 +118,9 @@ class CompiledModel:
         return functools.partial(constrain_fn, self.model, (), arrays, return_deterministic=True)
 
     def kernel(self, name: tuple, build: Callable[[], Any]) -> Any:
-        """The kernel ``name`` of this layout, built by ``build()`` on first use (cached)."""
+        """The kernel ``name`` of this layout, built by ``build()`` on first use (cached;
+        JAX's persistent compilation cache is on before anything compiles)."""
+        xla.enable_persistent_cache()
         return cached(("kernel", self.layout, *name), build)
 
     # ----------------------------------------------------------------- NUTS
@@ -139,7 +141,6 @@ class CompiledModel:
         The compiled chunk kernel depends on neither ``chains``, ``draws``, ``warmup``
         nor ``target_accept``.
         """
-        xla.enable_persistent_cache()
         chunk = nuts.CHUNK
         kernel, blank = self.kernel(("nuts", chunk), lambda: self._nuts_kernel(arrays, chunk))
         return nuts.run_chains(

@@ -62,6 +62,7 @@ def draw(
             return predictive(rng, **free)
 
     def build() -> Callable | None:
+        xla.enable_persistent_cache()
         try:
             traced = jax.jit(run).trace(rng_key, samples)
         except NEEDS_CONCRETE:  # a model that needs its draws concrete: op by op

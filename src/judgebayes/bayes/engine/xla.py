@@ -18,8 +18,9 @@ Quick level
     costs more than running it (``bench/predictive_speed.py``).
 Persistent compilation cache
     :func:`enable_persistent_cache` turns on JAX's compilation cache on disk, in
-    :func:`persistent_cache_dir` (``~/.cache/judgebayes/jax`` on Linux), so that the
-    first fit of a new process loads its sampler instead of compiling it
+    :func:`persistent_cache_dir` (``~/.cache/judgebayes/jax`` on Linux) before the engine
+    compiles anything (a NUTS, MAP or log-likelihood kernel, a predictive program), so
+    that the first fit of a new process loads its sampler instead of compiling it
     (``bench/first_call.py``: the cold and warm cache rows). Entries whose compilation
     took at least :data:`CACHE_MIN_COMPILE_S` are written (JAX's default, 1 s, misses
     the kernels of small models). The folder is capped at :data:`CACHE_MAX_BYTES`
