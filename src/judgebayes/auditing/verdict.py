@@ -274,8 +274,23 @@ def battle_findings(
     position_known: bool = True,
 ) -> list[Finding]:
     """Every finding of one judge on battles, for both uses (module docstring)."""
-    out: list[Finding] = []
+    out = _label_findings(judge, agreement)
+    if by_model is not None:
+        out += _delta_j_findings(judge, by_model)
+    out += _position_findings(judge, agreement, orders, position_known=position_known)
+    if own:
+        out += _self_preference_findings(judge, self_pref, own)
+    if ranking is not None and ranking.tau is not None:
+        out += _rank_findings(judge, ranking)
+    if scores is not None:
+        out += _score_findings(judge, scores)
+    return out + _info_findings(judge, agreement, orders)
+
+
+def _label_findings(judge: str, agreement: JudgeAgreement | None) -> list[Finding]:
+    """Rule 1, or the labels it needs."""
     rank, pair = "ranking", "pairwise comparisons"
+    out: list[Finding] = []
     if agreement is None:
         msg = "no battle carries both a human label and this judge's verdict"
         fix = "label a few hundred battles at random (a human_label on some battles)"
@@ -297,65 +312,77 @@ def battle_findings(
                 "other diagnostics pass",
             )
         out.append(j_rank)
-    if by_model is not None:
-        worst = by_model.worst
-        if by_model.shared == "not defensible":
-            msg = (
-                f"J differs across models: ΔJ[{worst.name}] = {worst.text(signed=True)}, "
-                f"Holm-adjusted p = {by_model.worst_p:.2g} over "
-                f"{int(by_model.delta_j['p_holm'].notna().sum())} pairs: shared calibration "
-                "is not defensible (Fiedler, Section 4.4)"
+    return out
+
+
+def _delta_j_findings(judge: str, by_model: JudgeByModel) -> list[Finding]:
+    """Rule 2."""
+    rank, pair = "ranking", "pairwise comparisons"
+    out: list[Finding] = []
+    worst = by_model.worst
+    if by_model.shared == "not defensible":
+        msg = (
+            f"J differs across models: ΔJ[{worst.name}] = {worst.text(signed=True)}, "
+            f"Holm-adjusted p = {by_model.worst_p:.2g} over "
+            f"{int(by_model.delta_j['p_holm'].notna().sum())} pairs: shared calibration "
+            "is not defensible (Fiedler, Section 4.4)"
+        )
+        out.append(
+            Finding(
+                judge,
+                pair,
+                "ΔJ across models",
+                "fail",
+                worst,
+                msg,
+                "calibrate per model (PPI++ with model-specific calibration, 2×): label "
+                "battles of every model you compare",
             )
-            out.append(
-                Finding(
-                    judge,
-                    pair,
-                    "ΔJ across models",
-                    "fail",
-                    worst,
-                    msg,
-                    "calibrate per model (PPI++ with model-specific calibration, 2×): label "
-                    "battles of every model you compare",
-                )
+        )
+        out.append(
+            Finding(
+                judge,
+                rank,
+                "ΔJ across models",
+                "caveat",
+                worst,
+                msg.replace(": shared calibration is not defensible (Fiedler, Section 4.4)", "")
+                + ": the judge's errors differ by model, which bends its board",
+                "read the calibrated board, not the judge's",
             )
-            out.append(
-                Finding(
-                    judge,
-                    rank,
-                    "ΔJ across models",
-                    "caveat",
-                    worst,
-                    msg.replace(": shared calibration is not defensible (Fiedler, Section 4.4)", "")
-                    + ": the judge's errors differ by model, which bends its board",
-                    "read the calibrated board, not the judge's",
-                )
+        )
+    elif by_model.shared == "unverifiable":
+        who = ", ".join(by_model.unverifiable[:5]) + (
+            f" and {len(by_model.unverifiable) - 5} more" if len(by_model.unverifiable) > 5 else ""
+        )
+        out.append(
+            Finding(
+                judge,
+                pair,
+                "ΔJ across models",
+                "caveat",
+                worst,
+                f"shared calibration is unverifiable for {who}: too few labels to estimate their J",
+                f"label battles of {who}",
             )
-        elif by_model.shared == "unverifiable":
-            who = ", ".join(by_model.unverifiable[:5]) + (
-                f" and {len(by_model.unverifiable) - 5} more"
-                if len(by_model.unverifiable) > 5
-                else ""
-            )
-            out.append(
-                Finding(
-                    judge,
-                    pair,
-                    "ΔJ across models",
-                    "caveat",
-                    worst,
-                    f"shared calibration is unverifiable for {who}: too few labels to "
-                    "estimate their J",
-                    f"label battles of {who}",
-                )
-            )
-        else:
-            text = (
-                f"no pair of models has a J that differs after Holm's adjustment (largest "
-                f"evidence ΔJ[{worst.name}] = {worst.text(signed=True)})"
-                if worst is not None
-                else "J per model could not be compared"
-            )
-            out.append(Finding(judge, pair, "ΔJ across models", "ok", worst, text))
+        )
+    else:
+        text = (
+            f"no pair of models has a J that differs after Holm's adjustment (largest "
+            f"evidence ΔJ[{worst.name}] = {worst.text(signed=True)})"
+            if worst is not None
+            else "J per model could not be compared"
+        )
+        out.append(Finding(judge, pair, "ΔJ across models", "ok", worst, text))
+    return out
+
+
+def _position_findings(
+    judge: str, agreement: JudgeAgreement | None, orders: OrderCheck | None, *, position_known: bool
+) -> list[Finding]:
+    """Rule 3: against the humans where labels exist, against ½ on both orders otherwise."""
+    rank, pair = "ranking", "pairwise comparisons"
+    out: list[Finding] = []
     bias = None
     if agreement is not None:
         bias, against = agreement["position bias"], "than the humans do on the same battles"
@@ -401,117 +428,146 @@ def battle_findings(
                     f"no position bias ({bias.name} {bias.text(signed=True)})",
                 )
             )
-    if own:
-        uses = (rank, pair)
-        if self_pref is None:
-            for use in uses:
-                out.append(
-                    Finding(
-                        judge,
-                        use,
-                        "self-preference η",
-                        "unknown",
-                        None,
-                        f"no labelled battle pits {', '.join(own)} against another model",
-                        f"label battles of {', '.join(own)}",
-                    )
-                )
-        else:
-            eta = self_pref.eta
-            who = ", ".join(own)
-            if eta.excludes(0.0) and eta.estimate > 0:
-                sev, msg, fix = (
-                    "fail",
-                    f"the judge favours {who}: η = {eta.text(2, signed=True)} extra log-odds of "
-                    f"'its model wins' beyond the humans' verdicts ({self_pref.n_own} labelled "
-                    "battles)",
-                    f"do not let it judge battles of {who}: use another judge there, or "
-                    "calibrate per model",
-                )
-            elif eta.excludes(0.0):
-                sev, msg, fix = (
-                    "caveat",
-                    f"the judge disfavours {who}: η = {eta.text(2, signed=True)}",
-                    f"use another judge for battles of {who}",
-                )
-            elif eta.hi > ETA_SMALL:
-                sev, msg, fix = (
-                    "caveat",
-                    f"no evidence of self-preference towards {who}, but η = "
-                    f"{eta.text(2, signed=True)} cannot rule out one of {ETA_SMALL} logit "
-                    f"({self_pref.n_own} labelled battles of its models)",
-                    f"label more battles of {who}",
-                )
-            else:
-                sev, msg, fix = (
-                    "ok",
-                    f"no self-preference towards {who}: η = {eta.text(2, signed=True)}",
-                    "",
-                )
-            for use in uses:
-                out.append(Finding(judge, use, "self-preference η", sev, eta, msg, fix))
-    if ranking is not None and ranking.tau is not None:
-        if ranking.misranked:
-            names = ", ".join(ranking.misranked[:6]) + (
-                f" and {len(ranking.misranked) - 6} more" if len(ranking.misranked) > 6 else ""
-            )
+    return out
+
+
+def _self_preference_findings(
+    judge: str, self_pref: SelfPreference | None, own: tuple[str, ...]
+) -> list[Finding]:
+    """Rule 4."""
+    rank, pair = "ranking", "pairwise comparisons"
+    out: list[Finding] = []
+    uses = (rank, pair)
+    if self_pref is None:
+        for use in uses:
             out.append(
                 Finding(
                     judge,
-                    rank,
-                    "rank agreement",
-                    "fail",
-                    ranking.tau,
-                    f"its own board ranks {len(ranking.misranked)} model(s) outside their "
-                    f"calibrated rank-sets ({names}); Kendall τ with the calibrated board "
-                    f"{ranking.tau.text(2)}",
-                    "use the calibrated board (prediction-powered BT with your human labels)",
+                    use,
+                    "self-preference η",
+                    "unknown",
+                    None,
+                    f"no labelled battle pits {', '.join(own)} against another model",
+                    f"label battles of {', '.join(own)}",
                 )
+            )
+    else:
+        eta = self_pref.eta
+        who = ", ".join(own)
+        if eta.excludes(0.0) and eta.estimate > 0:
+            sev, msg, fix = (
+                "fail",
+                f"the judge favours {who}: η = {eta.text(2, signed=True)} extra log-odds of "
+                f"'its model wins' beyond the humans' verdicts ({self_pref.n_own} labelled "
+                "battles)",
+                f"do not let it judge battles of {who}: use another judge there, or "
+                "calibrate per model",
+            )
+        elif eta.excludes(0.0):
+            sev, msg, fix = (
+                "caveat",
+                f"the judge disfavours {who}: η = {eta.text(2, signed=True)}",
+                f"use another judge for battles of {who}",
+            )
+        elif eta.hi > ETA_SMALL:
+            sev, msg, fix = (
+                "caveat",
+                f"no evidence of self-preference towards {who}, but η = "
+                f"{eta.text(2, signed=True)} cannot rule out one of {ETA_SMALL} logit "
+                f"({self_pref.n_own} labelled battles of its models)",
+                f"label more battles of {who}",
             )
         else:
-            out.append(
-                Finding(
-                    judge,
-                    rank,
-                    "rank agreement",
-                    "ok",
-                    ranking.tau,
-                    f"every model's judge-only rank lies in its calibrated rank-set; Kendall τ "
-                    f"{ranking.tau.text(2)}",
-                )
+            sev, msg, fix = (
+                "ok",
+                f"no self-preference towards {who}: η = {eta.text(2, signed=True)}",
+                "",
             )
-    if scores is not None:
-        ece, t = scores.ece, scores.temperature
-        if ece.estimate > ECE_HIGH or t.low_signal:
-            why = (
-                f"ECE of σ(β|s|) = {ece.text()} > {ECE_HIGH}"
-                if ece.estimate > ECE_HIGH
-                else f"the score carries little signal (β = {scores.beta.text()}, agreement "
-                f"r with |s| = {t.agreement_r:.2f})"
+        for use in uses:
+            out.append(Finding(judge, use, "self-preference η", sev, eta, msg, fix))
+    return out
+
+
+def _rank_findings(judge: str, ranking: JudgeRanking) -> list[Finding]:
+    """Rule 5."""
+    rank = "ranking"
+    out: list[Finding] = []
+    if ranking.misranked:
+        names = ", ".join(ranking.misranked[:6]) + (
+            f" and {len(ranking.misranked) - 6} more" if len(ranking.misranked) > 6 else ""
+        )
+        out.append(
+            Finding(
+                judge,
+                rank,
+                "rank agreement",
+                "fail",
+                ranking.tau,
+                f"its own board ranks {len(ranking.misranked)} model(s) outside their "
+                f"calibrated rank-sets ({names}); Kendall τ with the calibrated board "
+                f"{ranking.tau.text(2)}",
+                "use the calibrated board (prediction-powered BT with your human labels)",
             )
-            out.append(
-                Finding(
-                    judge,
-                    rank,
-                    "score calibration",
-                    "caveat",
-                    ece,
-                    f"{why}: soft targets from its scores are miscalibrated "
-                    "(Kargi & Salinas, Appendix G)",
-                    "use hard verdicts, or refit β on more human labels",
-                )
+        )
+    else:
+        out.append(
+            Finding(
+                judge,
+                rank,
+                "rank agreement",
+                "ok",
+                ranking.tau,
+                f"every model's judge-only rank lies in its calibrated rank-set; Kendall τ "
+                f"{ranking.tau.text(2)}",
             )
-        else:
-            out.append(
-                Finding(
-                    judge,
-                    rank,
-                    "score calibration",
-                    "ok",
-                    ece,
-                    f"scores calibrated: ECE {ece.text()}, β = {scores.beta.text()}",
-                )
+        )
+    return out
+
+
+def _score_findings(judge: str, scores: ScoreCalibration) -> list[Finding]:
+    """Rule 6."""
+    rank = "ranking"
+    out: list[Finding] = []
+    ece, t = scores.ece, scores.temperature
+    if ece.estimate > ECE_HIGH or t.low_signal:
+        why = (
+            f"ECE of σ(β|s|) = {ece.text()} > {ECE_HIGH}"
+            if ece.estimate > ECE_HIGH
+            else f"the score carries little signal (β = {scores.beta.text()}, agreement "
+            f"r with |s| = {t.agreement_r:.2f})"
+        )
+        out.append(
+            Finding(
+                judge,
+                rank,
+                "score calibration",
+                "caveat",
+                ece,
+                f"{why}: soft targets from its scores are miscalibrated "
+                "(Kargi & Salinas, Appendix G)",
+                "use hard verdicts, or refit β on more human labels",
             )
+        )
+    else:
+        out.append(
+            Finding(
+                judge,
+                rank,
+                "score calibration",
+                "ok",
+                ece,
+                f"scores calibrated: ECE {ece.text()}, β = {scores.beta.text()}",
+            )
+        )
+    return out
+
+
+def _info_findings(
+    judge: str, agreement: JudgeAgreement | None, orders: OrderCheck | None
+) -> list[Finding]:
+    """Rule 7: context that decides nothing."""
+    pair = "pairwise comparisons"
+    out: list[Finding] = []
     if agreement is not None:
         for name in ("decisive agreement", "kappa"):
             e = agreement[name]
