@@ -12,7 +12,7 @@ warm-up iterations, by three routes:
 
 (i)   **NumPyro** through ``judgebayes.bayes.inference.fit(bt_model, ...)``: NumPyro's
       NUTS transition and adaptation in judgebayes' chunked driver
-      (``judgebayes.bayes.driver``), each chain on its own thread, compiled once per
+      (``judgebayes.bayes.engine.nuts``), each chain on its own thread, compiled once per
       model and data layout; its warm-up ends with a step-size-only window of
       a fifth of warm-up instead of NumPyro's 50 iterations (``nuts_chain``);
 (ii)  **PyMC's default sampler** on the PyMC twin
@@ -23,7 +23,14 @@ warm-up iterations, by three routes:
       CPU device per chain (NumPyro's parallel chains need them). The parent keeps
       JAX's single default device: with more JAX devices than cores, about one
       judgebayes fit in ten stalled for ~0.4 s (oversubscribed threads), and
-      judgebayes' fit does not need them.
+      judgebayes' fit does not need them;
+(iv)  **stock NumPyro**: ``MCMC(NUTS(model), chain_method="parallel",
+      jit_model_args=True, progress_bar=False)`` built once and ``run`` again for every
+      call (what a NumPyro user who refits data of one shape writes: the model's
+      static arguments bound with ``functools.partial``, the arrays passed to ``run``,
+      so a new seed or data set of the same shapes recompiles nothing), InferenceData
+      by ``az.from_numpyro`` with the pointwise log-likelihood, in a child process
+      with one CPU device per chain as (iii).
 
 Every route is called 1 + ``--repeats`` (default 5) times in the same process, each
 with its own seed: the first call includes one-off costs (JAX's tracing and
@@ -31,8 +38,8 @@ compilation of the sampler, PyTensor's C compilation unless its disk cache is wa
 the "warm" row, the further call with the median ESS/s, shows what a notebook user
 pays for every further fit of data of the same shape (judgebayes reuses its compiled
 sampler; PyMC reuses its C module from disk; NumPyro's ``MCMC``, route iii, compiles
-again). Wall time is the whole call, InferenceData with the pointwise log-likelihood
-and the R-hat/ESS checks included; ESS is the minimum bulk ESS over the 55
+again; route iv does not). Wall time is the whole call, InferenceData with the
+pointwise log-likelihood and the R-hat/ESS checks included; ESS is the minimum bulk ESS over the 55
 strengths θ, and "accept" the realised mean acceptance rate (every route targets
 0.8: NumPyro's own 50-iteration closing window realises about 0.86, route iii). A
 last row times the sampler alone (``CompiledModel.nuts``: warm-up and
@@ -75,7 +82,7 @@ from scipy.special import expit
 
 import judgebayes as jb
 from judgebayes.bayes.bt_models import bt_data, bt_model
-from judgebayes.bayes.compiled import CompiledModel
+from judgebayes.bayes.engine.model import CompiledModel
 from judgebayes.bayes.inference import fit, use_cpu_cores
 from judgebayes.bayes.pymc_twins import bt_model_pymc, sample_pymc
 
@@ -84,7 +91,7 @@ BETA = 0.5
 TARGET_RATIO = 5.0
 TARGET_WALL_S = 20.0
 TARGET_MAP_S = 0.5
-CHILD_MARK = "ROUTE-III-RESULT "
+CHILD_MARK = "CHILD-ROUTE-RESULT "
 
 
 @dataclass(frozen=True)
@@ -142,8 +149,8 @@ def _parse() -> argparse.Namespace:
     )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
-        "--only-pymc-numpyro", action="store_true", help=argparse.SUPPRESS
-    )  # the child process of route (iii)
+        "--only-child", choices=["iii", "iv"], default=None, help=argparse.SUPPRESS
+    )  # the child process of route (iii) or (iv)
     parser.add_argument(
         "--repeats",
         type=int,
@@ -159,7 +166,7 @@ def _parse() -> argparse.Namespace:
 def main(args: argparse.Namespace) -> None:
     # JAX must learn its number of host devices before it initialises its backend,
     # i.e. before the first JAX computation (importing judgebayes performs none).
-    if args.only_pymc_numpyro:
+    if args.only_child:
         # NumPyro's parallel chains need one JAX CPU device per chain, and JAX must
         # learn that before it initialises its backend.
         use_cpu_cores(args.host_devices or args.chains)
@@ -191,7 +198,7 @@ def main(args: argparse.Namespace) -> None:
         spread[route] = sorted(r.ess_per_s for r in warm)
         runs.append(sorted(warm, key=lambda r: r.ess_per_s)[len(warm) // 2])
 
-    if args.only_pymc_numpyro:
+    if args.only_child == "iii":
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             calls(
@@ -200,6 +207,9 @@ def main(args: argparse.Namespace) -> None:
                     twin, tune=args.warmup, seed=s, nuts_sampler="numpyro", progress=False, **nuts
                 ),
             )
+    if args.only_child == "iv":
+        calls("(iv) NumPyro MCMC, jit args", _stock_numpyro(data, coords, dims, args))
+    if args.only_child:
         print(
             CHILD_MARK
             + json.dumps(
@@ -248,9 +258,10 @@ def main(args: argparse.Namespace) -> None:
                 twin, tune=args.warmup, seed=s, nuts_sampler="pymc", progress=False, **nuts
             ),
         )
-    child = _pymc_numpyro_in_child(args)
-    runs += child["runs"]
-    spread |= child["spread"]
+    for route in ("iii", "iv"):
+        child = _route_in_child(route, args)
+        runs += child["runs"]
+        spread |= child["spread"]
 
     map_first, map_idata = timed(
         lambda: fit(bt_model, data, method="map", seed=0, coords=coords, dims=dims)
@@ -274,12 +285,41 @@ def main(args: argparse.Namespace) -> None:
     )
 
 
-def _pymc_numpyro_in_child(args: argparse.Namespace) -> dict:
-    """Route (iii) in a child process whose JAX has one CPU device per chain."""
+def _stock_numpyro(
+    data: dict, coords: dict, dims: dict, args: argparse.Namespace
+) -> Callable[[int], az.InferenceData]:
+    """Route (iv): one NumPyro ``MCMC`` with ``jit_model_args=True``, run once per call."""
+    import functools
+
+    from numpyro.infer import MCMC, NUTS
+
+    static = {k: v for k, v in data.items() if not isinstance(v, np.ndarray | jax.Array)}
+    arrays = {k: v for k, v in data.items() if k not in static}
+    mcmc = MCMC(
+        NUTS(functools.partial(bt_model, **static), target_accept_prob=0.8),
+        num_warmup=args.warmup,
+        num_samples=args.draws,
+        num_chains=args.chains,
+        chain_method="parallel",
+        jit_model_args=True,
+        progress_bar=False,
+    )
+
+    def call(seed: int) -> az.InferenceData:
+        mcmc.run(jax.random.PRNGKey(seed), **arrays, extra_fields=("diverging", "accept_prob"))
+        # ArviZ names accept_prob acceptance_rate, as the other routes
+        return az.from_numpyro(mcmc, coords=coords, dims=dims, log_likelihood=True)
+
+    return call
+
+
+def _route_in_child(route: str, args: argparse.Namespace) -> dict:
+    """Route (iii) or (iv) in a child process whose JAX has one CPU device per chain."""
     cmd = [
         sys.executable,
         __file__,
-        "--only-pymc-numpyro",
+        "--only-child",
+        route,
         "--chains",
         str(args.chains),
         "--draws",

@@ -17,34 +17,38 @@ in memory for the other:
   computed with its compiled kernel, and the per-question sums are formed once per
   distinct set of cells;
 * **old**: the same call with ``_item_loglik`` / ``_paired_loglik`` replaced by
-  ``_item_loglik_reference`` / ``_paired_loglik_reference``, the previous route (the cell
+  ``item_loglik_reference`` / ``paired_loglik_reference`` of
+  ``tests/_calibration_fixtures.py``, the previous route (the cell
   log-likelihoods recomputed from every draw by NumPyro's ``log_likelihood``, whose
   ``lax.map`` compiles a kernel per design, then a rows × items sparse product).
 
 Each process is run with a *cold* JAX persistent compilation cache (an empty folder:
 what a first call pays, and what issue 17's 59 s measured) and with a *warm* one (the
 folder filled by an earlier process: what every later process pays). Timers wrapped
-around the driver's and the module's functions give the profile of each process
-(compile ahead: ``fit_calibration`` tracing and lowering every design's NUTS and
-log-likelihood kernels and handing them to XLA in background threads,
-``CompiledModel.precompile``; NUTS kernel: the time ``fit`` then waits for its kernel,
-or traces, lowers and compiles it where nothing was compiled ahead; NUTS sampling;
-``fit``'s cell log-likelihoods and InferenceData; the per-item log-likelihoods), and
-JAX's own ``jax.monitoring`` events, summed over threads, say where the compilation
-went (tracing, lowering to StableHLO, XLA's compilation, loading from the persistent
-cache): with kernels compiled side by side, the XLA compile sum exceeds the wall time
-it took. The
-draws of the two routes are compared (they must be identical: the sampler is the same)
-and so are the per-item log-likelihoods, R-hat and bulk ESS.
+around the engine's and the module's functions give the profile of each process (NUTS
+kernel: tracing, lowering and compiling the chunk kernel, ``CompiledModel._nuts_kernel``;
+NUTS sampling; ``fit``'s cell log-likelihoods and InferenceData; the per-item
+log-likelihoods), and JAX's own ``jax.monitoring`` events say where the compilation went
+(tracing, lowering to StableHLO, XLA's compilation, loading from the persistent cache).
+The draws of the two routes are compared (they must be identical: the sampler is the
+same) and so are the per-item log-likelihoods, R-hat and bulk ESS.
 
 The target of issue 17 is ``fit_calibration`` (three designs) in ≤ 10 s; it is printed
 with MET / NOT MET for the cold and warm cache. The machine is shared: the load average
 is printed with every timing; wall times on a loaded machine are a multiple of the
 processes' CPU time, which is printed too.
 
+With ``--serial`` (at revisions up to fe5753a, which compiled ahead) a third route,
+**serial**, runs the issue's designs as **new** does but with nothing compiled ahead
+(``fit_calibration`` then handed every design's kernels to a pool of compile threads,
+``CompiledModel.precompile``, removed by issue 28): the on/off comparison of compiling
+ahead, recorded in ``bench/results/calibration_fit_speed.txt``. Later revisions have
+nothing to switch off, and the route is then the same as **new**.
+
 How to run
 ----------
-``python bench/calibration_fit_speed.py`` (about 5 minutes on 2 loaded cores).
+``python bench/calibration_fit_speed.py`` (about 5 minutes on 2 loaded cores);
+``--serial`` adds the route without compile ahead.
 """
 
 from __future__ import annotations
@@ -67,15 +71,25 @@ import functools, hashlib, json, os, sys, time, warnings
 t0 = time.perf_counter()
 import numpy as np
 import arviz as az
-import judgebayes.bayes.compiled as C
 import judgebayes.bayes.inference as I
 import judgebayes.calibration.posterior as P
 from judgebayes.calibration.sweep import simulate_items
+try:  # the engine of issue 28
+    import judgebayes.bayes.engine.model as C
+except ImportError:  # before it
+    import judgebayes.bayes.compiled as C
 route, designs = sys.argv[1], sys.argv[2]
 designs = None if designs == "default" else designs.split(",")
 if route == "old":
-    P._item_loglik = P._item_loglik_reference
-    P._paired_loglik = P._paired_loglik_reference
+    if hasattr(P, "_item_loglik_reference"):  # before issue 28
+        P._item_loglik = P._item_loglik_reference
+        P._paired_loglik = P._paired_loglik_reference
+    else:  # the previous route lives with the tests
+        sys.path.insert(0, "tests")
+        from _calibration_fixtures import item_loglik_reference, paired_loglik_reference
+        P._item_loglik, P._paired_loglik = item_loglik_reference, paired_loglik_reference
+if route == "serial":  # no design compiled ahead: each fit compiles its own kernels
+    P._compile_ahead = lambda jobs: None
 T = {}
 EVENTS = {"/jax/core/compile/jaxpr_trace_duration": "ev_trace",
           "/jax/core/compile/jaxpr_to_mlir_module_duration": "ev_lower",
@@ -87,6 +101,8 @@ def listen(name, seconds, **_):
 import jax
 jax.monitoring.register_event_duration_secs_listener(listen)
 def timed(owner, name, label):
+    if not hasattr(owner, name):  # a step this revision does not have
+        return
     f = getattr(owner, name)
     @functools.wraps(f)
     def wrapper(*a, **k):
@@ -96,7 +112,7 @@ def timed(owner, name, label):
         finally:
             T[label] = T.get(label, 0.0) + time.perf_counter() - s
     setattr(owner, name, wrapper)
-timed(P, "_compile_ahead", "ahead")
+timed(P, "_compile_ahead", "ahead")  # up to fe5753a
 timed(C.CompiledModel, "_nuts_kernel", "nuts_kernel")
 timed(C.CompiledModel, "nuts", "nuts")
 timed(C.CompiledModel, "pointwise_log_likelihood", "fit_loglik")
@@ -140,7 +156,11 @@ def run_child(route: str, designs: str, cache: Path, out: Path) -> dict:
     env = {**os.environ, "JAX_COMPILATION_CACHE_DIR": str(cache), "BENCH_OUT": str(out)}
     start = time.perf_counter()
     proc = subprocess.run(
-        [sys.executable, "-c", CHILD, route, designs], capture_output=True, text=True, env=env
+        [sys.executable, "-c", CHILD, route, designs],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=Path(__file__).resolve().parents[1],
     )
     if proc.returncode != 0:
         raise RuntimeError(f"{route} route failed:\n{proc.stderr[-3000:]}")
@@ -171,6 +191,11 @@ def main() -> None:
     """Run the routes, print the table and the targets."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--warm-repeats", type=int, default=2)
+    parser.add_argument(
+        "--serial",
+        action="store_true",
+        help="also run the issue's designs with nothing compiled ahead (compile ahead off)",
+    )
     args = parser.parse_args()
     import numpy as np
 
@@ -197,7 +222,9 @@ def main() -> None:
         root = Path(tmp)
         for designs, label in ((ISSUE_DESIGNS, "issue's 3 designs"), ("default", "default")):
             print(f"designs: {label} ({designs})")
-            for route in ("old", "new"):
+            for route in ("old", "new", *(["serial"] if args.serial else [])):
+                if route == "serial" and designs != ISSUE_DESIGNS:
+                    continue
                 if designs == ISSUE_DESIGNS:  # cold: an empty cache folder
                     cold = root / f"cold-{route}"
                     info = run_child(route, designs, cold, root / f"out-{route}-{designs}")
@@ -217,7 +244,8 @@ def main() -> None:
                 a = np.load(root / f"out-new-{designs}" / f"{d}.npy")
                 b = np.load(root / f"out-old-{designs}" / f"{d}.npy")
                 print(
-                    f"    {d:15s} draws identical {new[d]['draws'] == old[d]['draws']}; "
+                    f"    {d:15s} draws identical {new[d]['draws'] == old[d]['draws']} "
+                    f"(SHA-1 {new[d]['draws']}); "
                     f"R-hat {new[d]['rhat']:.3f} (old {old[d]['rhat']:.3f}), bulk ESS "
                     f"{new[d]['ess']:.0f} (old {old[d]['ess']:.0f}); per-item log-lik "
                     f"max |new − old| {np.abs(a - b).max():.1e}"
@@ -251,6 +279,16 @@ def main() -> None:
             f"route; kernels ahead + waited for {kernel:.2f} s, XLA compile summed over "
             f"threads {t.get('ev_compile', 0):.2f} s)"
         )
+    if args.serial:
+        print("\nCompile ahead on/off (issue's 3 designs; best of each):")
+        for cache in ("cold", "warm"):
+            on, off = best[(ISSUE_DESIGNS, "new", cache)], best[(ISSUE_DESIGNS, "serial", cache)]
+            print(
+                f"  {cache} cache: on {on['wall']:6.2f} s (CPU {on['cpu']:5.2f}), off "
+                f"{off['wall']:6.2f} s (CPU {off['cpu']:5.2f}): off/on wall "
+                f"{off['wall'] / on['wall']:.2f}x; draws identical "
+                f"{all(on['diag'][d]['draws'] == off['diag'][d]['draws'] for d in on['diag'])}"
+            )
     print(f"# load average at end: {load()}; wall time {time.perf_counter() - started:.0f} s")
 
 

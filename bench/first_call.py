@@ -10,7 +10,7 @@ what it needs (timed apart), builds the data, then times its **first call** (see
 ``--warm-calls`` **warm calls** (seeds 1, 2, …) of
 
 * **judgebayes**: ``judgebayes.bayes.inference.fit(bt_model, data, ...)`` (the chunked
-  NUTS driver of ``judgebayes.bayes.driver``), InferenceData with the pointwise
+  NUTS driver of ``judgebayes.bayes.engine.nuts``), InferenceData with the pointwise
   log-likelihood and the R-hat/ESS checks included, with JAX's persistent compilation
   cache in a fresh folder (**cold**: the first process that ever fits this layout on the
   machine compiles and writes it) and then in that same folder (**warm cache**: every
@@ -20,6 +20,12 @@ what it needs (timed apart), builds the data, then times its **first call** (see
   the model built before the timed call as ``bench/bayes_speed.py`` does. PyTensor's own
   disk cache of compiled C code (``~/.pytensor``) is left as it is: warm on a machine that
   has run PyMC before, i.e. PyMC's first call is measured in its warm-cache state;
+* **stock NumPyro** (``--numpyro``): ``MCMC(NUTS(model), chain_method="parallel",
+  jit_model_args=True, progress_bar=False)`` built once per process and ``run`` for every
+  call (the model's static arguments bound with ``functools.partial``; one JAX CPU device
+  per chain), InferenceData by ``az.from_numpyro`` with the pointwise log-likelihood,
+  with JAX's persistent compilation cache in a fresh folder (**numpyro cold**) and then
+  in that same folder (**numpyro warm cache**), as judgebayes';
 * with ``--before REV``: judgebayes at git revision ``REV`` (``git archive`` into a
   temporary folder, put first on ``PYTHONPATH``), the route this one replaces.
 * with ``--pymc-cold``: PyMC again with PyTensor's cache in a fresh folder
@@ -48,7 +54,7 @@ How to run
 ----------
 ``python bench/first_call.py`` (about 5 minutes on 2 cores with the defaults
 ``--repeats 3 --warm-calls 3``); ``--before 4e7efe9`` adds the previous driver, ``--pymc-cold`` PyMC
-with a cold PyTensor cache;
+with a cold PyTensor cache, ``--numpyro`` stock NumPyro;
 ``--save bench/results/first_call.txt`` also writes the output there.
 """
 
@@ -80,6 +86,8 @@ EVENTS = {
 def _child(route: str, warm_calls: int) -> None:
     """Import, build the data, time the first call and the warm calls; print JSON."""
     t0 = time.perf_counter()
+    import hashlib
+
     import arviz as az
     import jax
     import numpy as np
@@ -90,6 +98,11 @@ def _child(route: str, warm_calls: int) -> None:
 
     if route == "pymc":
         from judgebayes.bayes.pymc_twins import bt_model_pymc, sample_pymc
+    elif route == "numpyro":
+        import numpyro
+        from numpyro.infer import MCMC, NUTS
+
+        numpyro.set_host_device_count(4)  # one per chain, before JAX starts its backend
     else:
         from judgebayes.bayes.inference import fit
     imports = time.perf_counter() - t0
@@ -116,6 +129,24 @@ def _child(route: str, warm_calls: int) -> None:
             return sample_pymc(
                 twin, tune=1000, seed=seed, nuts_sampler="pymc", progress=False, **run
             )
+    elif route == "numpyro":
+        import functools
+
+        static = {k: v for k, v in data.items() if not isinstance(v, np.ndarray | jax.Array)}
+        arrays = {k: v for k, v in data.items() if k not in static}
+        mcmc = MCMC(
+            NUTS(functools.partial(bt_model, **static), target_accept_prob=0.8),
+            num_warmup=1000,
+            num_samples=run["draws"],
+            num_chains=run["chains"],
+            chain_method="parallel",
+            jit_model_args=True,
+            progress_bar=False,
+        )
+
+        def call(seed: int) -> object:
+            mcmc.run(jax.random.PRNGKey(seed), **arrays, extra_fields=("diverging", "accept_prob"))
+            return az.from_numpyro(mcmc, coords=coords, dims=dims, log_likelihood=True)
     else:
 
         def call(seed: int) -> object:
@@ -138,6 +169,9 @@ def _child(route: str, warm_calls: int) -> None:
         idata = call(seed)
         wall, cpu = time.perf_counter() - t, time.process_time() - c
         ess = float(az.ess(idata, var_names=["theta"], method="bulk")["theta"].min())
+        digest = hashlib.sha1()  # the draws, so that two revisions can be compared
+        for name in sorted(idata.posterior.data_vars):
+            digest.update(np.ascontiguousarray(idata.posterior[name].values).tobytes())
         calls.append(
             {
                 "wall": wall,
@@ -146,6 +180,7 @@ def _child(route: str, warm_calls: int) -> None:
                 "load": load,
                 "accept": float(idata.sample_stats["acceptance_rate"].mean()),
                 "events": dict(events),
+                "draws": digest.hexdigest()[:12],
             }
         )
     cache = jax.config.jax_compilation_cache_dir
@@ -200,6 +235,9 @@ def main(args: argparse.Namespace) -> None:
         before_env = None
         if args.pymc_cold:
             routes["pymc cold"] = []
+        if args.numpyro:
+            routes["numpyro cold"] = []
+            routes["numpyro warm"] = []
         if args.before:
             routes["before"] = []
             src = Path(tmp) / "before"
@@ -216,6 +254,16 @@ def main(args: argparse.Namespace) -> None:
                 ("warm cache", "judgebayes", {"JUDGEBAYES_JAX_CACHE": cache}),
                 ("pymc", "pymc", {"JUDGEBAYES_JAX_CACHE": "off"}),
             ]
+            if args.numpyro:
+                jax_cache = {
+                    "JUDGEBAYES_JAX_CACHE": "off",
+                    "JAX_COMPILATION_CACHE_DIR": str(Path(tmp) / f"numpyro-cache-{r}"),
+                    "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0.2",
+                }
+                todo += [
+                    ("numpyro cold", "numpyro", jax_cache),
+                    ("numpyro warm", "numpyro", jax_cache),
+                ]
             if args.pymc_cold:
                 todo.append(
                     (
@@ -234,11 +282,12 @@ def main(args: argparse.Namespace) -> None:
                 routes[name].append(found)
                 first = found["calls"][0]
                 warm = ", ".join(f"{c['wall']:.2f}" for c in found["calls"][1:])
+                draws = " ".join(c["draws"] for c in found["calls"])
                 _say(
                     f"  run {r + 1} {name:<11} imports {found['imports']:5.2f} s, first call "
                     f"{first['wall']:6.2f} s (CPU {first['cpu']:5.2f} s, ESS {first['ess']:5.0f},"
                     f" load {first['load']:4.1f}), warm calls {warm} s; cache files "
-                    f"{found['cache_files']}",
+                    f"{found['cache_files']}; draws (SHA-1 by seed) {draws}",
                     lines,
                 )
     report(routes, args, lines)
@@ -319,6 +368,23 @@ def report(routes: dict[str, list[dict]], args: argparse.Namespace, lines: list[
         f"target >= {TARGET_WARM:.0f}x: {'MET' if r >= TARGET_WARM else 'NOT MET'}",
         lines,
     )
+    if "numpyro cold" in routes:
+        for name in ("numpyro cold", "numpyro warm"):
+            ours = "cold" if name == "numpyro cold" else "warm cache"
+            r = ratio(best[(ours, True)], best[(name, True)])
+            _say(
+                f"  context: first fit ({ours}) vs stock NumPyro MCMC(jit_model_args=True) "
+                f"first call ({name.split()[1]} JAX cache): ESS/s {r:.1f}x, wall "
+                f"{best[(name, True)][0] / best[(ours, True)][0]:.1f}x",
+                lines,
+            )
+        warm_np = min(best[("numpyro cold", False)], best[("numpyro warm", False)])
+        _say(
+            f"  context: warm fit vs stock NumPyro MCMC(jit_model_args=True) warm call "
+            f"(same MCMC object, recompiles nothing): ESS/s {ratio(ours_warm, warm_np):.1f}x, "
+            f"wall {warm_np[0] / ours_warm[0]:.1f}x",
+            lines,
+        )
     if "before" in routes:
         for first in (True, False):
             b = best[("before", first)]
@@ -344,6 +410,11 @@ def _parse() -> argparse.Namespace:
     )
     parser.add_argument(
         "--pymc-cold", action="store_true", help="also run PyMC with a fresh PyTensor cache"
+    )
+    parser.add_argument(
+        "--numpyro",
+        action="store_true",
+        help="also run stock NumPyro MCMC(jit_model_args=True), cold and warm JAX cache",
     )
     parser.add_argument("--save", default=None, metavar="PATH", help="write the output here")
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)

@@ -21,8 +21,8 @@ included):
   vectorised one-model Newton for the held-out model and for all of its bootstrap
   replicates at once, β per fold on battles grouped by score);
 * **old**: the same command with ``held_out_elo`` replaced by
-  :func:`judgebayes.softelo.held_out.held_out_elo_reference`, the previous route (per fold
-  and method: pair statistics rebuilt from the battles, SciPy Newton-CG for the anchors
+  ``held_out_elo_reference`` of ``tests/_softelo_reference.py``, the previous route (per
+  fold and method: pair statistics rebuilt from the battles, SciPy Newton-CG for the anchors
   and the held-out model, ``bootstrap_bt`` for the SE, Brent on the battles one by one for
   β), and the Poisson-table cache of ``bootstrap_bt`` (new with this change) switched off.
 
@@ -73,9 +73,13 @@ t0 = time.perf_counter()
 import judgebayes.cli
 import judgebayes.core.bootstrap as bootstrap
 import judgebayes.softelo.pipeline as pipeline
-from judgebayes.softelo.held_out import held_out_elo_reference
 route, path, out, profile = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] == "1"
 if route == "old":
+    try:  # before issue 28
+        from judgebayes.softelo.held_out import held_out_elo_reference
+    except ImportError:  # the previous route lives with the tests
+        sys.path.insert(0, "tests")
+        from _softelo_reference import held_out_elo_reference
     pipeline.held_out_elo = held_out_elo_reference
     cached = bootstrap._poisson_rows
     def uncached(values):
@@ -116,9 +120,18 @@ def run_child(route: str, path: Path, out: Path, *, profile: bool = False) -> di
     before = os.times()
     start = time.perf_counter()
     proc = subprocess.run(
-        [sys.executable, "-c", CHILD, route, str(path), str(out), "1" if profile else "0"],
+        [
+            sys.executable,
+            "-c",
+            CHILD,
+            route,
+            str(path.resolve()),
+            str(out.resolve()),
+            "1" if profile else "0",
+        ],
         capture_output=True,
         text=True,
+        cwd=Path(__file__).resolve().parents[1],  # tests/ holds the old route
     )
     wall = time.perf_counter() - start
     after = os.times()

@@ -2,7 +2,7 @@
 
 What it measures
 ----------------
-``judgebayes.bayes.compiled.compiler_options`` compiles the kernels of models whose
+``judgebayes.bayes.engine.xla.compiler_options`` compiles the kernels of models whose
 array arguments hold at most ``SMALL_DATA`` entries with ``xla_cpu_use_fusion_emitters=False``
 (XLA's classic CPU emitters) and larger ones with XLA's defaults. The two emitters round
 some operations (``exp``, ``log1p``) differently in the last bits, so a seed gives other
@@ -35,9 +35,12 @@ import sys
 import time
 
 CHILD = r"""
-import json, sys, time, warnings
+import hashlib, json, sys, time, warnings
 import numpy as np, arviz as az
-import judgebayes.bayes.compiled as C
+try:  # the engine of issue 28
+    import judgebayes.bayes.engine.xla as C
+except ImportError:  # before it
+    import judgebayes.bayes.compiled as C
 import judgebayes.calibration.posterior as P
 from judgebayes.calibration.sweep import simulate_items
 route, seeds = sys.argv[1], int(sys.argv[2])
@@ -45,7 +48,7 @@ if route == "default":
     C.SMALL_DATA = -1
 q = ((1 + 0.3) / 2, (1 + 0.45) / 2)
 sim = simulate_items([0.70, 0.75], q0=q, q1=q, n_cal=1000, n_test=2000, corr=0.5, seed=1)
-rows, cpu = [], []
+rows, cpu, hashes = [], [], []
 for seed in range(seeds):
     c0 = time.process_time()
     with warnings.catch_warnings():
@@ -58,7 +61,12 @@ for seed in range(seeds):
     rows.append([max(float(r[v].max()) for v in r.data_vars),
                  min(float(e[v].min()) for v in e.data_vars),
                  int(idata.sample_stats["diverging"].sum())])
-print(json.dumps({"rows": rows, "first_cpu": cpu[0], "later_cpu": float(np.median(cpu[1:]))}))
+    h = hashlib.sha1()
+    for v in sorted(idata.posterior.data_vars):
+        h.update(np.ascontiguousarray(idata.posterior[v].values).tobytes())
+    hashes.append(h.hexdigest()[:12])
+print(json.dumps({"rows": rows, "hashes": hashes, "first_cpu": cpu[0],
+                  "later_cpu": float(np.median(cpu[1:]))}))
 """
 
 
@@ -95,9 +103,9 @@ def main() -> None:
             f"\n{route:8s} first call CPU {res['first_cpu']:5.2f} s (compile + sample), "
             f"later calls {res['later_cpu']:4.2f} s (sample); load {os.getloadavg()[0]:.2f}"
         )
-        print("  seed  max R-hat  min bulk ESS  divergences")
+        print("  seed  max R-hat  min bulk ESS  divergences  draws (SHA-1)")
         for s, (rh, ess, div) in enumerate(rows):
-            print(f"  {s:4d}  {rh:9.3f}  {ess:12.0f}  {div:11.0f}")
+            print(f"  {s:4d}  {rh:9.3f}  {ess:12.0f}  {div:11.0f}  {res['hashes'][s]}")
         print(
             f"  median R-hat {np.median(rows[:, 0]):.3f}, ESS median {np.median(rows[:, 1]):.0f} "
             f"mean {rows[:, 1].mean():.0f}, seeds with R-hat > 1.05: "

@@ -18,7 +18,7 @@ import judgebayes as jb
 
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 os.environ.setdefault("JUDGEBAYES_DATA", str(SHARED_DATA))
-# One persistent JAX compilation cache for the session (bayes.driver), in a new temporary
+# One persistent JAX compilation cache for the session (bayes.engine.xla), in a new temporary
 # folder rather than the user's home: the first process that compiles a kernel writes it,
 # and every other process of the run (the other xdist worker, the notebook kernels, the
 # CLI and README subprocesses, which inherit this environment) loads it instead of
@@ -33,10 +33,11 @@ CONSISTENCY_DIR = SHARED_DATA / "llm_consistency"
 def pytest_configure(config: pytest.Config) -> None:
     """Turn the session's compilation cache on in this process from the start.
 
-    The package turns it on at its first NUTS fit; doing it here lets the MAP fits and
-    predictive checks that come earlier in a worker use it too.
+    The engine turns it on before it first compiles; doing it here lets the JAX code
+    outside the engine (the UDA adapter's training, the anchors' and consensus' own
+    jitted functions) use it too.
     """
-    from judgebayes.bayes.driver import enable_persistent_cache
+    from judgebayes.bayes.engine.xla import enable_persistent_cache
 
     enable_persistent_cache()  # a no-op where JUDGEBAYES_JAX_CACHE=off
 

@@ -77,7 +77,6 @@ EXPECTED = {
     # the Bayesian side, loaded on first use
     "fit",
     "models",
-    "ppc",
     "posterior_predictive",
     "prior_predictive",
     "sbc",
@@ -124,6 +123,7 @@ EXPECTED = {
 # Every subpackage's public names, pinned the same way.
 SUBPACKAGES = {
     "auditing": {
+        "AnchorBudget",
         "Audit",
         "AuditInput",
         "Estimate",
@@ -131,6 +131,7 @@ SUBPACKAGES = {
         "JudgeSpec",
         "Section",
         "SimulatedAudit",
+        "anchor_budgets",
         "audit",
         "audit_input",
         "default_judges",
@@ -182,7 +183,6 @@ SUBPACKAGES = {
         "stream_pair_stats",
     },
     "bayes": {
-        "CompiledModel",
         "ModelSpec",
         "SBCResult",
         "SamplerWarning",
@@ -196,7 +196,6 @@ SUBPACKAGES = {
         "multi_judge_data",
         "multi_judge_model",
         "posterior_predictive",
-        "ppc",
         "prior_sd_from_lam",
         "rank_rhat_and_bulk_ess",
         "rank_statistics",
@@ -239,7 +238,7 @@ SUBPACKAGES = {
         "run_softelo",
         "soft_targets",
         "cohen_kappa",
-        "position_bias",
+        "position_bias_rates",
         "reliability",
         "residual_by_quartile",
         "same_family_excess",
@@ -370,6 +369,7 @@ SUBPACKAGES = {
         "anchor_rankings",
         "bt_scores",
         "compare_rankers",
+        "detectable_edge",
         "discordance",
         "expected_information",
         "find_anchors",
@@ -388,6 +388,7 @@ SUBPACKAGES = {
         "recommend_anchor",
         "regress_tau",
         "sign_test_n",
+        "sign_test_power",
         "simulate_verdicts",
         "tau_vs_informativeness",
         "tau_vs_size",
@@ -456,12 +457,13 @@ SUBPACKAGES = {
         "battle_order",
         "board_metrics",
         "bt_by_judge",
-        "compare_judges",
+        "compare_rating_methods",
         "compare_with_humans",
         "consensus_loss",
         "elo_loop",
         "elo_scan",
         "elo_scan_judges",
+        "elo_trajectory",
         "feature_dim",
         "fit_consensus",
         "fit_uda",
@@ -532,45 +534,115 @@ def test_code_is_ruff_clean(command: list[str]) -> None:
     assert out.returncode == 0, out.stdout + out.stderr
 
 
-def _imports(path: Path, module: str) -> set[str]:
-    """judgebayes modules imported at module level (not inside functions or TYPE_CHECKING)."""
+def _imports(path: Path, module: str, root: str = "judgebayes") -> set[str]:
+    """``root`` modules imported by a module: at module level and inside functions (a
+    function-local import runs when the function does, so it can hide a cycle); not
+    those under ``if TYPE_CHECKING:``, which never run."""
     tree = ast.parse(path.read_text())
     out: set[str] = set()
     package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
-    for node in tree.body:
+    typing_only = {
+        id(inner)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and ast.unparse(node.test).endswith("TYPE_CHECKING")
+        for inner in ast.walk(node)
+    }
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
         if isinstance(node, ast.ImportFrom) and node.module:
             name = node.module if node.level == 0 else f"{package}.{node.module}"
-            if name.startswith("judgebayes"):
+            if name.startswith(root):
                 out.add(name)
                 out |= {f"{name}.{a.name}" for a in node.names}
         elif isinstance(node, ast.Import):
-            out |= {a.name for a in node.names if a.name.startswith("judgebayes")}
+            out |= {a.name for a in node.names if a.name.startswith(root)}
     return out
 
 
-def test_no_import_cycles_between_modules() -> None:
-    """The graph of module-level imports between judgebayes modules and packages is a DAG."""
+def _import_cycle(src: Path, root: str) -> list[str] | None:
+    """A cycle in the graph of imports between the modules and packages of the package
+    ``root`` in ``src`` (a package's ``__init__`` is one node), or ``None``."""
     modules = {}
-    for m in _modules():
-        rel = SRC / m.replace("judgebayes.", "", 1).replace(".", "/")
-        modules[m] = (
-            rel.with_suffix(".py") if rel.with_suffix(".py").exists() else (rel / "__init__.py")
-        )
-    graph = {m: {d for d in _imports(p, m) if d in modules and d != m} for m, p in modules.items()}
+    for path in sorted(src.rglob("*.py")):
+        parts = path.relative_to(src.parent).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        if not name.endswith(".__main__"):
+            modules[name] = path
+    graph = {
+        m: {d for d in _imports(p, m, root) if d in modules and d != m} for m, p in modules.items()
+    }
     state: dict[str, int] = {}
 
-    def visit(m: str, path: list[str]) -> None:
+    def visit(m: str, path: list[str]) -> list[str] | None:
         state[m] = 1
-        for d in graph[m]:
+        for d in sorted(graph[m]):
             if state.get(d) == 1:
-                raise AssertionError("import cycle: " + " -> ".join([*path, m, d]))
-            if d not in state:
-                visit(d, [*path, m])
+                return [*path, m, d]
+            if d not in state and (cycle := visit(d, [*path, m])):
+                return cycle
         state[m] = 2
+        return None
 
-    for m in graph:
-        if m not in state:
-            visit(m, [])
+    for m in sorted(graph):
+        if m not in state and (cycle := visit(m, [])):
+            return cycle
+    return None
+
+
+def test_no_import_cycles_between_modules() -> None:
+    """The graph of imports between judgebayes modules and packages is a DAG, the imports
+    inside functions included."""
+    cycle = _import_cycle(SRC, "judgebayes")
+    assert cycle is None, "import cycle: " + " -> ".join(cycle)
+
+
+def test_the_cycle_check_sees_imports_inside_functions(tmp_path: Path) -> None:
+    pkg = tmp_path / "probe"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from probe import b\n")
+    (pkg / "b.py").write_text("def later():\n    from probe.a import x\n")
+    assert _import_cycle(pkg, "probe") == ["probe.a", "probe.b", "probe.a"]
+    (pkg / "b.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from probe.a import x\n"
+    )
+    assert _import_cycle(pkg, "probe") is None  # annotations only: never runs
+
+
+#: The engine's layers, lowest first (docs/architecture.md draws them).
+ENGINE_LAYERS = [{"keys", "cache", "xla"}, {"nuts", "sites"}, {"model"}, {"laplace", "predict"}]
+
+
+def test_the_engine_is_private_and_layered() -> None:
+    """``bayes.engine`` exports nothing; only ``bayes`` and ``calibration`` import it; each
+    engine module imports only modules of lower layers; no private name (``_x``) is
+    imported from another judgebayes module by the engine or by its callers in ``bayes``."""
+    import judgebayes.bayes.engine as engine
+
+    assert engine.__all__ == []
+    layer = {name: k for k, names in enumerate(ENGINE_LAYERS) for name in names}
+    engine_dir = SRC / "bayes" / "engine"
+    assert {p.stem for p in engine_dir.glob("*.py")} - {"__init__"} == set(layer)
+    for path in SRC.rglob("*.py"):
+        module = ".".join(path.relative_to(SRC.parent).with_suffix("").parts)
+        used = {
+            m.removeprefix("judgebayes.bayes.engine.")
+            for m in _imports(path, module)
+            if m.startswith("judgebayes.bayes.engine.")
+        }
+        if path.parent == engine_dir and path.stem != "__init__":
+            below = {m for m in used if m in layer}
+            assert all(layer[m] < layer[path.stem] for m in below), (path.stem, below)
+        elif used:
+            assert module.startswith(("judgebayes.bayes.", "judgebayes.calibration.")), module
+        if module.startswith("judgebayes.bayes."):
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
+                    "judgebayes"
+                ):
+                    private = [a.name for a in node.names if a.name.startswith("_")]
+                    assert not private, (module, node.module, private)
 
 
 # Each module is imported in a fork of an interpreter that has imported the package

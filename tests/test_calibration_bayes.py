@@ -22,12 +22,11 @@ from judgebayes.calibration.bayes_sweep import sweep_bayes
 from judgebayes.calibration.designs import (
     DESIGNS,
     JudgeMixture,
-    _cells,
-    calibration_data,
     hierarchical_calibration_model,
     specific_calibration_model,
 )
 from judgebayes.calibration.posterior import fit_calibration
+from judgebayes.calibration.rows import calibration_data, row_cells
 from judgebayes.calibration.sweep import simulate_items
 from judgebayes.errors import DataError
 
@@ -56,7 +55,7 @@ def test_judge_mixture_is_eq_1_and_normalised() -> None:
 def test_weighted_cells_have_the_item_likelihood() -> None:
     sim = simulate_items([0.7, 0.6], [0.7, 0.8], [0.8, 0.75], n_cal=150, n_test=300, runs=2, seed=0)
     data = calibration_data(sim.items)
-    cells, cell = _cells(data.data)
+    cells, cell = row_cells(data.data)
     assert len(cells["model_idx"]) < len(data.data["model_idx"]) / 10
     np.testing.assert_array_equal(np.bincount(cell), cells["weight"])
     np.testing.assert_array_equal(cells["model_idx"][cell], data.data["model_idx"])

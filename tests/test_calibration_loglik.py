@@ -3,17 +3,18 @@
 :func:`~judgebayes.calibration.posterior.fit_calibration` now takes the cells'
 log-likelihoods that ``fit`` computed and indexes them to rows and items
 (``_item_loglik``, ``_paired_loglik``); the previous route recomputed them from the
-draws with NumPyro's ``log_likelihood`` (``_item_loglik_reference``,
-``_paired_loglik_reference``). NUTS is replaced here by draws spread over the support
-(what is compared is the bookkeeping after sampling, not the sampler): uniform(−1, 1)
-points on the unconstrained space (half NUTS's start range: the hierarchical design's
-odds ratio exp(μ + τ·ℓ) stays below ~50, so float32 cancellation in the judge
-likelihood y·logit − k·softplus(logit) stays at the 1e-6 level, whereas at ±2 logits
-reach 10^4 and the two routes' roundings differ by 2^−10 there), mapped to the constrained
-parameters and deterministic sites by the compiled model's own transform (what ``fit``
-applies to NUTS draws). Both routes see the *same* draws of each design, so the file
-compiles one small transform per design and the log-likelihood kernels, not a
-``Predictive`` scan over each model's prior samplers (twice as many, ~4× the time).
+draws with NumPyro's ``log_likelihood`` (``item_loglik_reference``,
+``paired_loglik_reference`` of ``tests/_calibration_fixtures.py``). NUTS is replaced
+here by draws spread over the support (what is compared is the bookkeeping after
+sampling, not the sampler): uniform(−1, 1) points on the unconstrained space (half
+NUTS's start range: the hierarchical design's odds ratio exp(μ + τ·ℓ) stays below ~50,
+so float32 cancellation in the judge likelihood y·logit − k·softplus(logit) stays at the
+1e-6 level, whereas at ±2 logits reach 10^4 and the two routes' roundings differ by
+2^−10 there), mapped to the constrained parameters and deterministic sites by the
+compiled model's own transform (what ``fit`` applies to NUTS draws). Both routes see the
+*same* draws of each design, so the file compiles one small transform per design and the
+log-likelihood kernels, not a ``Predictive`` scan over each model's prior samplers
+(twice as many, ~4× the time).
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ import numpy as np
 import pytest
 
 import judgebayes.calibration.posterior as posterior
-from judgebayes.bayes.compiled import CompiledModel
+from _calibration_fixtures import item_loglik_reference, paired_loglik_reference
+from judgebayes.bayes.engine.model import CompiledModel
 from judgebayes.bayes.inference import _to_idata
 from judgebayes.calibration.sweep import simulate_items
 
@@ -82,8 +84,8 @@ def both(items: Any) -> tuple:
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(posterior, "fit", _stand_in_fit)
         new = posterior.fit_calibration(items, designs=designs, progress=False)
-        mp.setattr(posterior, "_item_loglik", posterior._item_loglik_reference)
-        mp.setattr(posterior, "_paired_loglik", posterior._paired_loglik_reference)
+        mp.setattr(posterior, "_item_loglik", item_loglik_reference)
+        mp.setattr(posterior, "_paired_loglik", paired_loglik_reference)
         old = posterior.fit_calibration(items, designs=designs, progress=False)
     return new, old
 
@@ -94,7 +96,7 @@ def test_item_loglik_equals_reference(both: tuple) -> None:
         a, b = new.fits[design], old.fits[design]
         assert set(a.log_likelihood.data_vars) == set(b.log_likelihood.data_vars), design
         # Row designs: float32 cell values, summed in float64. fit's kernel is compiled
-        # with XLA's classic CPU emitters on data this small (bayes.compiled
+        # with XLA's classic CPU emitters on data this small (bayes.engine.xla
         # .compiler_options), NumPyro's op-by-op log_likelihood with the default ones:
         # their exp/log differ in the last bits (up to 7e-7 relative measured, ~6
         # float32 ulps). Paired: fit's vmapped kernel and NumPyro's per-draw map also

@@ -26,15 +26,15 @@ from scipy.special import expit
 
 import judgebayes as jb
 from _calibration_fixtures import log_joint, pointwise_loglik
-from judgebayes.bayes.compiled import CompiledModel
+from judgebayes.bayes.engine.model import CompiledModel
 from judgebayes.bayes.sbc import sbc
 from judgebayes.calibration import paired
 from judgebayes.calibration.bayes_sweep import _sweep_items, sweep_bayes
 from judgebayes.calibration.designs import DESIGNS, calibration_data, specific_calibration_model
 from judgebayes.calibration.paired import (
     MAX_MODELS,
-    _paired_cells,
     paired_calibration_model,
+    paired_cells,
     paired_data,
     paired_hierarchical_calibration_model,
 )
@@ -119,7 +119,7 @@ def test_independent_patterns_give_the_row_designs_likelihood() -> None:
 
 
 def test_weighted_cells_have_the_item_likelihood(mixed) -> None:
-    cells, cell = _paired_cells(mixed.data)
+    cells, cell = paired_cells(mixed.data)
     # Every outcome each item type allows: A labelled with 1 run (2 labels × 2 counts)
     # and B unlabelled with 1 run (2) or absent (1); A and B unlabelled with 3 runs
     # (4 × 4), or B absent (4 × 1).
@@ -137,9 +137,9 @@ def test_weighted_cells_have_the_item_likelihood(mixed) -> None:
 def test_empty_cells_leave_the_density_as_the_datas_own_cells(mixed, monkeypatch) -> None:
     """The fixed layout is the data's unique cells (the previous layout) plus cells of
     weight 0, which change the log density by nothing beyond the rounding of its sums."""
-    fixed, cell = _paired_cells(mixed.data)
+    fixed, cell = paired_cells(mixed.data)
     monkeypatch.setattr(paired, "_MAX_LAYOUT_CELLS", 0)  # the data's own cells
-    own, own_cell = _paired_cells(mixed.data)
+    own, own_cell = paired_cells(mixed.data)
     assert len(own["weight"]) < len(cell) / 2 and (own["weight"] > 0).all()
     used = fixed["weight"] > 0
     assert used.sum() == len(own["weight"]) < len(fixed["weight"])
@@ -177,7 +177,7 @@ def test_one_design_one_compiled_kernel(monkeypatch) -> None:
         simulate_items([0.7, 0.6], [0.7, 0.8], [0.8, 0.75], n_cal=n_cal, n_test=n_test, seed=seed)
         for n_cal, n_test, seed in ((40, 80, 1), (300, 500, 2))
     ]
-    (c1, _), (c2, _) = (_paired_cells(paired_data(s.items).data) for s in sims)
+    (c1, _), (c2, _) = (paired_cells(paired_data(s.items).data) for s in sims)
     # 16 cells of calibration items (Z and Ẑ of both models), 4 of test items (Ẑ)
     assert set(c1) == set(c2) and len(c1["weight"]) == 16 + 4
     for k in c1:
@@ -189,13 +189,13 @@ def test_one_design_one_compiled_kernel(monkeypatch) -> None:
     assert CompiledModel.of(model, c1)[0] is CompiledModel.of(model, c2)[0]
     with monkeypatch.context() as mp:  # the data's own cells: 16 and 20, two kernels
         mp.setattr(paired, "_MAX_LAYOUT_CELLS", 0)
-        own = [_paired_cells(paired_data(s.items).data)[0] for s in sims]
+        own = [paired_cells(paired_data(s.items).data)[0] for s in sims]
     assert [len(c["weight"]) for c in own] == [16, 20]
     # Where every combination is too many (4^4 + 3^4 = 337 for four models with a
     # labelled run and two unlabelled ones), the data's own cells, as before.
     many = simulate_items([0.7, 0.6, 0.8, 0.65], 0.8, 0.8, n_cal=40, n_test=60, runs=2, seed=0)
     data = paired_data(many.items).data
-    cells, cell = _paired_cells(data)
+    cells, cell = paired_cells(data)
     key = np.column_stack([data["n_runs"], data["human_label"], data["judge_label"]])
     assert len(cells["weight"]) == len(np.unique(key, axis=0)) < 100
     assert (cells["weight"] > 0).all()
@@ -211,7 +211,7 @@ def test_grouped_cells_are_the_sweeps_layout() -> None:
     cal[0, 3] = 0  # an empty calibration cell in replication 0
     test = rng.multinomial(800, np.full(4, 1 / 4), size=5)
     items = _sweep_items(cal, test)
-    cells, cell = _paired_cells(items)
+    cells, cell = paired_cells(items)
     assert len(cells["weight"]) == 5 * 20 and cells["n_groups"] == 5
 
     def table(d: dict) -> dict:

@@ -12,8 +12,10 @@ import numpyro.distributions as dist
 import pytest
 
 import judgebayes as jb
+from _jax_events import compile_events
 from judgebayes.bayes.bt_models import bt_data, bt_model
-from judgebayes.bayes.compiled import CompiledModel, split_data
+from judgebayes.bayes.engine.keys import split_data
+from judgebayes.bayes.engine.model import CompiledModel
 from judgebayes.bayes.inference import fit
 
 NUTS = {"chains": 2, "draws": 300, "warmup": 300, "progress": False}
@@ -26,7 +28,7 @@ def stats() -> jb.PairStats:
 
 def _driver_starts(compiled: CompiledModel, key: np.ndarray, chains: int) -> list:
     """The start states the driver gives chains ``0 .. chains - 1`` for ``key``."""
-    from judgebayes.bayes.driver import blank_state, chain_starts
+    from judgebayes.bayes.engine.nuts import blank_state, chain_starts
 
     blank = jax.eval_shape(blank_state, compiled.z_template, key)
     return [next(chain_starts(blank, compiled.z_template, key, c)) for c in range(chains)]
@@ -70,11 +72,11 @@ def test_a_second_fit_of_the_same_layout_compiles_nothing(stats: jb.PairStats) -
     data = bt_data(stats)
     first = fit(bt_model, data, seed=0, **NUTS)
     compiled, _ = CompiledModel.of(bt_model, data)
-    kernels = dict(compiled._kernels)
-    again = fit(bt_model, data, seed=0, **NUTS)
-    other = fit(bt_model, data, seed=1, **NUTS)
+    out: list = []
+    events = compile_events(lambda: out.extend(fit(bt_model, data, seed=s, **NUTS) for s in (0, 1)))
+    again, other = out
+    assert events == []  # nothing traced, lowered or compiled
     assert CompiledModel.of(bt_model, data)[0] is compiled
-    assert compiled._kernels == kernels  # the same compiled functions, none added
     # Same seed, same draws; another seed, other draws.
     np.testing.assert_array_equal(first.posterior["theta"], again.posterior["theta"])
     assert not np.allclose(first.posterior["theta"], other.posterior["theta"])
@@ -187,7 +189,7 @@ def test_closing_step_size_window_realises_the_target_acceptance() -> None:
 
 
 def test_a_model_can_ask_for_its_own_target_acceptance() -> None:
-    from judgebayes.bayes.compiled import target_accept_for
+    from judgebayes.bayes.engine.model import target_accept_for
     from judgebayes.bayes.multi_judge import multi_judge_model
 
     assert target_accept_for(multi_judge_model, None) == 0.95
@@ -196,31 +198,13 @@ def test_a_model_can_ask_for_its_own_target_acceptance() -> None:
 
 
 # ------------------------------------------------------------- the chunked driver
-def _jax_compile_events(run: object) -> list[str]:
-    """JAX tracing and compilation events while ``run()`` runs."""
-    seen: list[str] = []
-
-    def listen(name: str, _seconds: float, **_: object) -> None:
-        if name.startswith("/jax/core/compile/"):
-            seen.append(name)
-
-    jax.monitoring.register_event_duration_secs_listener(listen)
-    try:
-        run()
-    finally:
-        jax.monitoring.unregister_event_duration_listener(listen)
-    return seen
-
-
 def test_new_run_lengths_compile_nothing_and_keep_exactly_the_draws(stats: jb.PairStats) -> None:
     # Run length, chains and target acceptance are arguments of the compiled chunk,
     # not constants: a refit with all of them changed traces and compiles nothing.
     data = bt_data(stats)
     fit(bt_model, data, seed=0, **NUTS)
-    compiled, _ = CompiledModel.of(bt_model, data)
-    kernels = dict(compiled._kernels)
     out: list = []
-    events = _jax_compile_events(
+    events = compile_events(
         lambda: out.append(
             fit(
                 bt_model,
@@ -235,7 +219,6 @@ def test_new_run_lengths_compile_nothing_and_keep_exactly_the_draws(stats: jb.Pa
         )
     )
     assert events == []
-    assert compiled._kernels == kernels
     idata = out[0]
     # 155 + 217 iterations are not whole chunks (CHUNK = 250): exactly the draws asked for
     assert idata.posterior["theta"].shape == (3, 217, 5)
@@ -261,7 +244,7 @@ class _Bar:
 
 
 def test_progress_advances_between_chunks_to_every_iteration(stats: jb.PairStats) -> None:
-    from judgebayes.bayes.driver import CHUNK
+    from judgebayes.bayes.engine.nuts import CHUNK
 
     compiled, arrays = CompiledModel.of(bt_model, bt_data(stats))
     bar = _Bar()
@@ -297,9 +280,9 @@ def test_warm_up_adaptation_is_numpyros(
     # boundaries in warm-up, at its end's chunk and in the draws).
     # In float64 the two programs agree to rounding (its chaotic growth stays far below
     # the tolerance over 150 iterations on this posterior).
-    import judgebayes.bayes.compiled as compiled_module
+    from judgebayes.bayes.engine import nuts
 
-    monkeypatch.setattr(compiled_module, "CHUNK", 40)
+    monkeypatch.setattr(nuts, "CHUNK", 40)
     warmup, draws = 90, 60
     with jax.enable_x64(True):
         compiled, arrays = CompiledModel.of(bt_model, bt_data(stats))
@@ -330,6 +313,8 @@ def test_persistent_cache_is_written_then_read_in_a_new_process(tmp_path: object
     import subprocess
     import sys
 
+    from judgebayes.bayes.engine.xla import CACHE_MAX_BYTES
+
     script = (
         "import jax, numpy as np, numpyro, numpyro.distributions as dist\n"
         "from judgebayes.bayes.inference import fit\n"
@@ -339,7 +324,7 @@ def test_persistent_cache_is_written_then_read_in_a_new_process(tmp_path: object
         "    numpyro.sample('x', dist.Normal(0.0, s))\n"
         "idata = fit(model, {'s': np.ones(3)}, chains=1, draws=30, warmup=20, progress=False)\n"
         "print(hits.count('/jax/compilation_cache/cache_hits'),"
-        " repr(idata.posterior['x'].values.sum()))\n"
+        " repr(idata.posterior['x'].values.sum()), jax.config.jax_compilation_cache_max_size)\n"
     )
     env = {**os.environ, "JUDGEBAYES_JAX_CACHE": str(tmp_path)}
     outs = [
@@ -351,6 +336,8 @@ def test_persistent_cache_is_written_then_read_in_a_new_process(tmp_path: object
     assert any(f.name.startswith("jit_run") for f in tmp_path.iterdir())  # the chunk kernel
     assert int(outs[0][0]) == 0 and int(outs[1][0]) >= 1
     assert outs[0][1] == outs[1][1]
+    # the folder is capped (JAX evicts the least recently used entries)
+    assert int(outs[0][2]) == CACHE_MAX_BYTES
 
 
 def test_persistent_cache_folder_follows_the_environment(
@@ -359,7 +346,7 @@ def test_persistent_cache_folder_follows_the_environment(
     import sys
     from pathlib import Path
 
-    from judgebayes.bayes.driver import persistent_cache_dir
+    from judgebayes.bayes.engine.xla import persistent_cache_dir
 
     monkeypatch.delenv("JUDGEBAYES_JAX_CACHE", raising=False)
     monkeypatch.delenv("JUDGEBAYES_CACHE", raising=False)
@@ -408,10 +395,10 @@ def test_chains_redraw_their_start_until_the_density_is_finite() -> None:
 
 
 def test_small_data_compile_with_xla_classic_emitters() -> None:
-    # bayes.compiled.compiler_options: kernels of small data (a calibration design's
+    # engine.xla.compiler_options: kernels of small data (a calibration design's
     # cells, a handful of models' pairs) compile with XLA's classic CPU emitters, larger
     # ones (the 55-model arena's 1,485 pairs) with XLA's defaults, which sample faster.
-    from judgebayes.bayes.compiled import SMALL_DATA, compiler_options
+    from judgebayes.bayes.engine.xla import SMALL_DATA, compiler_options
 
     small = {"i": np.zeros(300, np.int32), "j": np.zeros(300, np.int32), "y": np.zeros(300)}
     large = {**small, "n": np.zeros(SMALL_DATA)}

@@ -24,7 +24,7 @@ from judgebayes.cli import main
 from judgebayes.consensus import (
     battle_order,
     bt_by_judge,
-    compare_judges,
+    compare_rating_methods,
     elo_loop,
     online_elo,
     paper_table,
@@ -40,7 +40,7 @@ ARENAHARD = TABLES / "arenahard_elo_by_judge.csv"
 
 @pytest.fixture(scope="module")
 def transfer() -> jb.consensus.ConsensusComparison:
-    return compare_judges(read_elo_table(TRANSFER), own="diagonal")
+    return compare_rating_methods(read_elo_table(TRANSFER), own="diagonal")
 
 
 def test_shipped_tables_are_the_shared_transcriptions() -> None:
@@ -64,7 +64,7 @@ def test_table2_and_table3_dispersion_reproduce(transfer) -> None:
 
 
 def test_table1_arenahard_dispersion_reproduces() -> None:
-    result = compare_judges(paper_table("arenahard"))
+    result = compare_rating_methods(paper_table("arenahard"))
     assert round(result.mean_sd["baseline_elo"], 1) == 158.5
     assert round(result.mean_sd["uda"], 1) == 64.8
     printed_base = [162.0, 154.5, 122.6, 99.7, 118.2, 170.1, 109.0, 149.6, 341.9, 157.5]
@@ -105,7 +105,7 @@ def test_self_preference_range_of_the_introduction_reproduces(transfer) -> None:
     assert round(frame.loc["uda", "self_dev_min_pct"]) == -15
     assert round(frame.loc["uda", "self_dev_max_pct"]) == 4
     # Figure 2 claims −38 % to +90 % on ArenaHard; Table 5 gives −1.1 % to +56.6 %.
-    arena = compare_judges(paper_table("arenahard"), own="diagonal").to_frame()
+    arena = compare_rating_methods(paper_table("arenahard"), own="diagonal").to_frame()
     assert round(arena.loc[0, "self_dev_min_pct"], 1) == -1.1
     assert round(arena.loc[0, "self_dev_max_pct"], 1) == 56.6
 
@@ -117,7 +117,7 @@ def test_table3_ablation_matches_table7s_full_block_not_its_ablated_block() -> N
     the initial rating (1200) as its mean: every printed row does, to the rounding of its
     entries, except Table 6's UDA J6 (1199.90: one entry off by about 1) and all ten rows of
     Table 7's "Ablated" block (1180–1197), which cannot be Algorithm 2's output."""
-    result = compare_judges(paper_table("transfer_table7"))
+    result = compare_rating_methods(paper_table("transfer_table7"))
     assert round(result.mean_sd["uda"], 2) == 65.64
     assert round(result.mean_sd["uda_ablated"], 2) == 35.77
     assert round(result.mean_correlation["uda"], 3) == 0.524  # printed 0.510
@@ -210,7 +210,9 @@ def test_real_data_within_component_agreement_with_arena(consistency_battles) ->
             "mixtral-8x7b-instruct-v0.1",
         )
     }
-    result = compare_judges([online_elo(consistency_battles), bt], reference=reference, own=own)
+    result = compare_rating_methods(
+        [online_elo(consistency_battles), bt], reference=reference, own=own
+    )
     assert result.correlation.loc["consensus"].min() > 0.9  # within components
     assert set(result.self_preference["judge"]) == set(own)
     assert result.mean_sd["bt"] < result.mean_sd["baseline"]
@@ -229,7 +231,7 @@ def test_simulator_truth_and_self_preference() -> None:
     assert eta[0] == eta[1] == 0 and np.all(np.diff(eta[1:]) > 0)
     assert len(sim.battles) == 6 * 30 * 15
     base = online_elo(sim.battles)
-    dev = compare_judges([base], own=sim.own_model).self_preference
+    dev = compare_rating_methods([base], own=sim.own_model).self_preference
     # the baseline's self-preference deviation grows with the simulated η
     assert np.corrcoef(dev["dev_elo"], sim.judges["eta_elo"])[0, 1] > 0.8
     assert "6 judges (6 contestants)" in repr(sim)

@@ -16,7 +16,7 @@ import pytest
 import test_consensus_uda
 from conftest import SHARED_DATA
 from judgebayes.cli import main
-from judgebayes.consensus import compare_judges, fit_consensus, online_elo
+from judgebayes.consensus import compare_rating_methods, fit_consensus, online_elo
 
 sim = test_consensus_uda.sim  # the same simulation, as a fixture
 
@@ -53,7 +53,7 @@ def test_posterior_self_preference_covers_the_simulated_eta(sim, posterior) -> N
 
 
 def test_judge_views_are_less_dispersed_than_the_baseline(sim, posterior) -> None:
-    result = compare_judges(
+    result = compare_rating_methods(
         [online_elo(sim.battles), posterior.judge_ratings()], reference=sim.elo, own=sim.own_model
     )
     assert result.mean_sd["bayes"] < 0.5 * result.mean_sd["baseline"]

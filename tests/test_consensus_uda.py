@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 from judgebayes.consensus import (
-    compare_judges,
+    compare_rating_methods,
     consensus_loss,
     elo_loop,
     elo_scan,
@@ -140,7 +140,7 @@ def test_consensus_loss_eq3() -> None:
 def test_uda_lowers_dispersion_and_the_ablation_agrees_falsely(sim, adapters) -> None:
     full = adapters[True].ratings(sim.battles, sim.answers, sim.judge_answers)
     ablated = adapters[False].ratings(sim.battles, sim.answers, sim.judge_answers)
-    result = compare_judges(
+    result = compare_rating_methods(
         [online_elo(sim.battles), full, ablated], reference=sim.elo, own=sim.own_model
     )
     sd, r = result.mean_sd, result.mean_correlation

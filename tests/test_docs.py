@@ -148,8 +148,17 @@ def test_site_has_the_promised_pages(site: tuple[Path, float, str]) -> None:
         "which-method",
         "architecture",
         "benchmarks",
+        "audit",
+        "real-data",
+        "real-data/softelo",
+        "real-data/calibration",
+        "real-data/consensus",
+        "real-data/anchors",
     ):
         assert (site[0] / page / "index.html").exists(), page
+    real = _text(site[0] / "real-data" / "index.html")
+    for paper in ("2606.13221", "2605.06939", "2509.23510", "2508.09724", "2603.16848"):
+        assert paper in real, f"the real-data page does not cite arXiv:{paper}"
     which = _text(site[0] / "which-method" / "index.html")
     for topic in ("Section 7 checklist", "LowSignalWarning", "informativeness"):
         assert topic in which

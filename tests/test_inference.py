@@ -14,7 +14,8 @@ from scipy.special import expit
 
 import judgebayes as jb
 from judgebayes.bayes.bt_models import bt_data, bt_model, davidson_data, davidson_model
-from judgebayes.bayes.inference import fit, map_estimate, ppc
+from judgebayes.bayes.inference import fit, map_estimate
+from judgebayes.bayes.predictive import posterior_predictive, predictive_statistic
 
 
 @pytest.fixture(scope="module")
@@ -109,34 +110,39 @@ def test_loo_and_posterior_predictive_check(small: tuple, nuts: az.InferenceData
     # gives a usable importance-sampling estimate.
     assert np.isfinite(loo.elpd_loo) and bool((loo.pareto_k < 1.0).all())
     data = bt_data(stats)
-    check = ppc(bt_model, data, nuts, stat=lambda y: y / np.asarray(data["n"]), seed=0)
-    lo, hi = np.quantile(check["replicated"].values, [0.005, 0.995], axis=0)
-    inside = (lo <= check["observed"].values) & (check["observed"].values <= hi)
+    n = np.asarray(data["n"])
+    check = predictive_statistic(
+        posterior_predictive(bt_model, data, nuts, seed=0), lambda y: y / n
+    )
+    reps = check.posterior_predictive["statistic"].values.reshape(-1, stats.n_pairs)
+    lo, hi = np.quantile(reps, [0.005, 0.995], axis=0)
+    observed = check.observed_data["statistic"].values
+    inside = (lo <= observed) & (observed <= hi)
     # The model is the data's story (ties aside): nearly every pair's win rate is inside
     # its 99% predictive interval.
     assert inside.mean() >= 0.9
 
 
-def test_ppc_draws_what_numpyro_draws(small: tuple, nuts: az.InferenceData) -> None:
-    """``ppc`` runs one compiled program (``bayes.predictive``) instead of NumPyro's
-    ``Predictive`` op by op: the same replicates from the same posterior draws and key,
-    and the observed data as they were given."""
-    from judgebayes.bayes import predictive
-
+def test_posterior_predictive_draws_what_numpyro_draws(
+    small: tuple, nuts: az.InferenceData
+) -> None:
+    """``posterior_predictive`` runs one compiled program (``bayes.engine.predict``)
+    instead of NumPyro's ``Predictive`` op by op: the same replicates from the same
+    posterior draws and key, and the observed data as they were given."""
     stats, _, _ = small
     data = bt_data(stats)
-    out = ppc(bt_model, data, nuts, seed=3, max_draws=50)
-    assert any(k[0] is bt_model and v is not None for k, v in predictive._programs.items())
-    post = az.extract(nuts, group="posterior", num_samples=50, rng=3)
-    samples = {k: jnp.asarray(post[k].transpose("sample", ...).values) for k in post.data_vars}
+    out = posterior_predictive(bt_model, data, nuts, seed=3)
+    post = nuts.posterior
+    samples = {k: jnp.asarray(post[k].values.reshape(-1, *post[k].shape[2:])) for k in ("theta",)}
     free = {k: v for k, v in data.items() if k != "y"}
-    ref = Predictive(bt_model, posterior_samples=samples, return_sites=["y"])(
+    ref = Predictive(bt_model, posterior_samples=samples, return_sites=["y"], parallel=True)(
         jax.random.PRNGKey(3), **free, y=None
     )["y"]
-    assert out["replicated"].shape == (50, stats.n_pairs)
-    np.testing.assert_array_equal(out["replicated"].values, np.asarray(ref))
-    np.testing.assert_array_equal(out["observed"].values, np.asarray(data["y"]))
-    assert out["replicated"].values.std(axis=0).min() > 0
+    replicated = out.posterior_predictive["y"].values
+    assert replicated.shape == (2, 1000, stats.n_pairs)
+    np.testing.assert_array_equal(replicated.reshape(-1, stats.n_pairs), np.asarray(ref))
+    np.testing.assert_array_equal(out.observed_data["y"].values, np.asarray(data["y"]))
+    assert replicated.std(axis=(0, 1)).min() > 0
 
 
 def test_davidson_model_recovers_the_tie_parameter() -> None:
@@ -161,7 +167,6 @@ def test_posterior_predictive_group_feeds_arviz(small: tuple, laplace: az.Infere
     import matplotlib
 
     matplotlib.use("Agg")
-    from judgebayes.bayes import posterior_predictive
 
     stats, _, _ = small
     data = bt_data(stats)

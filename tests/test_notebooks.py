@@ -13,7 +13,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from judgebayes.bayes.driver import CACHE_MIN_COMPILE_S, persistent_cache_dir
+from judgebayes.bayes.engine.xla import CACHE_MIN_COMPILE_S, persistent_cache_dir
 
 NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb"))
 

@@ -12,11 +12,10 @@ prior) and posterior predictive p-values of MAP fits that stay moderate on well-
 simulations and are tiny where the model is wrong (an intransitive pair, a shared
 calibration for two different judges).
 
-Cost: compilation dominates. The predictive checks compile one program per layout
-(``bayes.predictive``; here two per spec, the prior and the posterior from the prior's
-draws), or per data set for the models that read their counts (Davidson, the
-consistency models, the calibration designs); the MAP fits of the calibration designs
-and of the anchors model, and the β-posterior Soft-Elo (NUTS), are marked ``slow``.
+Cost: compilation dominates. The predictive checks compile one program per data set
+(``bayes.engine.predict``; here two per spec, the prior and the posterior from the
+prior's draws); the MAP fits of the calibration designs and of the anchors model, and
+the β-posterior Soft-Elo (NUTS), are marked ``slow``.
 
 Tolerances are Monte Carlo: with D = 500 draws a mean's error is its SD/√D; every bound
 is at least 3 such errors (most 4 or more) away from the closed form. All draws are
@@ -25,7 +24,6 @@ seeded, so the outcome is deterministic.
 
 from __future__ import annotations
 
-import logging
 import warnings
 
 import arviz as az
@@ -42,9 +40,11 @@ from scipy import stats as st
 from scipy.special import expit, logit
 
 import judgebayes as jb
+from _jax_events import compile_events
 from judgebayes.anchors import ordered_logistic_spec, simulate_verdicts
-from judgebayes.bayes import predictive as pred
-from judgebayes.bayes.inference import _observed
+from judgebayes.bayes.engine import predict
+from judgebayes.bayes.engine.sites import data_sites
+from judgebayes.bayes.inference import fit
 from judgebayes.bayes.predictive import bayesian_pvalues, plot_statistic, predictive_statistic
 from judgebayes.calibration.designs import DESIGNS
 
@@ -456,45 +456,17 @@ def test_anchor_posterior_reproduces_the_verdict_levels(specs: dict) -> None:
 
 
 # ------------------------------------------------------------ compiled route
-def _layouts_of(model: object) -> list:
-    """The cached programs of ``model``, by layout or by data set (``None``: none)."""
-    return [
-        v
-        for k, v in pred._programs.items()
-        if (k[0][0] if isinstance(k[0], tuple) else k[0]) is model
-    ]
-
-
-def prior_both_ways(spec: object, seed: int, draws: int, parallel: bool = True) -> tuple:
-    """Prior draws of every site by the compiled route and by ``Predictive`` op by op,
+def prior_both_ways(spec: object, seed: int, draws: int) -> tuple:
+    """Prior draws of every site by the engine's program and by ``Predictive`` op by op,
     from the same key; also the free data, the data sites, the latent sites and the key."""
     model, data = spec.model, dict(spec.data)
-    sites, latent, deterministic = pred._sites(model, data, {}, {})
+    sites, latent, deterministic = data_sites(model, data)
     free = {k: (None if k in sites else v) for k, v in data.items()}
     names = [*latent, *deterministic, *sites]
     key = jax.random.PRNGKey(seed)
-    ours = pred._predict(model, free, key, names, 0, num_samples=draws, parallel=parallel)
-    theirs = Predictive(model, num_samples=draws, return_sites=names, parallel=parallel)(
-        key, **free
-    )
+    ours = predict.draw(model, free, key, names, 0, num_samples=draws)
+    theirs = Predictive(model, num_samples=draws, return_sites=names, parallel=True)(key, **free)
     return ours, theirs, free, sites, latent, key
-
-
-def test_compiled_route_draws_as_numpyro_op_by_op(specs: dict) -> None:
-    """The compiled program draws what ``Predictive`` draws op by op, for the prior
-    (parameters, deterministic sites and the data) and for replicates given draws:
-    integer data equal, floating-point values to rounding."""
-    model = specs["temperature"].model
-    ours, theirs, free, sites, latent, key = prior_both_ways(specs["temperature"], 4, 40)
-    given = {k: ours[k] for k in latent}
-    ours_rep = pred._predict(model, free, key, list(sites), 0, samples=given)
-    theirs_rep = Predictive(
-        model, posterior_samples=given, return_sites=list(sites), parallel=True
-    )(key, **free)
-    assert _layouts_of(model) and None not in _layouts_of(model)  # both compiled
-    for a, b in [(ours, theirs), (ours_rep, theirs_rep)]:
-        assert_same_draws(a, b)
-        assert np.asarray(a["y"]).std() > 0  # real draws, not a constant
 
 
 def assert_same_draws(ours: dict, theirs: dict) -> None:
@@ -509,56 +481,37 @@ def assert_same_draws(ours: dict, theirs: dict) -> None:
             np.testing.assert_array_equal(x, y)
 
 
-def test_new_data_of_the_same_shapes_compiles_nothing(
-    specs: dict, caplog: pytest.LogCaptureFixture
-) -> None:
-    """A second BT data set (another arena, the same 5 models and 10 pairs) reuses the
-    prior predictive program of the first: nothing is traced or compiled, and its draws
-    follow its own data (the observed data differ, the simulated ones come from the
-    same prior draws, as the program's arguments are only the key and the data)."""
-    first = jb.prior_predictive(specs["bt"], draws=D, seed=0)
-    spec = jb.models.bt(jb.simulate_bt(5, 1500, tie_nu=0.6, seed=12).battles, "human_label")
-    assert spec.data["i"].shape == specs["bt"].data["i"].shape
-    traced = pred._traced
-    with caplog.at_level(logging.WARNING), jax.log_compiles(True):
-        second = jb.prior_predictive(spec, draws=D, seed=0)
-    assert pred._traced == traced
-    assert not [r for r in caplog.records if "Compiling" in r.getMessage()]
-    assert not np.array_equal(first.observed_data["y"], second.observed_data["y"])
-    np.testing.assert_array_equal(first.prior["theta"], second.prior["theta"])
-    assert second.prior_predictive["y"].shape == first.prior_predictive["y"].shape
+@pytest.mark.parametrize("name", ["temperature", "davidson", "calibration_shared"])
+def test_compiled_route_draws_as_numpyro_op_by_op(name: str, specs: dict) -> None:
+    """The engine's program draws what ``Predictive`` draws op by op, for the prior
+    (parameters, deterministic sites and the data) and for replicates given draws:
+    integer data equal, floating-point values to rounding. Davidson's Multinomial needs
+    its counts concrete and the calibration designs' Binomial draws otherwise when they
+    are not: the program has the data as constants, so it follows op by op."""
+    model = specs[name].model
+    ours, theirs, free, sites, latent, key = prior_both_ways(specs[name], 4, 40)
+    given = {k: ours[k] for k in latent}
+    ours_rep = predict.draw(model, free, key, list(sites), 0, samples=given)
+    theirs_rep = Predictive(
+        model, posterior_samples=given, return_sites=list(sites), parallel=True
+    )(key, **free)
+    for a, b in [(ours, theirs), (ours_rep, theirs_rep)]:
+        assert_same_draws(a, b)
+        for k in sites:
+            assert np.asarray(a[k]).std() > 0  # real draws, not a constant
 
 
-@pytest.mark.parametrize("name", ["davidson", "calibration_shared"])
-def test_a_model_that_reads_its_data_gets_a_program_per_data_set(name: str, specs: dict) -> None:
-    """NumPyro's Multinomial sampler needs its counts concrete (Davidson's ties), and the
-    calibration designs' Binomial sampler draws otherwise when they are not: their
-    layout gets no program of abstract data but one with this data set's arrays as
-    constants, reused by the next call on the same data."""
+@pytest.mark.parametrize("name", ["bt", "davidson"])
+def test_rerunning_a_check_on_the_same_data_compiles_nothing(name: str, specs: dict) -> None:
+    """A predictive check re-run on the same data and fit (a notebook cell run again)
+    finds its program: nothing is traced or compiled, and it draws the same numbers."""
     spec = specs[name]
     first = jb.prior_predictive(spec, draws=D, seed=0)
-    layouts = _layouts_of(spec.model)
-    assert None in layouts and any(callable(p) for p in layouts)
-    traced = pred._traced
-    again = jb.prior_predictive(spec, draws=D, seed=0)
-    assert pred._traced == traced
+    out: list = []
+    events = compile_events(lambda: out.append(jb.prior_predictive(spec, draws=D, seed=0)))
+    assert not [e for e in events if "backend_compile" in e], events
     for var in first.prior_predictive.data_vars:
-        np.testing.assert_array_equal(again.prior_predictive[var], first.prior_predictive[var])
-
-
-@pytest.mark.parametrize("parallel", [True, False])
-def test_a_program_with_the_data_as_constants_draws_as_numpyro_op_by_op(
-    parallel: bool, specs: dict
-) -> None:
-    """The calibration design's Binomial sampler reads its counts where they are concrete
-    (under NumPyro's vmap, ``parallel``) and not where they are staged (its lax.map):
-    the compiled route follows each, with the same draws as ``Predictive`` op by op."""
-    ours, theirs, _, sites, _, _ = prior_both_ways(
-        specs["calibration_shared"], 5, 30, parallel=parallel
-    )
-    assert_same_draws(ours, theirs)
-    for k in sites:
-        assert np.asarray(ours[k]).std() > 0
+        np.testing.assert_array_equal(out[0].prior_predictive[var], first.prior_predictive[var])
 
 
 # ---------------------------------------------------------------- edge cases
@@ -576,7 +529,8 @@ def test_factor_sites_are_not_data() -> None:
     prior = jb.prior_predictive(penalised_model, data, draws=50)
     assert list(prior.prior_predictive.data_vars) == ["y"] == list(prior.observed_data.data_vars)
     assert list(prior.prior.data_vars) == ["mu"]
-    assert list(_observed(penalised_model, data)) == ["y"]  # fit's observed_data, ppc
+    idata = fit(penalised_model, data, method="map", draws=20)
+    assert list(idata.observed_data.data_vars) == ["y"]  # fit's observed_data
 
 
 def test_bad_calls_are_explained(specs: dict) -> None:

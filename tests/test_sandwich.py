@@ -7,6 +7,7 @@ import importlib.util
 import json
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +17,7 @@ from scipy.special import expit
 
 import judgebayes as jb
 from judgebayes.core.board import holm
+from judgebayes.core.ranksets import normal_draws
 from judgebayes.core.sandwich import sandwich_cov
 
 ARENA_RANK = importlib.util.find_spec("arena_rank") is not None
@@ -108,6 +110,41 @@ def test_sandwich_board_with_anchors_and_penalty() -> None:
     penalised = jb.sandwich_bt(sim.battles, lam=0.5, cluster=None)
     plain = jb.sandwich_bt(sim.battles, lam=0.0, cluster=None)
     assert np.all(penalised.se < plain.se)  # the penalty shrinks
+
+
+def test_rank_set_draws_take_the_unseen_shift_as_zero_without_a_warning() -> None:
+    """The sandwich covariance of centred strengths is singular along the common shift
+    u = 1/√m, and its eigenvalue there is round-off of either sign (about ±10⁻⁶ Elo²):
+    where it is negative NumPy's ``multivariate_normal`` warns "covariance is not symmetric
+    positive-semidefinite" (the warning the audit used to filter). Forced to −10⁻⁶ here,
+    so the case does not hang on the platform's round-off. The rank-sets' draws
+    (``normal_draws``) raise no warning, reproduce the covariance, and do not move along u;
+    an anchored model (a zero row and column) stays at its Elo in every draw.
+
+    Covariance tolerance: the sample covariance of n normal draws has SE
+    √((Σ_ii Σ_jj + Σ_ij²) / n); 4 SEs per element (36 elements: a miss has probability
+    below 36 · 6.3·10⁻⁵ ≈ 0.002 at this seed's worst)."""
+    sim = jb.simulate_bt(6, 3000, seed=0)
+    board = jb.sandwich_bt(sim.battles, cluster=None)
+    anchored = jb.sandwich_bt(sim.battles, fixed={"model-0": 1500.0}, cluster=None)
+    assert np.array_equal(board.cov, board.cov.T)
+    u = np.full(6, 1 / np.sqrt(6))
+    assert abs(u @ board.cov @ u) < 1e-4  # singular along the shift, up to round-off
+    shifted = board.cov - 1e-6 * np.outer(u, u)
+    with pytest.warns(RuntimeWarning, match="positive-semidefinite"):
+        np.random.default_rng(0).multivariate_normal(board.elo, shifted, size=10)
+    n = 40_000
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert board.rank_sets.size.max() >= 1 and anchored.rank_sets.size.max() >= 1
+        draws = normal_draws(board.elo, shifted, n, 1)
+        pinned = normal_draws(anchored.elo, anchored.cov, n, 1)
+    for d, cov in ((draws, board.cov), (pinned, anchored.cov)):
+        var = np.diag(cov)
+        se = np.sqrt((np.outer(var, var) + cov**2) / n)
+        assert np.all(np.abs(np.cov(d.T) - cov) <= 4 * se + 1e-9)
+    assert np.ptp(draws.sum(axis=1)) < 1e-6  # SEs are 9 Elo: any movement along u shows
+    assert np.all(pinned[:, 0] == 1500.0)
 
 
 def test_sandwich_covers_where_clusters_are_respected() -> None:

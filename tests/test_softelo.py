@@ -185,8 +185,8 @@ def test_budget_curve_soft_beats_hard_at_small_budgets() -> None:
 def test_bias_probes_detect_simulated_biases() -> None:
     plain = jb.simulate_arena(20, 6000, seed=2)
     biased = jb.simulate_arena(20, 6000, seed=2, position_bias=1.0, length_bias=2.0)
-    assert dg.position_bias(plain.battles)["p_first_picked"] == pytest.approx(0.5, abs=0.03)
-    pb = dg.position_bias(biased.battles)
+    assert dg.position_bias_rates(plain.battles)["p_first_picked"] == pytest.approx(0.5, abs=0.03)
+    pb = dg.position_bias_rates(biased.battles)
     assert pb["p_first_picked"] > 0.6 and pb["first_advantage"] == pytest.approx(1.0, abs=0.1)
     # Verdicts on near-tied scores: a judge whose verdict favours the longer answer 70%
     # of the time, and one that does not care.

@@ -1,8 +1,9 @@
 """The fast held-out route against the route it replaced, and the solvers under it.
 
 ``held_out_elo`` (per-pair sums built once, Newton fits) must give the numbers of
-``held_out_elo_reference`` (the previous route: pair statistics per fold, SciPy Newton-CG,
-``bootstrap_bt``) within the optimisers' tolerances. Tolerances: SciPy's Newton-CG stops
+``held_out_elo_reference`` (``tests/_softelo_reference.py``: the previous route, pair
+statistics per fold, SciPy Newton-CG, ``bootstrap_bt``) within the optimisers'
+tolerances. Tolerances: SciPy's Newton-CG stops
 at a mean step of 1e-10 (θ), within ~1e-6 Elo of the optimum here; the chord iteration
 of ``bootstrap_bt`` stops at a step of 1e-6 (θ), "within ~1e-7 of its exact MAP (2e-5
 Elo)"; Brent's β stops at xatol 1e-8. Hence 1e-5 Elo on the ratings, 1e-4 Elo on the
@@ -18,10 +19,11 @@ from scipy.optimize import brentq
 from scipy.special import expit
 
 import judgebayes as jb
+from _softelo_reference import held_out_elo_reference
 from judgebayes.core import bootstrap
 from judgebayes.core.bootstrap import CellResampler, _PoissonCounts
 from judgebayes.core.bt import newton_map, solve_map, solve_one, theta_to_elo
-from judgebayes.softelo.held_out import held_out_elo, held_out_elo_reference
+from judgebayes.softelo.held_out import held_out_elo
 from judgebayes.softelo.temperature import beta_mle, beta_mle_counts, score_counts
 
 

@@ -22,6 +22,7 @@ import pytest
 from scipy.stats import kendalltau
 
 import judgebayes as jb
+from _softelo_reference import held_out_elo_reference
 from judgebayes._stats import kendall_tau
 from judgebayes.cli import main
 from judgebayes.softelo import (
@@ -116,9 +117,7 @@ def test_held_out_verdict_elo_is_algorithm_1_by_hand(arena: jb.Battles) -> None:
     )
     assert row["elo_verdict"] == pytest.approx(fit[m], abs=1e-4)
     # the reference route (SciPy per fold) gives the same numbers
-    ref = jb.softelo.held_out.held_out_elo_reference(
-        arena, methods=("verdict",), n_boot=0, models=[m], progress=False
-    )
+    ref = held_out_elo_reference(arena, methods=("verdict",), n_boot=0, models=[m], progress=False)
     assert ref.table["elo_verdict"].iloc[0] == pytest.approx(row["elo_verdict"], abs=1e-3)
 
 

@@ -79,7 +79,7 @@ def test_streamed_statistics_equal_in_memory_ones_on_a_partitioned_folder(folder
     scan = scan_pairs(root, batch_size=150, progress=False)  # many batches per file
     assert scan.judges == memory.judges and scan.models == memory.models
     assert_same(scan.pair_stats(), memory.pair_stats("judge_label"))
-    per_judge = stream_pair_stats(root, by_judge=True, batch_size=150, progress=False)
+    per_judge = scan_pairs(root, batch_size=150, progress=False).by_judge()
     assert set(per_judge) == {"claude", "gemini", "gpt"}
     for judge, streamed in per_judge.items():
         assert_same(streamed, memory.for_judge(judge).pair_stats("judge_label"))

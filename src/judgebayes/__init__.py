@@ -2,9 +2,9 @@
 
 The frequentist side (loaders, Bradley–Terry with bootstrap intervals, Soft-Elo,
 conformal intervals, calibration estimators, Consistency) needs no JAX. The Bayesian
-side (:func:`fit`, :mod:`models`, :func:`ppc`, :func:`sbc`, ...) loads JAX. Every name
-is one attribute away and its subpackage is imported on first use, so that ``import
-judgebayes`` (and the command line) starts quickly.
+side (:func:`fit`, :mod:`models`, :func:`posterior_predictive`, :func:`sbc`, ...) loads
+JAX. Every name is one attribute away and its subpackage is imported on first use, so
+that ``import judgebayes`` (and the command line) starts quickly.
 """
 
 from judgebayes._lazy import lazy_exports
@@ -105,7 +105,6 @@ _LAZY = {
     "fit": "judgebayes.bayes",
     "map_estimate": "judgebayes.bayes",
     "posterior_predictive": "judgebayes.bayes",
-    "ppc": "judgebayes.bayes",
     "prior_predictive": "judgebayes.bayes",
     "sbc": "judgebayes.bayes",
     "use_cpu_cores": "judgebayes.bayes",
@@ -189,7 +188,6 @@ __all__ = [
     "map_estimate",
     "models",
     "posterior_predictive",
-    "ppc",
     "prediction_powered_ranking",
     "prior_predictive",
     "rank_battles",

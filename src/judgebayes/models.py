@@ -36,9 +36,10 @@ from judgebayes.bayes.bt_models import (
 )
 from judgebayes.bayes.multi_judge import multi_judge_data, multi_judge_model
 from judgebayes.bayes.spec import ModelSpec
-from judgebayes.calibration.designs import DESIGNS, CalibrationData, calibration_data
+from judgebayes.calibration.designs import DESIGNS
 from judgebayes.calibration.items import JudgedItems
 from judgebayes.calibration.paired import PAIRED_DESIGNS, paired_data
+from judgebayes.calibration.rows import CalibrationData, calibration_data
 from judgebayes.consistency.counts import MatchupCounts
 from judgebayes.consistency.model import (
     judge_discrimination_data,

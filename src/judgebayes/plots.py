@@ -139,8 +139,9 @@ def ppc_plot(
     Parameters
     ----------
     check
-        A dataset with ``observed`` and ``replicated`` (draws first), e.g. the result
-        of ``judgebayes.bayes.inference.ppc`` (one statistic per entry).
+        A dataset with ``observed`` and ``replicated`` (draws first), one statistic
+        per entry (``judgebayes.bayes.plot_statistic`` builds it from a predictive
+        check).
     ax
         Axes to draw on (a new figure when ``None``).
     labels

@@ -167,7 +167,8 @@ def compare_rankers(
         raise ValueError(f"fit_method must be 'map' or 'nuts', got {fit_method!r}")
     options = dict(_PLAIN if model_options is None else model_options)
     rows = []
-    # BLAS on one thread: SciPy's L-BFGS beside JAX's threads ran 28x slower on 2 cores
+    # BLAS on one thread: SciPy's L-BFGS beside JAX's threads oversubscribes the cores
+    # (docs/benchmarks.md)
     with (
         tqdm(total=replications * len(positions), desc="rankers", disable=not progress) as bar,
         one_blas_thread(),

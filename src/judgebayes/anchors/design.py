@@ -192,7 +192,8 @@ def adaptive_design(
     truth = sim.theta
     rows = []
     total = len(designs) * -(-budget // batch)
-    # BLAS on one thread: SciPy's L-BFGS beside JAX's threads ran 28x slower on 2 cores
+    # BLAS on one thread: SciPy's L-BFGS beside JAX's threads oversubscribes the cores
+    # (docs/benchmarks.md)
     with tqdm(total=total, desc="designs", disable=not progress) as bar, one_blas_thread():
         for d, design in enumerate(designs):
             if design not in DESIGNS:

@@ -141,6 +141,15 @@ class AnchorInformativeness(ResultDisplay):
     def __getitem__(self, anchor: str) -> float:
         return float(self.informativeness[self.anchors.index(anchor)])
 
+    def p_best(self) -> np.ndarray:
+        """Per anchor, the share of bootstrap replicates in which it is the most informative
+        (zeros without a bootstrap)."""
+        reps = self.replicates
+        if len(reps) == 0:
+            return np.zeros(len(self.anchors))
+        winner = np.nanargmax(np.where(np.isfinite(reps), reps, -np.inf), axis=1)
+        return np.bincount(winner, minlength=len(self.anchors)) / len(reps)
+
     def to_frame(self) -> pd.DataFrame:
         """``anchor, informativeness, lo, hi, n_targets``, least informative first (Table 9)."""
         frame = pd.DataFrame(

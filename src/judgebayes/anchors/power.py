@@ -48,6 +48,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
+from scipy.optimize import brentq
 from scipy.stats import binom, norm, wilcoxon
 from tqdm.auto import tqdm
 
@@ -62,10 +63,12 @@ __all__ = [
     "PowerCheck",
     "PowerTable",
     "WilcoxonPower",
+    "detectable_edge",
     "n_total",
     "power_check",
     "power_table",
     "sign_test_n",
+    "sign_test_power",
     "verdict_differences",
     "wilcoxon_power",
 ]
@@ -117,6 +120,51 @@ def sign_test_n(
         reach = binom.sf(crit, n, pk) >= power
         out[k] = int(n[np.argmax(reach)]) if reach.any() else -1
     return out
+
+
+def sign_test_power(
+    n: float | Sequence[float], win_rate: float, *, alpha: float = 0.05
+) -> np.ndarray:
+    """Power of the one-sided sign test on ``n`` discordant pairs (Table 2's approximation).
+
+    The inverse of :func:`sign_test_n`: with p the better model's share of the discordant
+    pairs, the normal approximation of the module docstring gives
+
+        power = Φ((√n·(p − ½) − z_{1−α}·½) / √(p(1 − p))),
+
+    so ``sign_test_power(sign_test_n(p), p)`` reaches the power asked there (it is at least
+    0.8 at Table 2's N and below it one pair earlier). ``n`` may be fractional (prompts ×
+    informativeness); 0 pairs give power 0.
+    """
+    p = float(win_rate)
+    _check_rates(np.array([p]), alpha, 0.5)
+    n = np.asarray(n, dtype=float)
+    z = (np.sqrt(np.maximum(n, 0.0)) * (p - 0.5) - norm.ppf(1.0 - alpha) * 0.5) / np.sqrt(
+        p * (1.0 - p)
+    )
+    return np.where(n > 0, norm.cdf(z), 0.0)
+
+
+def detectable_edge(n: float, *, alpha: float = 0.05, power: float = 0.8) -> float:
+    """The smallest edge p − ½ the sign test detects on ``n`` discordant pairs (Table 2).
+
+    The edge at which :func:`sign_test_power` reaches ``power``: the root in (0, ½) of
+    √n·e = z_{1−α}·½ + z_power·√(¼ − e²) (Table 2's formula solved for the win rate
+    instead of N). NaN where ``n`` is too small for any edge below ½ (fewer than about
+    z_{1−α}² discordant pairs).
+    """
+    _check_rates(np.array([0.75]), alpha, power)
+    if not n > 0:
+        return float("nan")
+    z_a, z_b = norm.ppf(1.0 - alpha), norm.ppf(power)
+
+    def gap(e: float) -> float:
+        return np.sqrt(n) * e - z_a * 0.5 - z_b * np.sqrt(0.25 - e * e)
+
+    top = 0.5 - 1e-12
+    if gap(top) < 0:
+        return float("nan")
+    return float(brentq(gap, 0.0, top))
 
 
 def n_total(n: int | np.ndarray, informativeness: float | np.ndarray) -> int | np.ndarray:

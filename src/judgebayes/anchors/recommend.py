@@ -157,9 +157,7 @@ def recommend_anchor(
     info = informativeness(
         pilot, anchors=candidates, scale=scale, n_boot=n_boot, level=level, seed=seed
     )
-    reps = info.replicates
-    winner = np.nanargmax(np.where(np.isfinite(reps), reps, -np.inf), axis=1)
-    p_best = np.bincount(winner, minlength=len(info.anchors)) / max(len(reps), 1)
+    p_best = info.p_best()
     base = int(sign_test_n(0.5 + effect, alpha=alpha, power=power)[0])
     m = len(pilot.models)
     advice: list[str] = []

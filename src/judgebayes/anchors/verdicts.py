@@ -166,6 +166,24 @@ class VerdictTable(ResultDisplay):
     def __len__(self) -> int:
         return len(self.verdict)
 
+    def to_battles(self) -> Battles:
+        """The verdicts as :class:`~judgebayes.Battles`, one battle per row.
+
+        ``judge``, ``prompt_id``, ``model_a`` (shown first: ``position`` ``"a"``),
+        ``model_b``, ``judge_label`` the margin's sign as P(A beats B) (1, ½, 0) and the
+        margin kept as ``verdict``, so :func:`verdicts_from_battles` gives this table back.
+        With several judges, the rows of one (prompt, model_a, model_b) share a
+        ``battle_id`` (``prompt|model_a|model_b``): the judges judged the same battle.
+        """
+        frame = self.to_frame().astype({c: str for c in _NAMES})
+        frame["judge_label"] = (np.sign(self.verdict) + 1.0) / 2.0
+        frame["position"] = "a"
+        if len(self.judges) > 1:
+            frame.insert(
+                0, "battle_id", frame["prompt_id"] + "|" + frame["model_a"] + "|" + frame["model_b"]
+            )
+        return Battles(frame)
+
     # ------------------------------------------------------------- views
     def _take(self, keep: np.ndarray) -> VerdictTable:
         return verdict_table(self.to_frame()[keep].astype({c: str for c in _NAMES}))

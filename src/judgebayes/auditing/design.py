@@ -102,12 +102,7 @@ def compare_designs(
 
     ``None`` when fewer than two models have labelled items of both outcomes.
     """
-    from judgebayes.bayes.driver import enable_persistent_cache
     from judgebayes.calibration.posterior import fit_calibration
-
-    # the compiled MAP, log-likelihood and predictive kernels, kept on disk for the next
-    # audit (NUTS turns the cache on by itself; the MAP route does not)
-    enable_persistent_cache()
 
     f = items.frame
     labelled = f[f["split"] == "calibration"]

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
+    from judgebayes.auditing.anchors import AnchorBudget
     from judgebayes.auditing.board import AuditBoard
     from judgebayes.auditing.budget import Budget
     from judgebayes.auditing.by_model import JudgeByModel
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from judgebayes.auditing.self_preference import SelfPreference
 
 __all__ = [
+    "anchors_figure",
     "board_figure",
     "budget_figure",
     "confusion_figure",
@@ -64,7 +66,8 @@ def data_figure(per_model: pd.DataFrame) -> Figure:
     ax.set_xlim(0, frame["n_battles"].max() * 1.3)
     ax.set_yticks(pos, frame["model"], fontsize=7)
     ax.set_xlabel("battles")
-    ax.legend(fontsize=7, frameon=False, loc="lower right")
+    # above the bars: at their right it would cover the counts of the lowest ones
+    ax.legend(fontsize=7, frameon=False, loc="lower left", bbox_to_anchor=(0, 1), ncol=2)
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
     return fig
@@ -131,7 +134,8 @@ def j_by_model_figure(
     ax.axvline(0, color="k", lw=0.6)
     ax.set_yticks(pos, models, fontsize=7)
     ax.set_xlabel(label)
-    ax.legend(fontsize=7, frameon=False, loc="lower right")
+    # above the bars: at their right it would cover the counts of the lowest ones
+    ax.legend(fontsize=7, frameon=False, loc="lower left", bbox_to_anchor=(0, 1), ncol=2)
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
     return fig
@@ -323,5 +327,52 @@ def budget_figure(budget: Budget) -> Figure:
         ax.axhline(c["median_rank_set"].iloc[0] / 2, color=PINK, ls="--", lw=0.8)
         ax.set(xscale="log", xlabel="human labels", ylabel="median rank-set size")
         _plain_ticks(ax, c["n_labels"], y=False)
+    fig.tight_layout()
+    return fig
+
+
+def anchors_figure(budgets: Mapping[str, AnchorBudget]) -> Figure:
+    """Per judge, each candidate anchor's informativeness I(p, A) with its interval, the
+    strongest model at the top (so the paper's inverted U shows as a bulge to the right),
+    the anchors in use in pink, the recommended one starred, the prompts +5 % needs with
+    each written beside it."""
+    k = len(budgets)
+    rows = max(len(b.table) for b in budgets.values())
+    fig, axes = _figure(6.6 * k, 0.26 * rows + 1.4, k)
+    for ax, b in zip(axes, budgets.values(), strict=True):
+        t = b.table
+        y = np.arange(len(t))[::-1]
+        colours = [PINK if u else BLUE for u in t["in_use"]]
+        err = np.vstack([t["informativeness"] - t["lo"], t["hi"] - t["informativeness"]])
+        for yy, x, e0, e1, c in zip(y, t["informativeness"], err[0], err[1], colours, strict=True):
+            ax.errorbar(x, yy, xerr=[[e0], [e1]], fmt="o", color=c, ms=4, capsize=2)
+        labels = [
+            f"{int(r.position)}. {r.anchor}" + (" ★" if r.anchor == b.recommended else "")
+            for r in t.itertuples()
+        ]
+        ax.set_yticks(y, labels, fontsize=7)
+        right = float(np.nanmax(t["hi"]))
+        left = float(np.nanmin(t["lo"]))
+        span = right - left if right > left else 0.1
+        ax.set_xlim(left - 0.05 * span, right + 0.45 * span)
+        for yy, n in zip(y, t["n_total"], strict=True):
+            if np.isfinite(n):
+                ax.text(right + 0.08 * span, yy, f"{n:,.0f}", va="center", fontsize=6.5, color=GREY)
+        ax.text(
+            right + 0.08 * span,
+            y[0] + 0.75,
+            f"prompts for +{b.effect:.0%}",
+            fontsize=6.5,
+            color=GREY,
+            va="center",
+        )
+        ax.set_ylim(-0.7, len(t) + 0.4)
+        ax.set_xlabel(f"informativeness I(p, A) ({100 * b.level:g}% interval over prompts)")
+        ax.set_title(
+            f"{b.judge}: models by rank (1 = strongest), ★ recommended"
+            + (", pink: in use" if b.in_use else ""),
+            fontsize=8,
+        )
+        ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
     return fig

@@ -13,20 +13,27 @@ import base64
 import datetime as _dt
 import html
 import io
+import re
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
-from judgebayes.auditing.result import slug
-from judgebayes.auditing.sections import REFERENCES
+from judgebayes.auditing.references import REFERENCES
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
     from judgebayes.auditing.result import Audit, Section
 
-__all__ = ["render"]
+__all__ = ["render", "slug"]
+
+
+def slug(name: str) -> str:
+    """A table's name as a file name: lower case, runs of other characters as ``_``."""
+    text = re.sub(r"[^0-9a-zA-Z.-]+", "_", name.replace("Δ", "delta_").replace("η", "eta"))
+    return text.strip("_").lower()
+
 
 SHOWN_ROWS = 25
 """Rows of a table shown before the rest folds away."""

@@ -9,7 +9,6 @@ them (``figures``); a section the data do not allow says what data would (``need
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from judgebayes.auditing.html import render, slug
 from judgebayes.core.io import write_json
 from judgebayes.core.results import ResultDisplay
 
@@ -81,12 +81,6 @@ class Section:
             "details": dict(self.details),
             "tables": {name: _records(frame) for name, frame in self.tables.items()},
         }
-
-
-def slug(name: str) -> str:
-    """A table's name as a file name: lower case, runs of other characters as ``_``."""
-    text = re.sub(r"[^0-9a-zA-Z.-]+", "_", name.replace("Δ", "delta_").replace("η", "eta"))
-    return text.strip("_").lower()
 
 
 def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
@@ -177,8 +171,6 @@ class Audit(ResultDisplay):
 
     def to_html(self) -> str:
         """The report as one self-contained HTML page (figures inline)."""
-        from judgebayes.auditing.html import render
-
         return render(self)
 
     def write(self, out: str | Path) -> list[Path]:

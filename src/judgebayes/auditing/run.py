@@ -14,19 +14,22 @@
 4. **Self- and family-preference** η (:mod:`~judgebayes.auditing.self_preference`);
 5. **The board**: calibrated beside each judge's own (:mod:`~judgebayes.auditing.board`);
 6. **Calibration design** by LOO with its predictive check (:mod:`~judgebayes.auditing.design`);
-7. **Budget**: the labels that halve the intervals (:mod:`~judgebayes.auditing.budget`).
+7. **Budget**: the labels that halve the intervals (:mod:`~judgebayes.auditing.budget`);
+   for anchor-based battles, each anchor's informativeness, the recommended anchor and the
+   prompts a +5 % edge needs (:mod:`~judgebayes.auditing.anchors`).
 """
 
 from __future__ import annotations
 
 import time
-import warnings
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
+from judgebayes.anchors.verdicts import VerdictTable
+from judgebayes.auditing.anchors import anchor_budgets
 from judgebayes.auditing.board import AuditBoard, audit_board
 from judgebayes.auditing.budget import battle_budget, item_budget
 from judgebayes.auditing.by_model import JudgeByModel, judge_by_model
@@ -49,7 +52,13 @@ from judgebayes.auditing.sections import (
     verdict_section,
 )
 from judgebayes.auditing.self_preference import self_preferences
-from judgebayes.auditing.verdict import Finding, battle_findings, item_findings, verdict_table
+from judgebayes.auditing.verdict import (
+    Finding,
+    anchor_findings,
+    battle_findings,
+    item_findings,
+    verdict_table,
+)
 from judgebayes.calibration.items import JudgedItems
 from judgebayes.core.battles import Battles
 from judgebayes.errors import DataError
@@ -72,9 +81,10 @@ def _checklist(by_model: JudgeByModel) -> pd.DataFrame:
 
 
 def audit(
-    data: Battles | JudgedItems | AuditInput,
+    data: Battles | JudgedItems | VerdictTable | AuditInput,
     *,
     own: Mapping[str, str | Sequence[str]] | None = None,
+    anchor: str | Sequence[str] | None = None,
     judge: str | None = None,
     human_labels: int | None = None,
     bayes: bool = False,
@@ -95,9 +105,16 @@ def audit(
         Battles — one judge (``judge_label``), or several joined by ``battle_id``
         (:func:`~judgebayes.read_aligned`, :func:`~judgebayes.read_judge_table`) — with a
         ``human_label`` on some of them; or judged items (:class:`~judgebayes.JudgedItems`,
-        a correctness label per model and item).
+        a correctness label per model and item), or an anchor verdict table
+        (:class:`~judgebayes.anchors.VerdictTable`, read as battles:
+        :meth:`~judgebayes.anchors.VerdictTable.to_battles`).
     own
         ``{judge: its own model or family}`` for self-preference (the CLI's ``--own``).
+    anchor
+        The anchor(s) the benchmark uses or would use (the CLI's ``--anchor``), for battles
+        that are a few anchors × many models (default: the anchors found) or the full
+        matrix (default: none in use); section 7 and the verdict assess it
+        (:mod:`judgebayes.auditing.anchors`).
     judge
         The judge's name for judged items.
     human_labels
@@ -111,7 +128,8 @@ def audit(
     alpha
         Intervals have level 1 − α; tests are at α.
     n_boot
-        Bootstrap replicates of the paired calibration bootstrap.
+        Bootstrap replicates of the paired calibration bootstrap and of the anchors'
+        bootstrap over prompts.
     designs
         Compare the calibration designs (section 6; loads JAX).
     budget
@@ -131,6 +149,8 @@ def audit(
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")
     start = time.perf_counter()
+    if isinstance(data, VerdictTable):
+        data = data.to_battles()
     inp = audit_input(data, judge=judge, human_labels=human_labels, seed=seed, source=title)
     own_models = _own(own)
     settings = {
@@ -140,25 +160,25 @@ def audit(
         "route": "NUTS" if bayes else "MAP + Laplace",
         "human_labels": human_labels if human_labels is not None else "all given",
     }
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="covariance is not symmetric positive")
-        warnings.filterwarnings("ignore", category=RuntimeWarning, message="invalid value")
-        warnings.filterwarnings("ignore", category=RuntimeWarning, message="divide by zero")
-        if inp.kind == "items":
-            result = _audit_items(inp, bayes, alpha, n_boot, designs, budget, seed, progress)
-        else:
-            result = _audit_battles(
-                inp,
-                own_models,
-                bayes,
-                design_judge,
-                alpha,
-                n_boot,
-                designs,
-                budget,
-                seed,
-                progress,
-            )
+    named = (anchor,) if isinstance(anchor, str) else tuple(anchor or ())
+    if named:
+        settings["anchor"] = ", ".join(named)
+    if inp.kind == "items":
+        result = _audit_items(inp, bayes, alpha, n_boot, designs, budget, seed, progress)
+    else:
+        result = _audit_battles(
+            inp,
+            own_models,
+            named,
+            bayes,
+            design_judge,
+            alpha,
+            n_boot,
+            designs,
+            budget,
+            seed,
+            progress,
+        )
     section_list, findings, uses, results = result
     verdicts = verdict_table(findings, uses)
     frame = pd.DataFrame([f.to_dict() for f in findings])
@@ -184,6 +204,7 @@ def _bar(total: int, progress: bool) -> tqdm:
 def _audit_battles(
     inp: AuditInput,
     own: dict[str, tuple[str, ...]],
+    named: tuple[str, ...],
     bayes: bool,
     design_judge: str | None,
     alpha: float,
@@ -261,6 +282,7 @@ def _audit_battles(
         plan = battle_budget(data, board.calibrated, alpha=alpha, n_reps=3, seed=seed)
     elif not budget:
         budget_reason = "the budget simulation (it was switched off)"
+    anchors, anchor_note = anchor_budgets(inp, anchor=named, n_boot=n_boot, seed=seed)
     bar.update()
     findings: list[Finding] = []
     for j in judges:
@@ -275,9 +297,11 @@ def _audit_battles(
             orders=orders.get(j),
             position_known=inp.position_known,
         )
+    for a in anchors.values():
+        findings += anchor_findings(a)
     checklists = {j: _checklist(b) for j, b in by_model.items() if b is not None}
-    placeholder = Section("verdict", "1. Verdict", True, _says(board), tables=checklists)
-    anchors = _anchor_note(inp)
+    says = "\n\n".join(filter(None, [_says(board), *(_anchor_says(f) for f in findings)]))
+    placeholder = Section("verdict", "1. Verdict", True, says, tables=checklists)
     section_list = [
         placeholder,
         data_section(inp),
@@ -285,7 +309,7 @@ def _audit_battles(
         self_preference_section(prefs, own),
         board_section(board, inp),
         design_section(design, reason, bayes),
-        budget_section(plan, budget_reason, anchors),
+        budget_section(plan, budget_reason, anchors, anchor_note),
     ]
     bar.update()
     bar.close()
@@ -299,6 +323,7 @@ def _audit_battles(
         "orders": orders,
         "design": design,
         "budget": plan,
+        "anchors": anchors,
     }
     return section_list, findings, BATTLE_USES, results
 
@@ -324,21 +349,11 @@ def _says(board: AuditBoard) -> str:
     )
 
 
-def _anchor_note(inp: AuditInput) -> str:
-    """For anchor-based data: what the anchors section would need (not yet in the audit)."""
-    d = inp.data
-    counts = np.bincount(np.concatenate([d.a, d.b]), minlength=d.n_models)
-    top = np.argsort(-counts)[:2]
-    covered = np.isin(d.a, top) | np.isin(d.b, top)
-    if d.n_models > 4 and covered.all():
-        names = ", ".join(d.models[k] for k in top if counts[k] > 0)
-        return (
-            f"the battles look anchor-based (every battle involves {names}): the anchors "
-            "paper's sample sizes and the recommended anchor (Don-Yehiya et al., Mediocrity is "
-            "the key for LLM as a Judge Anchor Selection) are in `judgebayes anchors`, not yet "
-            "in the audit"
-        )
-    return ""
+def _anchor_says(f: Finding) -> str:
+    """A poor anchor in the verdict's own words (its finding may not decide the verdict)."""
+    if f.diagnostic != "anchor" or f.severity != "caveat":
+        return ""
+    return f"A poor anchor: {f.message}. What to do: {f.fix}."
 
 
 def _audit_items(

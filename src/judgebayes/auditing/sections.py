@@ -13,12 +13,14 @@ import numpy as np
 import pandas as pd
 
 from judgebayes._stats import norm_ppf
+from judgebayes.auditing.anchors import EFFECT, AnchorBudget
 from judgebayes.auditing.board import AuditBoard
 from judgebayes.auditing.budget import Budget
 from judgebayes.auditing.by_model import JudgeByModel
 from judgebayes.auditing.design import DesignComparison
 from judgebayes.auditing.estimates import Estimate, fmt
 from judgebayes.auditing.figures import (
+    anchors_figure,
     board_figure,
     budget_figure,
     confusion_figure,
@@ -40,7 +42,6 @@ from judgebayes.core.graph import check_graph
 from judgebayes.core.pairs import PairStats
 
 __all__ = [
-    "REFERENCES",
     "board_section",
     "budget_section",
     "data_section",
@@ -52,25 +53,6 @@ __all__ = [
     "self_preference_section",
     "verdict_section",
 ]
-
-REFERENCES = (
-    "Kargi & Salinas, From Uncertain Judgments to Calibrated Rankings: Conformal Elo "
-    "Estimation for LLM Evaluation (2026): Bradley–Terry Elo, agreement, κ, position bias, "
-    "score calibration (ECE).",
-    "Fiedler, Bias and Uncertainty in LLM-as-a-Judge Estimation (2026), arXiv:2605.06939: J, "
-    "ΔJ, the Section 4.4 diagnostics and the Section 7 checklist.",
-    "Ramaswamy, Demeure & Rrapaj, Model Consistency as a Cheap yet Predictive Proxy for LLM "
-    "Elo Scores: the Consistency score.",
-    "Zhang et al., UDA: Unsupervised Debiasing Alignment for Pair-wise LLM-as-a-Judge (AAAI "
-    "2026): self-preference, multi-judge consensus.",
-    "Don-Yehiya, Yehudai, Choshen & Abend, Mediocrity is the key for LLM as a Judge Anchor "
-    "Selection: anchors and their sample sizes.",
-    "Chatzi, Straitouri, Thejaswi & Gomez-Rodriguez, Prediction-Powered Ranking of Large "
-    "Language Models (NeurIPS 2024), arXiv:2402.17826: rank-sets.",
-    "Angelopoulos, Duchi & Zrnic, PPI++: Efficient Prediction-Powered Inference (2023), "
-    "arXiv:2311.01453: the calibrated board (prediction-powered Bradley–Terry).",
-)
-"""The papers the report cites."""
 
 
 def _e(estimate: Estimate | None, digits: int = 3, *, signed: bool = False) -> str:
@@ -111,11 +93,16 @@ def verdict_section(
             f"fails it; a score ECE above {ECE_HIGH} is a caveat (Kargi & Salinas, From "
             "Uncertain Judgments to Calibrated Rankings, 2026, Table 7).",
             "- Agreement, κ and Consistency are reported for context and decide nothing.",
+            "- Anchor-based battles: an anchor in use that is the strongest or the weakest "
+            "model, or clearly less informative than another, is a caveat for ranking "
+            "(Don-Yehiya et al., Mediocrity is the key for LLM as a Judge Anchor Selection, "
+            "2026, arXiv:2603.16848, Section 4.1); fewer prompts than +5% needs with it "
+            "(617 / I(p, A), Table 2) is a caveat for pairwise comparisons.",
         )
     )
     shown = findings.assign(
         estimate=[
-            fmt(e, lo, hi) if np.isfinite(e) else ""
+            fmt(e, lo, hi, 0 if abs(e) >= 100 else 3) if np.isfinite(e) else ""
             for e, lo, hi in zip(findings["estimate"], findings["lo"], findings["hi"], strict=True)
         ]
     )[["judge", "use", "diagnostic", "severity", "estimate", "message", "fix"]]
@@ -139,7 +126,9 @@ def verdict_section(
             "The Section 7 checklist flags each comparison against its baseline model at "
             "its level, without a correction for multiplicity; the verdict tests ΔJ over all "
             "pairs with Holm's adjustment.",
-        ),
+        )
+        if checklists
+        else (),
     )
 
 
@@ -198,7 +187,7 @@ def data_section(inp: AuditInput, *, few: int = 20) -> Section:
         lines.append(" ".join(graph.describe()[:1]) + ".")
     if thin:
         lines.append(f"Models with fewer than {few} battles: {_list(thin)}.")
-    if thin_lab:
+    if thin_lab and n_lab:  # without any label, the sentence before says it for all
         lines.append(f"Models with fewer than 10 human-labelled battles: {_list(thin_lab)}.")
     lines.append(
         "Which answer was shown first is "
@@ -622,10 +611,8 @@ def design_section(design: DesignComparison | None, reason: str, bayes: bool) ->
 
 
 # ------------------------------------------------------------------------- budget
-def budget_section(budget: Budget | None, reason: str, anchors: str = "") -> Section:
-    """How many more labels halve the intervals."""
-    if budget is None:
-        return Section(key="budget", title="7. Budget", available=False, needs=reason)
+def _label_budget_lines(budget: Budget) -> list[str]:
+    """How many more human labels halve the intervals, in sentences."""
     c = budget.curve
     w0 = c["median_width"].iloc[0]
     ext = " (extrapolated beyond the simulated range)" if "width" in budget.extrapolated else ""
@@ -662,16 +649,183 @@ def budget_section(budget: Budget | None, reason: str, anchors: str = "") -> Sec
         f"Simulated from the fitted model, {budget.n_reps} data sets per point: it answers "
         "how much sharper more labels make the answer, not how much more right."
     )
+    return lines
+
+
+def _anchor_text(b: AnchorBudget, several: bool) -> str:
+    """One judge's anchors in paragraphs (the table and figure hold every anchor)."""
+    t = b.table
+    prompts = float(t["prompts"].median())
+    scale = (
+        "three-point verdicts: win, tie or loss, no margin"
+        if b.three_point
+        else "five-point verdicts, the margin kept"
+    )
+
+    def info(anchor: str, name: bool = True) -> str:
+        r = b.row(anchor)
+        where = f"rank {int(r['position'])} of {int(r['n_models'])}"
+        return f"{r['informativeness']:.3f} [{r['lo']:.3f}, {r['hi']:.3f}] " + (
+            f"({anchor}, {where})" if name else f"({where})"
+        )
+
+    if b.full_matrix:
+        shape = (
+            f"Every pair of the {b.n_models} models was judged on the same prompts (about "
+            f"{prompts:,.0f} per model), so each model could be the anchor of a cheaper "
+            "benchmark that judges every other model against it alone; ranks are in π_quad, "
+            "the Bradley–Terry ranking from every pair"
+            + (f", and {', '.join(b.in_use)} is named as the anchor." if b.in_use else ".")
+        )
+    else:
+        shape = (
+            f"Every model was judged against {', '.join(b.in_use)} on the same prompts (about "
+            f"{prompts:,.0f} per model): {len(t)} anchor(s) and {b.n_models - len(t)} other "
+            "models; an anchor's rank is its place in the ranking its verdicts induce "
+            "(1 = strongest)."
+        )
+    lo_k, hi_k = t["informativeness"].idxmin(), t["informativeness"].idxmax()
+    what = (
+        f"Informativeness I(p, A), the share of (prompt, pair of models) whose verdicts "
+        f"against the anchor differ ({scale}; {100 * b.level:g}% intervals from "
+        f"{b.analysis.layout.n_boot:,} bootstrap resamples of the prompts)"
+    )
+    if len(t) > 1:
+        what += f", runs from {info(t.loc[lo_k, 'anchor'])} to {info(t.loc[hi_k, 'anchor'])}."
+    else:
+        what += f": {info(t.loc[lo_k, 'anchor'])}."
+    paragraphs = [(f"{b.judge}: " if several else "") + shape]
+    text = [what]
+    ends = t[t["extreme"]]
+    if b.full_matrix and len(ends) and len(t) > 3:
+        text.append(
+            "The strongest and the weakest model: "
+            + " and ".join(info(a) for a in ends["anchor"])
+            + "."
+        )
+    if b.recommended is not None:
+        r = b.row(b.recommended)
+        runner = t[t["anchor"] != b.recommended].sort_values("p_best", ascending=False)
+        also = (
+            f"; {runner['anchor'].iloc[0]} in {runner['p_best'].iloc[0]:.0%}"
+            if len(runner) and runner["p_best"].iloc[0] > 0.05
+            else ""
+        )
+        text.append(
+            f"Recommended anchor: {b.recommended}, the most informative in {r['p_best']:.0%} "
+            f"of the resamples{also}."
+        )
+    elif b.n_models <= 3:
+        text.append(
+            f"With {b.n_models} models the paper's Figure 5 says to compare all pairs: no "
+            "anchor to choose."
+        )
+    paragraphs.append(" ".join(text))
+    focus = b.recommended if b.recommended is not None else str(t.loc[hi_k, "anchor"])
+    r = b.row(focus)
+    worst = str(t.loc[lo_k, "anchor"])
+    text = []
+    text.append(
+        f"To tell apart two models one of which wins {0.5 + b.effect:.0%} of the prompts on "
+        f"which their verdicts against the anchor differ (+{b.effect:.0%}; one-sided sign "
+        f"test, α = {b.alpha:g}, power {b.power:g}: {b.n_base} such prompts, the paper's "
+        f"Table 2) takes N_total = {b.n_base} / I prompts in all: {r['n_total']:,.0f} "
+        f"[{r['n_total_lo']:,.0f}, {r['n_total_hi']:,.0f}] with {focus}"
+        + (f", {t.loc[lo_k, 'n_total']:,.0f} with {worst}" if worst != focus else "")
+        + f". The data have {r['prompts']:,.0f} per model: with {focus} the test reaches "
+        f"power {r['power_now']:.2f} at +{b.effect:.0%}"
+        + (
+            f", and the smallest edge it detects with power {b.power:g} is +{r['edge_now']:.1%}."
+            if np.isfinite(r["edge_now"])
+            else "."
+        )
+    )
+    paragraphs.append(" ".join(text))
+    text = []
+    poor = b.poor()
+    flags = {
+        "strongest": "the strongest model, a poor anchor",
+        "weakest": "the weakest model, a poor anchor",
+        "less informative": f"clearly less informative than {b.recommended}, a poor anchor",
+    }
+    for a in b.in_use:
+        ra = b.row(a)
+        flag = f": {flags[poor[a]]} (section 1 says what to use instead)" if a in poor else ""
+        if a == focus:
+            if flag:
+                text.append(f"In use: {a}{flag}.")
+            continue
+        text.append(
+            f"In use: {a}, I = {info(a, name=False)}; +{b.effect:.0%} takes "
+            f"{ra['n_total']:,.0f} prompts with it (power {ra['power_now']:.2f} on the "
+            f"data's){flag}."
+        )
+    if b.full_matrix and len(t) >= 3 and "tau_quadratic" in t:
+        fit = b.analysis.layout.tau_vs_informativeness(reference="quadratic")
+        interval = (
+            f" [{fit.r2_lo:.2f}, {fit.r2_hi:.2f}]"
+            if np.isfinite(fit.r2_lo) and np.isfinite(fit.r2_hi)
+            else ""
+        )
+        text.append(
+            f"Kendall τ of each anchor's ranking with π_quad runs from "
+            f"{t['tau_quadratic'].min():.3f} to {t['tau_quadratic'].max():.3f}; across anchors "
+            f"R² of τ on I is {fit.r2:.2f}{interval} (the paper's Figure 3: 0.59)."
+        )
+    paragraphs.append(" ".join(text))
+    return "\n\n".join(p for p in paragraphs if p)
+
+
+def budget_section(
+    budget: Budget | None,
+    reason: str,
+    anchors: Mapping[str, AnchorBudget] | None = None,
+    anchor_note: str = "",
+) -> Section:
+    """How many more labels halve the intervals; for anchor-based battles, which anchor and
+    how many prompts (Don-Yehiya et al.)."""
+    anchors = dict(anchors or {})
+    if budget is None and not anchors:
+        needs = reason + (f"; {anchor_note}" if anchor_note else "")
+        return Section(key="budget", title="7. Budget", available=False, needs=needs)
+    paragraphs, tables, figures = [], {}, {}
+    needs = [anchor_note] if anchor_note else []
+    if budget is not None:
+        paragraphs.append(" ".join(_label_budget_lines(budget)))
+        tables["simulated curve"] = budget.curve
+        figures["simulated median interval width against human labels"] = lambda: budget_figure(
+            budget
+        )
+    else:
+        needs.insert(0, f"for how many more human labels halve the intervals: {reason}")
+    if anchors:
+        paragraphs.append(
+            "Which anchor, and how many prompts (Don-Yehiya, Yehudai, Choshen & Abend, "
+            "Mediocrity is the key for LLM as a Judge Anchor Selection, 2026, "
+            "arXiv:2603.16848)."
+        )
+        paragraphs += [_anchor_text(b, len(anchors) > 1) for b in anchors.values()]
+        frames = [b.table.assign(judge=b.judge) for b in anchors.values()]
+        frame = pd.concat(frames, ignore_index=True)
+        # two narrower tables: which anchor, and the prompts +5% needs with each (the
+        # number of models is in the text; "extreme" is rank 1 or last)
+        keys = ["anchor"] if len(anchors) == 1 else ["judge", "anchor"]
+        which = ["in_use", "position", "informativeness", "lo", "hi", "p_best"]
+        which += [c for c in ("tau_quadratic", "tau_lo", "tau_hi") if c in frame]
+        prompts = ["n_total", "n_total_lo", "n_total_hi", "prompts", "power_now", "edge_now"]
+        tables["anchors"] = frame[keys + which]
+        tables[f"prompts for +{EFFECT:.0%} per anchor"] = frame[keys + prompts]
+        figures["informativeness of each candidate anchor, and the prompts +5% needs"] = lambda: (
+            anchors_figure(anchors)
+        )
     return Section(
         key="budget",
         title="7. Budget",
         available=True,
-        summary=" ".join(lines),
-        needs=anchors,
-        tables={"simulated curve": c},
-        figures={
-            "simulated median interval width against human labels": lambda: budget_figure(budget)
-        },
+        summary="\n\n".join(paragraphs),
+        needs="; ".join(needs),
+        tables=tables,
+        figures=figures,
     )
 
 

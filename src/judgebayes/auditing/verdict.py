@@ -47,6 +47,15 @@ Rules (α the audit's level, intervals at 1 − α):
    carries little signal (β̂ < 0.2 with agreement uncorrelated with |s|).
 7. **Agreement, κ, Consistency** (Kargi & Salinas, Table 1; Ramaswamy, Demeure & Rrapaj,
    *Model Consistency as a Cheap yet Predictive Proxy for LLM Elo Scores*): ``info``.
+8. **The anchor** (anchor-based battles; Don-Yehiya, Yehudai, Choshen & Abend, *Mediocrity
+   is the key for LLM as a Judge Anchor Selection*, 2026, arXiv:2603.16848;
+   :mod:`judgebayes.auditing.anchors`): ranking gets a caveat when the anchor in use is
+   the strongest or the weakest model, or clearly less informative than another candidate
+   (Section 4.1: such anchors agree least with the human and the quadratic rankings); the
+   fix names the anchor to use. Pairwise comparisons get a caveat when the data have fewer
+   prompts than telling apart two models at +5 % takes with that anchor (N_total = 617 /
+   I(p, A), Section 4.3 and Table 2: a benchmark that size cannot separate close models).
+   A full matrix with no anchor in use gets ``info``: the anchor it would recommend.
 """
 
 from __future__ import annotations
@@ -60,6 +69,7 @@ import pandas as pd
 from judgebayes.auditing.estimates import Estimate
 
 if TYPE_CHECKING:
+    from judgebayes.auditing.anchors import AnchorBudget
     from judgebayes.auditing.board import JudgeRanking
     from judgebayes.auditing.by_model import JudgeByModel
     from judgebayes.auditing.humans import JudgeAgreement
@@ -75,6 +85,7 @@ __all__ = [
     "SEVERITIES",
     "VERDICTS",
     "Finding",
+    "anchor_findings",
     "verdict_table",
 ]
 
@@ -263,8 +274,23 @@ def battle_findings(
     position_known: bool = True,
 ) -> list[Finding]:
     """Every finding of one judge on battles, for both uses (module docstring)."""
-    out: list[Finding] = []
+    out = _label_findings(judge, agreement)
+    if by_model is not None:
+        out += _delta_j_findings(judge, by_model)
+    out += _position_findings(judge, agreement, orders, position_known=position_known)
+    if own:
+        out += _self_preference_findings(judge, self_pref, own)
+    if ranking is not None and ranking.tau is not None:
+        out += _rank_findings(judge, ranking)
+    if scores is not None:
+        out += _score_findings(judge, scores)
+    return out + _info_findings(judge, agreement, orders)
+
+
+def _label_findings(judge: str, agreement: JudgeAgreement | None) -> list[Finding]:
+    """Rule 1, or the labels it needs."""
     rank, pair = "ranking", "pairwise comparisons"
+    out: list[Finding] = []
     if agreement is None:
         msg = "no battle carries both a human label and this judge's verdict"
         fix = "label a few hundred battles at random (a human_label on some battles)"
@@ -286,65 +312,77 @@ def battle_findings(
                 "other diagnostics pass",
             )
         out.append(j_rank)
-    if by_model is not None:
-        worst = by_model.worst
-        if by_model.shared == "not defensible":
-            msg = (
-                f"J differs across models: ΔJ[{worst.name}] = {worst.text(signed=True)}, "
-                f"Holm-adjusted p = {by_model.worst_p:.2g} over "
-                f"{int(by_model.delta_j['p_holm'].notna().sum())} pairs: shared calibration "
-                "is not defensible (Fiedler, Section 4.4)"
+    return out
+
+
+def _delta_j_findings(judge: str, by_model: JudgeByModel) -> list[Finding]:
+    """Rule 2."""
+    rank, pair = "ranking", "pairwise comparisons"
+    out: list[Finding] = []
+    worst = by_model.worst
+    if by_model.shared == "not defensible":
+        msg = (
+            f"J differs across models: ΔJ[{worst.name}] = {worst.text(signed=True)}, "
+            f"Holm-adjusted p = {by_model.worst_p:.2g} over "
+            f"{int(by_model.delta_j['p_holm'].notna().sum())} pairs: shared calibration "
+            "is not defensible (Fiedler, Section 4.4)"
+        )
+        out.append(
+            Finding(
+                judge,
+                pair,
+                "ΔJ across models",
+                "fail",
+                worst,
+                msg,
+                "calibrate per model (PPI++ with model-specific calibration, 2×): label "
+                "battles of every model you compare",
             )
-            out.append(
-                Finding(
-                    judge,
-                    pair,
-                    "ΔJ across models",
-                    "fail",
-                    worst,
-                    msg,
-                    "calibrate per model (PPI++ with model-specific calibration, 2×): label "
-                    "battles of every model you compare",
-                )
+        )
+        out.append(
+            Finding(
+                judge,
+                rank,
+                "ΔJ across models",
+                "caveat",
+                worst,
+                msg.replace(": shared calibration is not defensible (Fiedler, Section 4.4)", "")
+                + ": the judge's errors differ by model, which bends its board",
+                "read the calibrated board, not the judge's",
             )
-            out.append(
-                Finding(
-                    judge,
-                    rank,
-                    "ΔJ across models",
-                    "caveat",
-                    worst,
-                    msg.replace(": shared calibration is not defensible (Fiedler, Section 4.4)", "")
-                    + ": the judge's errors differ by model, which bends its board",
-                    "read the calibrated board, not the judge's",
-                )
+        )
+    elif by_model.shared == "unverifiable":
+        who = ", ".join(by_model.unverifiable[:5]) + (
+            f" and {len(by_model.unverifiable) - 5} more" if len(by_model.unverifiable) > 5 else ""
+        )
+        out.append(
+            Finding(
+                judge,
+                pair,
+                "ΔJ across models",
+                "caveat",
+                worst,
+                f"shared calibration is unverifiable for {who}: too few labels to estimate their J",
+                f"label battles of {who}",
             )
-        elif by_model.shared == "unverifiable":
-            who = ", ".join(by_model.unverifiable[:5]) + (
-                f" and {len(by_model.unverifiable) - 5} more"
-                if len(by_model.unverifiable) > 5
-                else ""
-            )
-            out.append(
-                Finding(
-                    judge,
-                    pair,
-                    "ΔJ across models",
-                    "caveat",
-                    worst,
-                    f"shared calibration is unverifiable for {who}: too few labels to "
-                    "estimate their J",
-                    f"label battles of {who}",
-                )
-            )
-        else:
-            text = (
-                f"no pair of models has a J that differs after Holm's adjustment (largest "
-                f"evidence ΔJ[{worst.name}] = {worst.text(signed=True)})"
-                if worst is not None
-                else "J per model could not be compared"
-            )
-            out.append(Finding(judge, pair, "ΔJ across models", "ok", worst, text))
+        )
+    else:
+        text = (
+            f"no pair of models has a J that differs after Holm's adjustment (largest "
+            f"evidence ΔJ[{worst.name}] = {worst.text(signed=True)})"
+            if worst is not None
+            else "J per model could not be compared"
+        )
+        out.append(Finding(judge, pair, "ΔJ across models", "ok", worst, text))
+    return out
+
+
+def _position_findings(
+    judge: str, agreement: JudgeAgreement | None, orders: OrderCheck | None, *, position_known: bool
+) -> list[Finding]:
+    """Rule 3: against the humans where labels exist, against ½ on both orders otherwise."""
+    rank, pair = "ranking", "pairwise comparisons"
+    out: list[Finding] = []
     bias = None
     if agreement is not None:
         bias, against = agreement["position bias"], "than the humans do on the same battles"
@@ -390,117 +428,146 @@ def battle_findings(
                     f"no position bias ({bias.name} {bias.text(signed=True)})",
                 )
             )
-    if own:
-        uses = (rank, pair)
-        if self_pref is None:
-            for use in uses:
-                out.append(
-                    Finding(
-                        judge,
-                        use,
-                        "self-preference η",
-                        "unknown",
-                        None,
-                        f"no labelled battle pits {', '.join(own)} against another model",
-                        f"label battles of {', '.join(own)}",
-                    )
-                )
-        else:
-            eta = self_pref.eta
-            who = ", ".join(own)
-            if eta.excludes(0.0) and eta.estimate > 0:
-                sev, msg, fix = (
-                    "fail",
-                    f"the judge favours {who}: η = {eta.text(2, signed=True)} extra log-odds of "
-                    f"'its model wins' beyond the humans' verdicts ({self_pref.n_own} labelled "
-                    "battles)",
-                    f"do not let it judge battles of {who}: use another judge there, or "
-                    "calibrate per model",
-                )
-            elif eta.excludes(0.0):
-                sev, msg, fix = (
-                    "caveat",
-                    f"the judge disfavours {who}: η = {eta.text(2, signed=True)}",
-                    f"use another judge for battles of {who}",
-                )
-            elif eta.hi > ETA_SMALL:
-                sev, msg, fix = (
-                    "caveat",
-                    f"no evidence of self-preference towards {who}, but η = "
-                    f"{eta.text(2, signed=True)} cannot rule out one of {ETA_SMALL} logit "
-                    f"({self_pref.n_own} labelled battles of its models)",
-                    f"label more battles of {who}",
-                )
-            else:
-                sev, msg, fix = (
-                    "ok",
-                    f"no self-preference towards {who}: η = {eta.text(2, signed=True)}",
-                    "",
-                )
-            for use in uses:
-                out.append(Finding(judge, use, "self-preference η", sev, eta, msg, fix))
-    if ranking is not None and ranking.tau is not None:
-        if ranking.misranked:
-            names = ", ".join(ranking.misranked[:6]) + (
-                f" and {len(ranking.misranked) - 6} more" if len(ranking.misranked) > 6 else ""
-            )
+    return out
+
+
+def _self_preference_findings(
+    judge: str, self_pref: SelfPreference | None, own: tuple[str, ...]
+) -> list[Finding]:
+    """Rule 4."""
+    rank, pair = "ranking", "pairwise comparisons"
+    out: list[Finding] = []
+    uses = (rank, pair)
+    if self_pref is None:
+        for use in uses:
             out.append(
                 Finding(
                     judge,
-                    rank,
-                    "rank agreement",
-                    "fail",
-                    ranking.tau,
-                    f"its own board ranks {len(ranking.misranked)} model(s) outside their "
-                    f"calibrated rank-sets ({names}); Kendall τ with the calibrated board "
-                    f"{ranking.tau.text(2)}",
-                    "use the calibrated board (prediction-powered BT with your human labels)",
+                    use,
+                    "self-preference η",
+                    "unknown",
+                    None,
+                    f"no labelled battle pits {', '.join(own)} against another model",
+                    f"label battles of {', '.join(own)}",
                 )
+            )
+    else:
+        eta = self_pref.eta
+        who = ", ".join(own)
+        if eta.excludes(0.0) and eta.estimate > 0:
+            sev, msg, fix = (
+                "fail",
+                f"the judge favours {who}: η = {eta.text(2, signed=True)} extra log-odds of "
+                f"'its model wins' beyond the humans' verdicts ({self_pref.n_own} labelled "
+                "battles)",
+                f"do not let it judge battles of {who}: use another judge there, or "
+                "calibrate per model",
+            )
+        elif eta.excludes(0.0):
+            sev, msg, fix = (
+                "caveat",
+                f"the judge disfavours {who}: η = {eta.text(2, signed=True)}",
+                f"use another judge for battles of {who}",
+            )
+        elif eta.hi > ETA_SMALL:
+            sev, msg, fix = (
+                "caveat",
+                f"no evidence of self-preference towards {who}, but η = "
+                f"{eta.text(2, signed=True)} cannot rule out one of {ETA_SMALL} logit "
+                f"({self_pref.n_own} labelled battles of its models)",
+                f"label more battles of {who}",
             )
         else:
-            out.append(
-                Finding(
-                    judge,
-                    rank,
-                    "rank agreement",
-                    "ok",
-                    ranking.tau,
-                    f"every model's judge-only rank lies in its calibrated rank-set; Kendall τ "
-                    f"{ranking.tau.text(2)}",
-                )
+            sev, msg, fix = (
+                "ok",
+                f"no self-preference towards {who}: η = {eta.text(2, signed=True)}",
+                "",
             )
-    if scores is not None:
-        ece, t = scores.ece, scores.temperature
-        if ece.estimate > ECE_HIGH or t.low_signal:
-            why = (
-                f"ECE of σ(β|s|) = {ece.text()} > {ECE_HIGH}"
-                if ece.estimate > ECE_HIGH
-                else f"the score carries little signal (β = {scores.beta.text()}, agreement "
-                f"r with |s| = {t.agreement_r:.2f})"
+        for use in uses:
+            out.append(Finding(judge, use, "self-preference η", sev, eta, msg, fix))
+    return out
+
+
+def _rank_findings(judge: str, ranking: JudgeRanking) -> list[Finding]:
+    """Rule 5."""
+    rank = "ranking"
+    out: list[Finding] = []
+    if ranking.misranked:
+        names = ", ".join(ranking.misranked[:6]) + (
+            f" and {len(ranking.misranked) - 6} more" if len(ranking.misranked) > 6 else ""
+        )
+        out.append(
+            Finding(
+                judge,
+                rank,
+                "rank agreement",
+                "fail",
+                ranking.tau,
+                f"its own board ranks {len(ranking.misranked)} model(s) outside their "
+                f"calibrated rank-sets ({names}); Kendall τ with the calibrated board "
+                f"{ranking.tau.text(2)}",
+                "use the calibrated board (prediction-powered BT with your human labels)",
             )
-            out.append(
-                Finding(
-                    judge,
-                    rank,
-                    "score calibration",
-                    "caveat",
-                    ece,
-                    f"{why}: soft targets from its scores are miscalibrated "
-                    "(Kargi & Salinas, Appendix G)",
-                    "use hard verdicts, or refit β on more human labels",
-                )
+        )
+    else:
+        out.append(
+            Finding(
+                judge,
+                rank,
+                "rank agreement",
+                "ok",
+                ranking.tau,
+                f"every model's judge-only rank lies in its calibrated rank-set; Kendall τ "
+                f"{ranking.tau.text(2)}",
             )
-        else:
-            out.append(
-                Finding(
-                    judge,
-                    rank,
-                    "score calibration",
-                    "ok",
-                    ece,
-                    f"scores calibrated: ECE {ece.text()}, β = {scores.beta.text()}",
-                )
+        )
+    return out
+
+
+def _score_findings(judge: str, scores: ScoreCalibration) -> list[Finding]:
+    """Rule 6."""
+    rank = "ranking"
+    out: list[Finding] = []
+    ece, t = scores.ece, scores.temperature
+    if ece.estimate > ECE_HIGH or t.low_signal:
+        why = (
+            f"ECE of σ(β|s|) = {ece.text()} > {ECE_HIGH}"
+            if ece.estimate > ECE_HIGH
+            else f"the score carries little signal (β = {scores.beta.text()}, agreement "
+            f"r with |s| = {t.agreement_r:.2f})"
+        )
+        out.append(
+            Finding(
+                judge,
+                rank,
+                "score calibration",
+                "caveat",
+                ece,
+                f"{why}: soft targets from its scores are miscalibrated "
+                "(Kargi & Salinas, Appendix G)",
+                "use hard verdicts, or refit β on more human labels",
             )
+        )
+    else:
+        out.append(
+            Finding(
+                judge,
+                rank,
+                "score calibration",
+                "ok",
+                ece,
+                f"scores calibrated: ECE {ece.text()}, β = {scores.beta.text()}",
+            )
+        )
+    return out
+
+
+def _info_findings(
+    judge: str, agreement: JudgeAgreement | None, orders: OrderCheck | None
+) -> list[Finding]:
+    """Rule 7: context that decides nothing."""
+    pair = "pairwise comparisons"
+    out: list[Finding] = []
     if agreement is not None:
         for name in ("decisive agreement", "kappa"):
             e = agreement[name]
@@ -510,6 +577,152 @@ def battle_findings(
             Finding(judge, pair, "Consistency", "info", orders.consistency, orders._headline())
         )
     return out
+
+
+def _informativeness(budget: AnchorBudget, anchor: str) -> Estimate:
+    r = budget.row(anchor)
+    return Estimate(
+        f"I(p, {anchor})",
+        float(r["informativeness"]),
+        float(r["lo"]),
+        float(r["hi"]),
+        alpha=1 - budget.level,
+        method="bootstrap over prompts",
+    )
+
+
+def _place(budget: AnchorBudget, anchor: str) -> str:
+    r = budget.row(anchor)
+    among = "π_quad, the ranking from every pair" if budget.full_matrix else "its own verdicts"
+    return f"rank {int(r['position'])} of {int(r['n_models'])} by {among}"
+
+
+def anchor_findings(budget: AnchorBudget) -> list[Finding]:
+    """Rule 8: the anchor in use, and the prompts +5 % needs with it (module docstring)."""
+    judge, rank, pair = budget.judge, "ranking", "pairwise comparisons"
+    best = budget.recommended
+    out: list[Finding] = []
+    if not budget.in_use:
+        if best is not None:
+            worst = budget.table.loc[budget.table["informativeness"].idxmin(), "anchor"]
+            out.append(
+                Finding(
+                    judge,
+                    rank,
+                    "anchor",
+                    "info",
+                    _informativeness(budget, best),
+                    f"every pair of models was judged, so no anchor is in use; were one used, "
+                    f"{best} would be the most informative (I(p, A) = "
+                    f"{_informativeness(budget, best).text()}, {_place(budget, best)}) and "
+                    f"{worst} the least ({_informativeness(budget, worst).text()}, "
+                    f"{_place(budget, worst)})",
+                )
+            )
+        return out
+    poor = budget.poor()
+    for anchor in budget.in_use:
+        info = _informativeness(budget, anchor)
+        r = budget.row(anchor)
+        why = poor.get(anchor)
+        if why is None:
+            out.append(
+                Finding(
+                    judge,
+                    rank,
+                    "anchor",
+                    "ok",
+                    info,
+                    f"{anchor} as the anchor: I(p, A) = {info.text()}, {_place(budget, anchor)}",
+                )
+            )
+        else:
+            if why == "less informative":
+                what = (
+                    f"{anchor} as the anchor: I(p, A) = {info.text()}, clearly below {best}'s "
+                    f"{_informativeness(budget, best).text()}: fewer of its prompts tell two "
+                    "models apart"
+                )
+            else:
+                what = (
+                    f"{anchor} as the anchor is the {why} model ({_place(budget, anchor)}): "
+                    f"I(p, A) = {info.text()}; the {why} anchor "
+                    + ("beats" if why == "strongest" else "loses to")
+                    + " most models on most prompts, and the anchors paper finds the strongest "
+                    "and weakest models the poorest anchors (Don-Yehiya et al., Section 4.1)"
+                )
+            if best is not None and best != anchor:
+                fix = (
+                    f"use {best} as the anchor: I(p, A) = {_informativeness(budget, best).text()}"
+                    f", {_place(budget, best)}, the most informative here"
+                )
+            else:
+                middle = budget.middle(anchor)
+                fix = (
+                    f"judge the models against a middle one instead (e.g. {middle}, "
+                    f"{_place_in(budget, anchor, middle)}): the paper finds middle models the "
+                    "most informative anchors"
+                )
+            out.append(Finding(judge, rank, "anchor", "caveat", info, what, fix))
+        needed = Estimate(
+            "prompts for +5%",
+            float(r["n_total"]),
+            float(r["n_total_lo"]),
+            float(r["n_total_hi"]),
+            alpha=1 - budget.level,
+            method="617 / I(p, A)",
+        )
+        if not np.isfinite(needed.estimate):
+            continue
+        head = (
+            f"with {anchor} as the anchor, telling apart two models at +{budget.effect:.0%} "
+            f"(one wins {0.5 + budget.effect:.0%} of the prompts on which their verdicts "
+            f"differ) takes about {needed.estimate:,.0f} prompts "
+            f"[{needed.lo:,.0f}, {needed.hi:,.0f}] ({budget.n_base} / I(p, A); Table 2)"
+        )
+        if r["prompts"] < needed.estimate:
+            edge = r["edge_now"]
+            fix = f"about {needed.estimate - r['prompts']:,.0f} more prompts"
+            if best is not None and best != anchor:
+                fix += (
+                    f", or {best} as the anchor ({budget.row(best)['n_total']:,.0f} prompts in all)"
+                )
+            out.append(
+                Finding(
+                    judge,
+                    pair,
+                    "prompts for +5%",
+                    "caveat",
+                    needed,
+                    f"{head}; the data have {r['prompts']:,.0f} per model: power "
+                    f"{r['power_now']:.2f} at +{budget.effect:.0%}"
+                    + (
+                        f", and the smallest edge detected with power {budget.power:g} is "
+                        f"+{edge:.1%}"
+                        if np.isfinite(edge)
+                        else ""
+                    ),
+                    fix,
+                )
+            )
+        else:
+            out.append(
+                Finding(
+                    judge,
+                    pair,
+                    "prompts for +5%",
+                    "ok",
+                    needed,
+                    f"{head}; the data have {r['prompts']:,.0f} per model",
+                )
+            )
+    return out
+
+
+def _place_in(budget: AnchorBudget, anchor: str, model: str) -> str:
+    ranking = budget.analysis.layout.ranking(anchor)
+    k = int(np.flatnonzero(ranking["model"] == model)[0]) + 1
+    return f"rank {k} of {len(ranking)} by its verdicts against {anchor}"
 
 
 def item_findings(

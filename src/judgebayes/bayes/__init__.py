@@ -3,12 +3,12 @@
 Each generative model is a plain NumPyro function ``model(**data)`` whose observed
 sites carry the names of their keyword arguments (``y=None`` generates). The shared
 pieces live here: the Bradley–Terry likelihoods on pair statistics
-(:mod:`~judgebayes.bayes.bt_models`), the multi-judge model, the PyMC twins, the
-compiled NUTS/MAP kernels (:mod:`~judgebayes.bayes.compiled`), :func:`fit`, prior
-and posterior predictive checks (:mod:`~judgebayes.bayes.predictive`) and
-simulation-based calibration. Method-specific models live in their method's
-subpackage; :mod:`judgebayes.models` gathers a builder for each.
-Importing this package loads JAX.
+(:mod:`~judgebayes.bayes.bt_models`), the multi-judge model, the PyMC twins,
+:func:`fit`, prior and posterior predictive checks (:mod:`~judgebayes.bayes.predictive`),
+simulation-based calibration and leave-one-battle-out. They are written on the engine
+(:mod:`judgebayes.bayes.engine`: compiled kernels, the NUTS driver, the cache; private).
+Method-specific models live in their method's subpackage; :mod:`judgebayes.models`
+gathers a builder for each. Importing this package loads JAX.
 """
 
 from judgebayes.bayes.battle_loo import (
@@ -26,12 +26,10 @@ from judgebayes.bayes.bt_models import (
     davidson_model,
     prior_sd_from_lam,
 )
-from judgebayes.bayes.compiled import CompiledModel
 from judgebayes.bayes.inference import (
     SamplerWarning,
     fit,
     map_estimate,
-    ppc,
     rank_rhat_and_bulk_ess,
     use_cpu_cores,
 )
@@ -48,7 +46,6 @@ from judgebayes.bayes.spec import ModelSpec
 
 __all__ = [
     "BattleLOO",
-    "CompiledModel",
     "ModelSpec",
     "SBCResult",
     "SamplerWarning",
@@ -68,7 +65,6 @@ __all__ = [
     "multi_judge_model",
     "plot_statistic",
     "posterior_predictive",
-    "ppc",
     "predictive_statistic",
     "prior_predictive",
     "prior_sd_from_lam",

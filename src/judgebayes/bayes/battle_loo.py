@@ -21,7 +21,7 @@ Cells, not battles
 High Pareto k̂
     Cells with k̂ above ``k_threshold`` (0.7: Vehtari et al. 2024, Sect. 3.2.4) are
     re-done by exact refits (the cell's count lowered by one; same array shapes, so the
-    compiled sampler of :mod:`~judgebayes.bayes.compiled` only re-samples) or, when there
+    compiled sampler of :mod:`~judgebayes.bayes.engine.model` only re-samples) or, when there
     are many, by K-fold cross-validation over battles (Vehtari, Gelman & Gabry 2017,
     Sect. 4.2). What ran is recorded in the result.
 Comparable scores
@@ -53,6 +53,7 @@ from scipy.special import log_expit, logsumexp
 from tqdm.auto import tqdm
 
 from judgebayes.bayes.bt_models import bt_model, davidson_model
+from judgebayes.bayes.inference import fit
 from judgebayes.bayes.spec import ModelSpec
 from judgebayes.core.battles import Battles
 from judgebayes.core.bt import as_pair_stats
@@ -495,8 +496,6 @@ def _refits(
 ) -> tuple[list[np.ndarray], tuple[str, ...]]:
     """Refit once per row of ``removals`` (battles removed per cell); per refit the
     log mean predictive density of one battle of every cell, ``(n_cells,)``."""
-    from judgebayes.bayes.inference import fit
-
     spec = cells.spec
     everything = np.arange(len(cells.stats.cell_pair))
     out, caught = [], []

@@ -71,17 +71,15 @@ __all__ = [
 def soft_binomial_logpdf(y: jnp.ndarray, n: jnp.ndarray, d: jnp.ndarray) -> jnp.ndarray:
     r"""y·d − n·softplus(d) = y·log σ(d) + (n − y)·log σ(−d), elementwise (seed 000, Eq. 1).
 
-    The identity uses log σ(d) = d + log σ(−d); softplus(d) = log(1 + e^d) is evaluated
-    as max(d, 0) + log1p(e^{−|d|}), as ``jnp.logaddexp(d, 0)`` evaluates it. Its
-    derivatives are written out (a ``jax.custom_jvp``) so that they reuse the one
-    e^{−|d|} of the value: ∂/∂d = y − n·σ(d) with σ(d) = 1/(1 + e^{−|d|}) for d ≥ 0 and
-    e^{−|d|}/(1 + e^{−|d|}) below, ∂/∂y = d, ∂/∂n = −softplus(d). Autodiff of
-    ``jax.nn.log_sigmoid`` evaluates the exponential a second time (inside
-    ``logaddexp``'s derivative): on the 55-model arena (1,485 pairs, float32 as NUTS
-    runs) this rule alone took the potential's value and gradient from 16.5 to 13.2 µs
-    of CPU. The rule is itself differentiable (second derivatives, e.g. the Laplace
-    Hessian, are autodiff of it); ``tests/test_bt_gradient.py`` checks it against
-    autodiff of Eq. 1 as written.
+    The identity uses log σ(d) = d + log σ(−d); softplus(d) = log(1 + e^d) is evaluated as
+    max(d, 0) + log1p(e^{−|d|}), as ``jnp.logaddexp(d, 0)`` evaluates it. Its derivatives
+    are written out (a ``jax.custom_jvp``) so that they reuse the one e^{−|d|} of the value:
+    ∂/∂d = y − n·σ(d) with σ(d) = 1/(1 + e^{−|d|}) for d ≥ 0 and e^{−|d|}/(1 + e^{−|d|})
+    below, ∂/∂y = d, ∂/∂n = −softplus(d). Autodiff of ``jax.nn.log_sigmoid`` evaluates the
+    exponential a second time (inside ``logaddexp``'s derivative): this rule makes the
+    potential's value and gradient cheaper (``docs/benchmarks.md``). The rule is itself
+    differentiable (second derivatives, e.g. the Laplace Hessian, are autodiff of it);
+    ``tests/test_bt_gradient.py`` checks it against autodiff of Eq. 1 as written.
 
     Parameters
     ----------
@@ -193,10 +191,8 @@ def pair_difference(theta: jnp.ndarray, i: jnp.ndarray, j: jnp.ndarray) -> jnp.n
     cotangents. Indexing ``theta[i] - theta[j]`` transposes to two scatter-adds, and
     for pairs sorted by ``i`` (as :class:`~judgebayes.core.pairs.PairStats` sorts
     them) consecutive updates of the first hit the same cell, a chain of dependent
-    additions. On the 55-model arena (1,485 pairs, float32 as NUTS runs) the BT
-    potential's value and gradient take 9.1 µs of CPU (10.6 with the split form, 13.2
-    with indexing); on sorted random designs the dense form was as fast or faster up to
-    M² = 4–5 P and slower beyond (1.2× at 10 P with M = 100, 2.2× with M = 200).
+    additions. The dense form is the fastest of the three up to M² ≈ 4–5 P and slower
+    beyond, hence :data:`DENSE_PAIRS_RATIO` (timings in ``docs/benchmarks.md``).
 
     Parameters
     ----------

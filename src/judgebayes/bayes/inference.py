@@ -3,19 +3,18 @@
 A model is a plain NumPyro function of its data (``model(**data)``; observed
 sites take ``None`` to generate). :func:`fit` runs
 
-* ``method="nuts"``: NumPyro's NUTS kernel (diagonal mass matrix and step size
-  adapted during warm-up), each chain on its own thread, run in chunks of iterations
-  by :mod:`judgebayes.bayes.driver`; compiled once per model and data layout
-  (:mod:`judgebayes.bayes.compiled`), so a second fit of the same shapes, with new
-  data, a new seed or another number of chains, draws or warm-up iterations, only
-  samples, and kept in JAX's persistent compilation cache on disk, so a new process
-  loads it instead of compiling;
+* ``method="nuts"``: NumPyro's NUTS transition and warm-up adaptation (diagonal mass
+  matrix and step size), each chain on its own thread, run in chunks of iterations by
+  the engine's driver (:mod:`judgebayes.bayes.engine.nuts`); compiled once per model
+  and data layout (:mod:`judgebayes.bayes.engine.model`), so a second fit of the same
+  shapes, with new data, a new seed or another number of chains, draws or warm-up
+  iterations, only samples, and kept in JAX's persistent compilation cache on disk,
+  so a new process loads it instead of compiling;
 * ``method="map"``: the mode of the *same* log density, found by SciPy's L-BFGS
   on NumPyro's potential function (the negative log joint on the unconstrained
-  space, with JAX gradients), and a Laplace approximation from the JAX Hessian
-  at the mode: the ``posterior`` group holds Laplace draws and the ``map`` group
-  the mode itself (the potential, its gradient and Hessian are compiled once per
-  layout too);
+  space, with JAX gradients), and a Laplace approximation from the Hessian at the
+  mode (:mod:`judgebayes.bayes.engine.laplace`): the ``posterior`` group holds Laplace
+  draws and the ``map`` group the mode itself;
 * ``method="advi"``: mean-field ADVI (NumPyro SVI with an ``AutoNormal`` guide).
 
 All three return :class:`arviz.InferenceData` with named coordinates,
@@ -31,19 +30,19 @@ from typing import Any, Literal
 
 import arviz as az
 import jax
-import jax.numpy as jnp
 import numpy as np
 import numpyro
 import xarray as xr
 from numpyro.diagnostics import effective_sample_size, gelman_rubin
 from numpyro.infer import SVI, Predictive, Trace_ELBO
 from numpyro.infer.autoguide import AutoNormal
-from scipy.linalg import solve_triangular
-from scipy.optimize import minimize
 from scipy.stats import norm, rankdata
 from tqdm.auto import tqdm
 
-from judgebayes.bayes.compiled import CompiledModel, target_accept_for
+from judgebayes.bayes.engine.keys import NEEDS_CONCRETE
+from judgebayes.bayes.engine.laplace import laplace
+from judgebayes.bayes.engine.model import CompiledModel, target_accept_for
+from judgebayes.bayes.engine.sites import is_data_site, op_by_op, site_table
 from judgebayes.bayes.spec import ModelSpec, resolve_spec
 from judgebayes.core.bootstrap import one_blas_thread
 from judgebayes.errors import JudgeBayesWarning
@@ -52,7 +51,6 @@ __all__ = [
     "SamplerWarning",
     "fit",
     "map_estimate",
-    "ppc",
     "rank_rhat_and_bulk_ess",
     "use_cpu_cores",
 ]
@@ -69,38 +67,12 @@ def use_cpu_cores(n: int | None = None) -> None:
 
     :func:`fit` does not need this (it runs its chains on threads); NumPyro's own
     ``MCMC(chain_method="parallel")``, e.g. PyMC's ``nuts_sampler="numpyro"`` route,
-    does. Ask for no more devices than cores: with 4 devices on 2 cores about one
-    :func:`fit` in ten stalled for ~0.4 s (``bench/bayes_speed.py``). Must be called
+    does. Ask for no more devices than cores: with more devices than cores, some
+    :func:`fit` calls stall on oversubscribed threads (``bench/bayes_speed.py``). Must be called
     before JAX initialises its backend (before the first JAX computation in the
     process); later calls have no effect.
     """
     numpyro.set_host_device_count(n or os.cpu_count() or 1)
-
-
-def _trace(model: Callable, data: Mapping[str, Any]) -> dict[str, dict]:
-    return numpyro.handlers.trace(numpyro.handlers.seed(model, 0)).get_trace(**data)
-
-
-def _is_data_site(site: Mapping[str, Any]) -> bool:
-    """An observed sample site that holds data, not a ``numpyro.factor`` term.
-
-    ``numpyro.factor`` records an observed sample site too (a ``Unit`` distribution,
-    marked ``is_auxiliary``, possibly wrapped by ``mask``/``expand``): it adds to the
-    log density but has no data to replicate, compare or score pointwise.
-    """
-    if site["type"] != "sample" or not site.get("is_observed"):
-        return False
-    if (site.get("infer") or {}).get("is_auxiliary"):
-        return False
-    fn = site["fn"]
-    while hasattr(fn, "base_dist"):
-        fn = fn.base_dist
-    return not isinstance(fn, numpyro.distributions.Unit)
-
-
-def _observed(model: Callable, data: Mapping[str, Any]) -> dict[str, np.ndarray]:
-    """Values of the model's data sites (observed sample sites, ``numpyro.factor`` excluded)."""
-    return {k: np.asarray(s["value"]) for k, s in _trace(model, data).items() if _is_data_site(s)}
 
 
 def _to_idata(
@@ -120,9 +92,11 @@ def _to_idata(
         compiled, arrays = CompiledModel.of(model, data)
     loglik = compiled.pointwise_log_likelihood(draws, arrays)
     try:  # one compiled trace, not one compiled kernel per operation
-        observed = compiled.observed(arrays, _is_data_site)
-    except (jax.errors.JAXTypeError, jax.errors.JAXIndexError):
-        observed = _observed(model, data)
+        observed = compiled.observed(arrays)
+    except NEEDS_CONCRETE:  # a model that needs its draws concrete: op by op
+        observed = {
+            k: np.asarray(s["value"]) for k, s in op_by_op(model, data).items() if is_data_site(s)
+        }
     idata = az.from_dict(
         posterior=draws,
         log_likelihood=loglik,
@@ -138,19 +112,18 @@ def _to_idata(
 def rank_rhat_and_bulk_ess(draws: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Rank-normalised split R-hat and bulk ESS of every parameter at once.
 
-    ``draws`` is shaped ``(chain, draw, k)``. The quantities are those of Vehtari et
-    al. (2021, Bayesian Analysis 16(2)), which ``arviz.rhat`` and ``arviz.ess``
+    ``draws`` is shaped ``(chain, draw, k)``. The quantities are those of Vehtari et al.
+    (2021, Bayesian Analysis 16(2)), which ``arviz.rhat`` and ``arviz.ess``
     (``method="bulk"``) return: R-hat is the larger of the split R-hat of the
-    rank-normalised draws and of the rank-normalised folded draws |x − median|;
-    bulk ESS is the ESS of the rank-normalised draws; each chain is split in two
-    (the middle draw of an odd-length chain dropped) before ranking.
-    Rank-normalisation (``Φ⁻¹((r − 3/8)/(S + 1/4))`` of the pooled ranks ``r``)
-    is written here because ArviZ applies it one parameter at a time, which made
-    these checks cost a fifth of a warm fit; R-hat and the ESS (Geyer's initial
-    monotone sequence) are NumPyro's, vectorised over parameters, with ArviZ's
-    bound ESS ≤ S·log10(S) for S pooled split draws. R-hat equals ArviZ's to
-    rounding; the ESS agrees within a few per cent. A constant parameter gets NaN
-    for both.
+    rank-normalised draws and of the rank-normalised folded draws |x − median|; bulk ESS is
+    the ESS of the rank-normalised draws; each chain is split in two (the middle draw of an
+    odd-length chain dropped) before ranking. Rank-normalisation (``Φ⁻¹((r − 3/8)/(S +
+    1/4))`` of the pooled ranks ``r``) is written here because ArviZ applies it one
+    parameter at a time, which made these checks a large share of a warm fit
+    (``docs/benchmarks.md``); R-hat and the ESS (Geyer's initial monotone sequence) are
+    NumPyro's, vectorised over parameters, with ArviZ's bound ESS ≤ S·log10(S) for S pooled
+    split draws. R-hat equals ArviZ's to rounding; the ESS agrees within a few per cent. A
+    constant parameter gets NaN for both.
     """
     half = draws.shape[1] // 2
     split = np.concatenate([draws[:, :half], draws[:, draws.shape[1] - half :]], axis=0)
@@ -273,9 +246,10 @@ def fit(
     warm-up iterations reuses it. The compiled sampler is also written to JAX's
     persistent compilation cache, in ``jax/`` beside the data-set cache
     (``~/.cache/judgebayes/jax`` on Linux), so the first fit of a new process loads it
-    instead of compiling; ``JUDGEBAYES_JAX_CACHE=DIR`` puts it elsewhere,
-    ``JUDGEBAYES_JAX_CACHE=off`` turns it off, and a cache folder set in JAX's own
-    configuration is left as it is.
+    instead of compiling. The folder is capped at 512 MiB (JAX drops the least recently
+    used entries); delete it to clear it. ``JUDGEBAYES_JAX_CACHE=DIR`` puts it
+    elsewhere, ``JUDGEBAYES_JAX_CACHE=off`` turns it off, and a cache folder set in JAX's
+    own configuration is left as it is.
     """
     model, data, coords, dims = resolve_spec(model, data, coords, dims, "fit")
     key = jax.random.PRNGKey(seed)
@@ -322,18 +296,10 @@ def fit(
         full = Predictive(model, posterior_samples=post, return_sites=None)(
             jax.random.fold_in(key, 2), **data
         )
-        latent = _latent_sites(model, data)
+        latent = {k for k, site in site_table(model, data).items() if site.latent}
         samples = {k: np.asarray(v)[None] for k, v in {**post, **full}.items() if k in latent}
         return _to_idata(model, data, samples, coords, dims, "advi")
     raise ValueError(f"method must be 'nuts', 'map' or 'advi', got {method!r}")
-
-
-def _latent_sites(model: Callable, data: Mapping[str, Any]) -> set[str]:
-    return {
-        k
-        for k, s in _trace(model, data).items()
-        if (s["type"] == "sample" and not s.get("is_observed")) or s["type"] == "deterministic"
-    }
 
 
 def _fit_map(
@@ -346,46 +312,10 @@ def _fit_map(
 ) -> az.InferenceData:
     """Mode of the potential (negative log joint) by L-BFGS, plus Laplace draws."""
     # One BLAS thread: L-BFGS's small dense algebra beside JAX's own threads otherwise
-    # oversubscribes the cores (28x slower measured on a busy 2-core machine).
+    # oversubscribes the cores (docs/benchmarks.md).
     with jax.enable_x64(True), one_blas_thread():
         compiled, arrays = CompiledModel.of(model, data)
-        flat0, value_and_grad, hessian, constrain = compiled.flat_potential()
-
-        def fun(x: np.ndarray) -> tuple[float, np.ndarray]:
-            v, g = value_and_grad(jnp.asarray(x), arrays)
-            return float(v), np.asarray(g, dtype=float)
-
-        res = minimize(
-            fun,
-            flat0,
-            jac=True,
-            method="L-BFGS-B",
-            options={"maxiter": 10_000, "gtol": 1e-9, "ftol": 1e-15},
-        )
-        if not res.success and np.abs(res.jac).max() > 1e-3:
-            warnings.warn(
-                f"MAP optimiser stopped early ({res.message}); the largest gradient "
-                f"component is {np.abs(res.jac).max():.2g}",
-                JudgeBayesWarning,
-                stacklevel=3,
-            )
-        hess = np.asarray(hessian(jnp.asarray(res.x), arrays))
-        try:
-            chol = np.linalg.cholesky(0.5 * (hess + hess.T))
-        except np.linalg.LinAlgError:
-            raise ValueError(
-                "the log density has no proper mode here (its Hessian is not "
-                "positive definite, as for a hierarchical scale that collapses to "
-                "zero), so MAP and Laplace are undefined: use method='nuts'"
-            ) from None
-        # Laplace draws z = mode + L^-T e with H = L L^T, so Cov(z) = H^-1.
-        rng = np.random.default_rng(np.asarray(jax.random.key_data(key)).ravel()[-1])
-        e = rng.standard_normal((draws, res.x.size))
-        z = res.x + solve_triangular(chol, e.T, lower=True, trans="T").T
-        both = constrain(jnp.asarray(np.vstack([res.x[None], z])), arrays)
-        both = {k: np.asarray(v) for k, v in both.items()}  # slicing a JAX array compiles
-        point = {k: v[0] for k, v in both.items()}
-        samples = {k: v[1:][None] for k, v in both.items()}
+        point, samples = laplace(compiled, arrays, draws, key)
         idata = _to_idata(
             model, data, samples, coords, dims, "map+laplace", compiled=compiled, arrays=arrays
         )
@@ -401,80 +331,3 @@ def map_estimate(idata: az.InferenceData) -> xr.Dataset:
     if "map" not in idata.groups():
         raise ValueError("this InferenceData has no MAP estimate: fit it with method='map'")
     return idata["map"]
-
-
-def ppc(
-    model: Callable,
-    data: Mapping[str, Any],
-    idata: az.InferenceData,
-    *,
-    stat: Callable[[np.ndarray], np.ndarray] | None = None,
-    site: str | None = None,
-    seed: int = 0,
-    max_draws: int = 500,
-) -> xr.Dataset:
-    """Posterior predictive draws of the observed site(s), optionally through ``stat``.
-
-    Parameters
-    ----------
-    model, data
-        The model and the data it was fitted to.
-    idata
-        A fit from :func:`fit`.
-    stat
-        A function of one replicated observation array (and, for comparison, of
-        the observed one) returning a statistic, e.g. per-model win rates.
-    site
-        The observed site (default: the only one).
-    seed, max_draws
-        Seed and number of posterior draws used.
-
-    Returns
-    -------
-    xarray.Dataset
-        ``replicated`` (draw × statistic) and ``observed`` (statistic).
-    """
-    from judgebayes.bayes.predictive import _discover, _predict  # it imports this module
-
-    # Sites from one abstract trace and the replicates from one compiled program
-    # (bayes.predictive), not two traces and a Predictive run op by op.
-    sites, latent, deterministic = _discover(model, data, {}, {})
-    obs = {k: s.full for k, s in sites.items()}
-    site = site or (next(iter(obs)) if len(obs) == 1 else None)
-    if site is None or site not in obs:
-        raise ValueError(f"choose one observed site with site=..., one of {list(obs)}")
-    post = az.extract(
-        idata, group="posterior", num_samples=min(max_draws, _n_draws(idata)), rng=seed
-    )
-    wanted = {*latent, *deterministic}
-    samples = {
-        k: jnp.asarray(post[k].transpose("sample", ...).values)
-        for k in post.data_vars
-        if k in wanted
-    }
-    free = {**{k: v for k, v in data.items() if k != site}, site: None}
-    n = post.sizes["sample"]
-    rep = np.asarray(
-        _predict(
-            model,
-            free,
-            jax.random.PRNGKey(seed),
-            [site],
-            n * sites[site].size,
-            samples=samples,
-            parallel=False,
-        )[site]
-    )
-    f = stat or (lambda x: x)
-    replicated = np.stack([np.asarray(f(r)) for r in rep])
-    observed = np.asarray(f(obs[site]))
-    return xr.Dataset(
-        {
-            "replicated": (("draw", *[f"stat_{k}" for k in range(observed.ndim)]), replicated),
-            "observed": ([f"stat_{k}" for k in range(observed.ndim)], observed),
-        }
-    )
-
-
-def _n_draws(idata: az.InferenceData) -> int:
-    return int(idata.posterior.sizes["chain"] * idata.posterior.sizes["draw"])

@@ -23,27 +23,13 @@ they sit in (``pair``, ``cell``, ``row``, ...). ``numpyro.factor`` terms are not
 A site observed under ``numpyro.handlers.mask`` (padding rows of the anchors model)
 keeps only its unmasked entries: masked entries carry no data to compare.
 
-Both run NumPyro's ``Predictive`` as one compiled program per layout (the model, its
-non-array arguments, the shapes and dtypes of its arrays and draws, the sites, the
-draws) with the arrays and draws as arguments: a new data set of the same shapes, or a
-new fit, compiles nothing (32 kept); sites come from an abstract trace. A model that
-reads its data (NumPyro's Multinomial needs concrete counts: Davidson, the consistency
-models; the calibration designs' Binomial draws otherwise with abstract counts, which
-the random operations of two traces show) gets a program per data set with its arrays
-as constants (4 per layout, then op by op). Draws are NumPyro's (floats to rounding).
-A CPU program of up to 10^6 drawn entries (2·10^5 with a loop) is built at XLA's quick
-level (``_CPU_OPTIONS``): at load 7-8 a first BT prior predictive took 2.9 s of CPU, not
-6.4, and ran 0.11 s, not 0.04; NumPyro's Binomial loop runs ~5x slower there (780,000
-entries: 11.5 against 2.2 s). Against op by op, at load 3: ``ppc`` of the calibration
-designs shared, model-specific, paired 8.9, 3.0, 8.5 -> 4.2, 3.2, 4.6 s of CPU (shared
-again 3.8 -> 0.6 s), same draws; tests test_predictive + test_inference 148 -> 110 s.
+Both draw with NumPyro's ``Predictive``, compiled by the engine into one program per
+data set (:mod:`judgebayes.bayes.engine.predict`): the same draws as ``Predictive`` op
+by op, in a fraction of the time of a first check (``bench/predictive_speed.py``).
 """
 
 from __future__ import annotations
 
-import contextlib
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -53,12 +39,9 @@ import jax.numpy as jnp
 import numpy as np
 import pandas as pd
 import xarray as xr
-from numpyro.distributions.distribution import MaskedDistribution
-from numpyro.handlers import seed, trace
-from numpyro.infer import Predictive
 
-from judgebayes.bayes.compiled import _digests, _signature
-from judgebayes.bayes.inference import _is_data_site, _trace
+from judgebayes.bayes.engine import predict
+from judgebayes.bayes.engine.sites import DataSite, data_sites
 from judgebayes.bayes.spec import ModelSpec, resolve_spec
 
 if TYPE_CHECKING:
@@ -73,167 +56,6 @@ __all__ = [
 ]
 
 _PREDICTIVE = ("prior_predictive", "posterior_predictive")
-_CPU_OPTIONS = {"xla_backend_optimization_level": 0}  #: CPU programs of few entries drawn
-_QUICK_ELEMENTS, _QUICK_LOOP_ELEMENTS = 1_000_000, 200_000  #: (with a loop) get these
-_programs: OrderedDict[tuple, Callable | None] = OrderedDict()  #: by layout or data
-_programs_lock = threading.Lock()
-_PROGRAMS_SIZE, _CONSTANT_PER_LAYOUT = 32, 4  #: kept; with the data as constants
-_constant_programs: dict[tuple, int] = {}
-_traced = 0  #: programs traced (a layout or a data set once while it stays cached)
-
-
-def _layout(
-    model: Callable,
-    free: Mapping[str, Any],
-    samples: Mapping[str, jax.Array] | None,
-    sites: Sequence[str],
-    num_samples: int | None,
-    parallel: bool,
-) -> tuple[tuple, dict[str, jax.Array], dict[str, Any]]:
-    """A program's key, array arguments (keyed by shape and dtype) and static ones (every
-    other value, keyed by itself; TypeError where one is not hashable)."""
-    arrays = {k: jnp.asarray(v) for k, v in free.items() if isinstance(v, np.ndarray | jax.Array)}
-    static = {k: v for k, v in free.items() if k not in arrays}
-    key = (
-        model,
-        tuple(sorted(static.items(), key=lambda kv: kv[0])),
-        _signature(arrays),
-        None if samples is None else _signature(samples),
-        tuple(sites),
-        num_samples,
-        parallel,
-        bool(jax.config.jax_enable_x64),
-    )
-    hash(key)
-    return key, arrays, static
-
-
-def _ops(jaxpr: Any, keep: Callable[[str], bool]) -> list:
-    """The operations ``keep`` picks by name in a jaxpr, nested ones included, with types."""
-    out: list = []
-    for eqn in jaxpr.eqns:
-        if keep(eqn.primitive.name):
-            out.append((eqn.primitive.name, tuple(str(v.aval) for v in eqn.outvars)))
-        for p in eqn.params.values():
-            for sub in p if isinstance(p, tuple | list) else (p,):
-                inner = getattr(sub, "jaxpr", sub)
-                if hasattr(inner, "eqns") and (nested := _ops(inner, keep)):
-                    out.append(nested)
-    return out
-
-
-def _compile(
-    model: Callable,
-    arrays: dict,
-    raw: dict,
-    static: dict,
-    rng: jax.Array,
-    samples: dict | None,
-    sites: Sequence[str],
-    num_samples: int | None,
-    parallel: bool,
-    elements: int,
-    *,
-    constants: bool = False,
-) -> Callable | None:
-    """``Predictive`` compiled for one layout, called as ``program(rng, samples, arrays)``;
-    ``None`` where it cannot be.
-
-    Kept where, traced with its arrays abstract, it draws its random numbers as the
-    program with the arrays as constants (``constants``: that one), as op by op sees them.
-    """
-    global _traced
-    _traced += 1
-
-    def run(rng: jax.Array, samples: dict | None, arrays: dict) -> dict:
-        return Predictive(
-            model,
-            posterior_samples=samples,
-            num_samples=num_samples,
-            return_sites=list(sites),
-            parallel=parallel,
-        )(rng, **static, **arrays)
-
-    def bound(rng: jax.Array, samples: dict | None) -> dict:  # as op by op sees them:
-        with jax.ensure_compile_time_eval() if parallel else contextlib.nullcontext():
-            return run(rng, samples, raw)  # concrete under vmap, staged in lax.map
-
-    def options(jaxpr: Any) -> dict | None:
-        loops = bool(_ops(jaxpr, lambda name: name == "while"))
-        quick = elements <= (_QUICK_LOOP_ELEMENTS if loops else _QUICK_ELEMENTS)
-        return _CPU_OPTIONS if quick and jax.default_backend() == "cpu" else None
-
-    try:
-        if constants:
-            traced = jax.jit(bound).trace(rng, samples)
-            program = traced.lower().compile(options(traced.jaxpr.jaxpr))
-            return lambda rng, samples, _: program(rng, samples)
-        traced = jax.jit(run).trace(rng, samples, arrays)
-        concrete = jax.make_jaxpr(bound)(rng, samples)
-    except Exception:  # e.g. a sampler that needs a concrete count
-        return None
-
-    def draws(jaxpr: Any) -> list:
-        return _ops(jaxpr, lambda name: "random" in name or "threefry" in name)
-
-    if draws(traced.jaxpr.jaxpr) != draws(concrete.jaxpr):
-        return None
-    return traced.lower().compile(options(traced.jaxpr.jaxpr))
-
-
-def _cached(key: tuple, build: Callable[[], Callable | None]) -> Callable | None:
-    if key in _programs:
-        _programs.move_to_end(key)
-        return _programs[key]
-    program = _programs[key] = build()
-    while len(_programs) > _PROGRAMS_SIZE:
-        _programs.popitem(last=False)
-    return program
-
-
-def _predict(
-    model: Callable,
-    free: Mapping[str, Any],
-    rng_key: jax.Array,
-    sites: Sequence[str],
-    elements: int,
-    *,
-    samples: Mapping[str, jax.Array] | None = None,
-    num_samples: int | None = None,
-    parallel: bool = True,
-) -> dict[str, jax.Array]:
-    """``Predictive(model, ...)(rng_key, **free)`` by the program of its layout, or of its
-    data set (:func:`_compile`; the first ``_CONSTANT_PER_LAYOUT`` of a layout), else op
-    by op. ``elements``: the data entries drawn (draws times entries).
-    """
-
-    def eager() -> dict[str, jax.Array]:
-        return Predictive(
-            model,
-            posterior_samples=samples,
-            num_samples=num_samples,
-            return_sites=list(sites),
-            parallel=parallel,
-        )(rng_key, **free)
-
-    samples = None if samples is None else {k: jnp.asarray(v) for k, v in samples.items()}
-    try:
-        key, arrays, static = _layout(model, free, samples, sites, num_samples, parallel)
-    except TypeError:  # an unhashable non-array argument (a list): nothing to key on
-        return eager()
-    raw = {k: free[k] for k in arrays}
-    args = (model, arrays, raw, static, rng_key, samples, sites, num_samples, parallel, elements)
-    with _programs_lock:  # one tracing at a time: NumPyro's handler stack is global
-        program = _cached(key, lambda: _compile(*args))
-        if program is None:  # the model reads its data: a program of this data set
-            data_key = (key, _digests(arrays))
-            if data_key in _programs or _constant_programs.get(key, 0) < _CONSTANT_PER_LAYOUT:
-                if data_key not in _programs:
-                    _constant_programs[key] = _constant_programs.get(key, 0) + 1
-                program = _cached(data_key, lambda: _compile(*args, constants=True))
-    if program is None:
-        return eager()
-    return program(rng_key, samples, arrays)
 
 
 def _unpack(
@@ -246,103 +68,16 @@ def _unpack(
     return model, data, dict(coords or {}), dict(dims or {})
 
 
-class _DataSite:
-    """One data site of a model: its observed value, mask and the names of its dims."""
-
-    def __init__(
-        self,
-        name: str,
-        site: Mapping[str, Any],
-        coords: Mapping[str, Any],
-        dims: Mapping[str, list[str]],
-    ) -> None:
-        self.name = name
-        value = np.asarray(site["value"])
-        self.size = value.size  #: entries drawn per replicate (masked ones included)
-        self.full = value  #: the observed value, masked entries included
-        fn = site["fn"]
-        self.mask: np.ndarray | None = None
-        if isinstance(fn, MaskedDistribution) and not isinstance(fn._mask, bool):
-            mask = np.asarray(fn._mask, dtype=bool)
-            if not mask.all():
-                self.mask = mask
-        n_event = len(fn.event_shape)
-        n_batch = value.ndim - n_event
-        plates = {f.dim: f.name for f in site.get("cond_indep_stack", ())}
-        given = list(dims.get(name, []))
-        if len(given) == value.ndim and self.mask is None:
-            names = given
-        else:
-            names = [plates.get(k - n_batch, f"{name}_dim_{k}") for k in range(n_batch)]
-            names += [f"{name}_dim_{k}" for k in range(n_batch, value.ndim)]
-        self.coords: dict[str, Any] = {}
-        if self.mask is not None:
-            # The unmasked entries, flattened over the batch dims; their coordinate is
-            # their position (or, for one batch dim with coords, its label).
-            kept = np.flatnonzero(self.mask.ravel())
-            first = names[0] if n_batch == 1 else f"{name}_unmasked"
-            if n_batch == 1 and first in coords:
-                self.coords[first] = np.asarray(coords[first])[kept]
-            else:
-                self.coords[first] = kept
-            names = [first, *names[n_batch:]]
-            value = value[self.mask]
-        # A plate-derived name that clashes with a coordinate of another length: default name.
-        shape = value.shape
-        for k, d in enumerate(names):
-            if d in coords and d not in self.coords and len(coords[d]) != shape[k]:
-                names[k] = f"{name}_dim_{k}"
-                self.coords.pop(d, None)
-        self.dims = names
-        self.value = value
-
-    def restrict(self, draws: np.ndarray) -> np.ndarray:
-        """Draws shaped ``(chain, draw, *site)`` restricted to the unmasked entries."""
-        if self.mask is None:
-            return draws
-        return draws[(slice(None), slice(None), self.mask)]
-
-
-def _discover(
-    model: Callable,
-    data: Mapping[str, Any],
-    coords: Mapping[str, Any],
-    dims: Mapping[str, list[str]],
-) -> tuple[dict[str, _DataSite], list[str], list[str]]:
-    """Data sites, latent sample sites and deterministic sites of ``model(**data)``, from a
-    trace with its draws abstract (only operations on the data alone run), or where that
-    fails (a model that needs its draws concrete) one run with seed 0, op by op."""
-    types: dict[str, tuple[str, bool]] = {}
-    sites: dict[str, _DataSite] = {}
-
-    def record(tr: Mapping[str, Any]) -> None:
-        types.update({k: (s["type"], bool(s.get("is_observed"))) for k, s in tr.items()})
-        sites.update({k: _DataSite(k, s, coords, dims) for k, s in tr.items() if _is_data_site(s)})
-
-    def structure(rng: jax.Array) -> int:
-        with jax.ensure_compile_time_eval():
-            record(trace(seed(model, rng)).get_trace(**data))
-        return 0
-
-    try:
-        jax.make_jaxpr(structure)(jax.random.PRNGKey(0))
-    except Exception:  # a model that needs its draws concrete
-        types.clear()
-        sites.clear()
-        record(_trace(model, data))
-    latent = [k for k, (kind, observed) in types.items() if kind == "sample" and not observed]
-    deterministic = [k for k, (kind, _) in types.items() if kind == "deterministic"]
-    return sites, latent, deterministic
-
-
 def _sites(
     model: Callable,
     data: Mapping[str, Any],
     coords: Mapping[str, Any],
     dims: Mapping[str, list[str]],
-) -> tuple[dict[str, _DataSite], list[str], list[str]]:
-    """:func:`_discover`, checked: the model has data sites, each a keyword argument."""
-    sites, latent, deterministic = _discover(model, data, coords, dims)
+) -> tuple[dict[str, DataSite], list[str], list[str]]:
+    """The model's data, latent and deterministic sites
+    (:func:`~judgebayes.bayes.engine.sites.data_sites`), checked: the model has data
+    sites, each a keyword argument."""
+    sites, latent, deterministic = data_sites(model, data, coords, dims)
     if not sites:
         raise ValueError("the model has no observed site: nothing to predict")
     missing = [k for k in sites if k not in data]
@@ -355,7 +90,7 @@ def _sites(
 
 
 def _site_dims(
-    sites: Mapping[str, _DataSite], dims: Mapping[str, list[str]], coords: Mapping[str, Any]
+    sites: Mapping[str, DataSite], dims: Mapping[str, list[str]], coords: Mapping[str, Any]
 ) -> tuple[dict, dict]:
     out_dims = {**dims, **{k: s.dims for k, s in sites.items()}}
     out_coords = dict(coords)
@@ -365,7 +100,7 @@ def _site_dims(
 
 
 def _observed_group(
-    sites: Mapping[str, _DataSite], coords: Mapping[str, Any], dims: Mapping[str, list[str]]
+    sites: Mapping[str, DataSite], coords: Mapping[str, Any], dims: Mapping[str, list[str]]
 ) -> xr.Dataset:
     return az.from_dict(
         observed_data={k: s.value for k, s in sites.items()}, coords=coords, dims=dims
@@ -422,7 +157,7 @@ def prior_predictive(
         raise ValueError(f"draws must be >= 1, got {draws}")
     sites, latent, deterministic = _sites(model, data, coords, dims)
     free = {k: (None if k in sites else v) for k, v in data.items()}
-    out = _predict(
+    out = predict.draw(
         model,
         free,
         jax.random.PRNGKey(seed),
@@ -517,7 +252,7 @@ def posterior_predictive(
     if absent:
         raise ValueError(f"the posterior lacks the latent site(s) {absent} of the model")
     free = {k: (None if k in chosen else v) for k, v in data.items()}
-    reps = _predict(
+    reps = predict.draw(
         model,
         free,
         jax.random.PRNGKey(seed),

@@ -47,9 +47,11 @@ towards independence and computes the ranks and tests.
 
 The refits run the NUTS chain of :func:`judgebayes.bayes.inference.fit` as one program
 vmapped over a batch of simulations, with data, design arrays and seeds as arguments,
-cached by model, array shapes and settings: a second call of the same layout (another
-seed, another template of the same shapes) traces and compiles it no more. The
-simulations run op by op (:func:`_simulate` says why). The design is the template's.
+cached by the engine under the model's layout and the settings
+(:meth:`~judgebayes.bayes.engine.model.CompiledModel.batched_nuts`): a second call of the
+same layout (another seed, another template of the same shapes) traces and compiles it
+no more. The simulations run op by op (:func:`_simulate` says why). The design is the
+template's.
 
 References
 ----------
@@ -70,15 +72,13 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
-import numpyro
 import pandas as pd
 from arviz.stats.ecdf_utils import ecdf_confidence_band
 from scipy import stats
 from tqdm.auto import tqdm
 
-import judgebayes.bayes.compiled as cm
-from judgebayes.bayes.compiled import CompiledModel, split_data, target_accept_for
-from judgebayes.bayes.inference import _is_data_site
+from judgebayes.bayes.engine.model import CompiledModel, target_accept_for
+from judgebayes.bayes.engine.sites import op_by_op, site_table
 from judgebayes.bayes.spec import ModelSpec
 from judgebayes.core.results import ResultDisplay
 
@@ -430,57 +430,8 @@ class SBCResult(ResultDisplay):
         return axes
 
 
-def _trace(model: Callable, data: Mapping[str, Any], key: jax.Array) -> dict:
-    return numpyro.handlers.trace(numpyro.handlers.seed(model, key)).get_trace(**data)
-
-
 def _labels(name: str, shape: tuple[int, ...]) -> list[str]:
     return [f"{name}[{','.join(map(str, idx))}]" for idx in np.ndindex(*shape)] if shape else [name]
-
-
-#: A model that needs concrete values: JAX's errors (TypeError, IndexError) or NumPyro's
-#: (a Multinomial draw's ``total_count``). A genuine error recurs on the next route.
-_CONCRETE_ERRORS = (TypeError, ValueError, IndexError, NotImplementedError)
-
-
-def _template_sites(
-    model: Callable,
-    data: Mapping[str, Any],
-    key: jax.Array,
-) -> dict[str, tuple[str, bool, bool, tuple[int, ...]]]:
-    """Each site's type, whether it holds data, whether it is observed, and its shape:
-    from abstract evaluation of ``model(**data)`` (nothing compiles; cached by layout),
-    with the arrays traced, else bound (a model that needs their values), else op by op."""
-
-    def sites(tr: Mapping[str, Any]) -> dict:
-        return {
-            k: (
-                s["type"],
-                _is_data_site(s),
-                bool(s.get("is_observed")),
-                tuple(np.shape(s["value"])),
-            )
-            for k, s in tr.items()
-        }
-
-    found: dict = {}
-
-    def abstract(traced: Mapping[str, Any], bound: Mapping[str, Any]) -> dict:
-        def record(rng: jax.Array, a: Mapping[str, Any]) -> int:
-            found.update(sites(_trace(model, {**bound, **a}, rng)))
-            return 0
-
-        jax.eval_shape(record, key, traced)
-        return dict(found)
-
-    arrays, static = split_data(data)
-    layout = cm._program_key(lambda: ("template", model, *cm._shape_key(arrays, static)))
-    for traced, bound, name in ((arrays, static, layout), ({}, data, None)):
-        try:
-            return cm._cached_program(name, lambda t=traced, b=bound: abstract(t, b))
-        except _CONCRETE_ERRORS:
-            found.clear()
-    return sites(_trace(model, data, key))
 
 
 def _simulate(
@@ -494,15 +445,14 @@ def _simulate(
     """Prior draws (``(n_sims, n_params)``, flattened as the labels) and simulated data.
 
     Simulation s runs ``model(**gen_data)`` op by op, seeded with ``fold_in(sim_key, s)``.
-    Not jitted, on purpose: one jitted program per layout (tried) saved ~1 s of CPU on a
-    first call (50 BT simulations 2.8 → 2.0 s, the calibration spec's 30 5.0 → 4.1 s;
-    vmapped, 3.6 and 5.6 s) but XLA's fused code put some draws 1–2 float32 ulps away,
-    which changed simulated data sets and so the refits: the paired calibration SBC of
+    Not jitted, on purpose: one jitted program per layout (tried) saved about a second of a
+    first call (``docs/benchmarks.md``) but XLA's fused code put some draws 1–2 float32 ulps
+    away, which changed simulated data sets and so the refits: the paired calibration SBC of
     ``tests/test_calibration_paired.py`` then had 5 divergences where it allows 3.
     """
     rows, obs_rows = [], []
     for s in range(n_sims):
-        tr = _trace(model, gen_data, jax.random.fold_in(sim_key, s))
+        tr = op_by_op(model, gen_data, jax.random.fold_in(sim_key, s))
         rows.append(np.concatenate([np.ravel(tr[p]["value"]) for p in params]))
         obs_rows.append({k: np.asarray(tr[k]["value"]) for k in observed})
     return np.stack(rows), {k: np.stack([row[k] for row in obs_rows]) for k in observed}
@@ -515,19 +465,16 @@ def _compile_for_sbc(
 ) -> tuple[CompiledModel, dict[str, jax.Array]]:
     """The compiled model with (at least) the observed sites as traced array arguments.
 
-    :meth:`CompiledModel.of` binds every argument when the model needs concrete values
-    of some array (NumPy code or Python control flow on a design array), and then the
-    simulated data could not be passed in. Here the design is bound (one function per
-    design content: the compiled model is found again) and the observed sites traced.
+    :meth:`CompiledModel.of` binds every argument when the model reads one of its
+    arrays (NumPy code or Python control flow on a design array), and then the
+    simulated data could not be passed in. Here the design is bound instead (one
+    compiled model per design content) and the observed sites traced.
     """
-    obs = {k: jnp.asarray(data[k]) for k in observed}
-    design = {k: v for k, v in data.items() if k not in observed}
-    compiled, arrays = CompiledModel.of(model, {**design, **obs})
-    if all(k in arrays for k in observed):
-        return compiled, arrays
-    key = cm._program_key(lambda: ("bound", model, cm._fingerprint(design)))
-    bound = cm._cached_program(key, lambda: cm._bind(model, design))
-    compiled, arrays = CompiledModel.of(bound, obs)
+    data = {**data, **{k: jnp.asarray(data[k]) for k in observed}}
+    compiled, arrays = CompiledModel.of(model, data)
+    if not all(k in arrays for k in observed):
+        design = [k for k in data if k not in observed]
+        compiled, arrays = CompiledModel.of(model, data, bind=design)
     if not all(k in arrays for k in observed):
         raise ValueError(
             "SBC refits every simulated data set with one compiled NUTS, so the "
@@ -619,21 +566,17 @@ def sbc(
             "n_sims >= 2 and positive draws, warmup, thin, chains, batch_size are required"
         )
     key = jax.random.PRNGKey(seed)
-    template = _template_sites(model, data, key)
-    observed = [k for k, (_, is_data, _, _) in template.items() if is_data]  # no factors
+    template = site_table(model, data)
+    observed = [k for k, site in template.items() if site.data]  # no factors
     missing = [k for k in observed if k not in data]
     if not observed or missing:
         raise ValueError(
             "SBC needs observed sites passed as keyword arguments of the same "
             f"name (observed: {observed}, not in data: {missing})"
         )
-    latent = [
-        k
-        for k, (kind, _, is_observed, _) in template.items()
-        if (kind == "sample" and not is_observed) or kind == "deterministic"
-    ]
+    latent = [k for k, site in template.items() if site.latent]
     params = (
-        list(params) if params is not None else [k for k in latent if template[k][0] == "sample"]
+        list(params) if params is not None else [k for k in latent if template[k].kind == "sample"]
     )
     unknown = [p for p in params if p not in latent]
     if unknown:
@@ -646,7 +589,7 @@ def sbc(
     prior, sim_obs = _simulate(
         model, {**data, **dict.fromkeys(observed)}, params, observed, sim_key, n_sims
     )
-    labels = [lab for p in params for lab in _labels(p, template[p][3])]
+    labels = [lab for p in params for lab in _labels(p, template[p].shape)]
 
     # 2. One compiled NUTS refit, vmapped over (simulation, chain), reused by later calls.
     compiled, arrays = _compile_for_sbc(model, data, observed)

@@ -8,9 +8,10 @@ pairwise prevalence layout, Inspect logs in ``inspect_logs``), ``estimators`` (s
 estimators, analytic SEs), ``bootstrap`` (sufficient statistics, paired bootstrap, delta
 method), ``analysis`` (:func:`calibrate`, :class:`Calibration`, :class:`Comparison`),
 ``report`` (Section 7 checklist), ``sweep`` (simulations), ``splits`` (every estimator
-over random calibration splits of fully labelled real data); JAX-based: ``designs``
-(latent-class models), ``paired`` (the paired latent class), ``posterior`` (fits, LOO,
-PPC), ``bayes_sweep`` (designs on the simulations).
+over random calibration splits of fully labelled real data), ``rows`` (the Bayesian
+designs' row data and priors); JAX-based: ``designs`` (latent-class models), ``paired``
+(the paired latent class), ``posterior`` (fits, LOO, PPC), ``bayes_sweep`` (designs on
+the simulations).
 """
 
 from judgebayes._lazy import lazy_exports
@@ -44,12 +45,12 @@ from judgebayes.calibration.sweep import (
 # Bayesian names load JAX: imported on first use.
 _LAZY = {
     "BayesCalibration": "judgebayes.calibration.posterior",
-    "CalibrationData": "judgebayes.calibration.designs",
+    "CalibrationData": "judgebayes.calibration.rows",
     "DESIGNS": "judgebayes.calibration.designs",
     "JudgeMixture": "judgebayes.calibration.designs",
     "PairedData": "judgebayes.calibration.paired",
     "PosteriorDifference": "judgebayes.calibration.posterior",
-    "calibration_data": "judgebayes.calibration.designs",
+    "calibration_data": "judgebayes.calibration.rows",
     "fit_calibration": "judgebayes.calibration.posterior",
     "hierarchical_calibration_model": "judgebayes.calibration.designs",
     "paired_calibration_model": "judgebayes.calibration.paired",

@@ -11,8 +11,8 @@ replications, so that interval widths compare at equal data.
 Mean 95% interval width and coverage of Δθ at equal data (δ = 0.05, θ_A = 0.70,
 J_A = 0.3, ΔJ ∈ {0, 0.3}, 400 calibration and 800 test items, 200 replications per
 cell; NUTS 1 chain × 500 draws after 500 warm-up per joint run, 1,000 paired-bootstrap
-replicates for PPI++ 2×; ``python -m judgebayes.calibration.bayes_sweep``, about 11
-minutes on two busy cores; coverage Monte Carlo SE ≈ 0.015)::
+replicates for PPI++ 2×; ``python -m judgebayes.calibration.bayes_sweep``, its run time
+in ``docs/benchmarks.md``; coverage Monte Carlo SE ≈ 0.015)::
 
                           width                      coverage
     latent correlation    0.5           0.0          0.5           0.0
@@ -28,8 +28,8 @@ estimators (1–2% narrower than PPI++ 2×'s on the same data) at nominal covera
 row designs' ≈ 15–18% wider than PPI++ 2×'s and over-covering (shared: biased at
 ΔJ = 0.3). Independent models: the paired design matches the model-specific design
 (widths within 0.001) and PPI++ 2×. ``paired_hierarchical`` is left out of the table:
-with 200 two-model groups in one joint run its τ funnels make NUTS slow (one sweep point
-had not finished after 15 minutes on two busy cores). On 50 replications (correlated,
+with 200 two-model groups in one joint run its τ funnels make NUTS too slow for the
+sweep (``docs/benchmarks.md``). On 50 replications (correlated,
 ΔJ = 0, 1 chain × 300 draws, seed 0) it gave width 0.100 and coverage 0.96, against
 0.099 / 0.96 for ``paired`` and 0.102 / 0.96 for PPI++ 2× on the same data.
 """
@@ -44,7 +44,7 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from judgebayes.bayes.compiled import CompiledModel
+from judgebayes.bayes.engine.model import CompiledModel
 from judgebayes.calibration.bootstrap import _N_CAL, _N_TEST, _estimates
 from judgebayes.calibration.designs import DESIGNS
 from judgebayes.calibration.paired import PAIRED_DESIGNS

@@ -107,12 +107,24 @@ def _unit_features(items: JudgedItems, models: Sequence[str]) -> tuple[np.ndarra
 
 
 def _compress(feats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct unit rows and their multiplicities."""
-    flat = feats.reshape(len(feats), -1)
+    """Distinct unit rows in lexicographic order and their multiplicities.
+
+    The same as ``np.unique(flat, axis=0, return_counts=True)``, which compares rows
+    field by field and is slow on many wide rows (26,000 items × 60 features: 0.3 s).
+    Here the rows are told apart as raw bytes (one memcmp each; ``+ 0.0`` makes −0.0 and
+    0.0 the same bytes; the features are finite), and only the few distinct rows are put
+    in NumPy's lexicographic order: the multinomial draws over cells depend on that order.
+    """
+    flat = np.ascontiguousarray(feats.reshape(len(feats), -1) + 0.0)
     if len(flat) == 0:
         return flat, np.zeros(0, dtype=np.int64)
-    cells, counts = np.unique(flat, axis=0, return_counts=True)
-    return cells, counts
+    rows = flat.view(np.dtype((np.void, flat.dtype.itemsize * flat.shape[1]))).ravel()
+    _, first, inverse = np.unique(rows, return_index=True, return_inverse=True)
+    cells = flat[first]
+    order = np.lexsort(cells.T[::-1])  # first column most significant, as np.unique
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    return cells[order], np.bincount(rank[inverse.ravel()], minlength=len(order))
 
 
 def _delta_cov(

@@ -44,7 +44,8 @@ over-cover (0.97–0.98); with uncorrelated models they match PPI++ 2× (width 0
 (registered in :data:`DESIGNS`) model the models' correctness on one item jointly and
 recover the pairing.
 
-This module holds the models and their data; :mod:`judgebayes.calibration.posterior`
+This module holds the models (their data: :mod:`judgebayes.calibration.rows`);
+:mod:`judgebayes.calibration.posterior`
 fits them (:func:`~judgebayes.calibration.posterior.fit_calibration`) and
 :mod:`judgebayes.calibration.bayes_sweep` runs them on the Section 5 simulations.
 """
@@ -53,7 +54,6 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import jax
@@ -61,21 +61,24 @@ import jax.numpy as jnp
 import numpy as np
 import numpyro
 import numpyro.distributions as dist
-import pandas as pd
 from jax.scipy.special import gammaln
 from numpyro.distributions import constraints
 from numpyro.distributions.util import promote_shapes
 from numpyro.util import not_jax_tracer
 
-from judgebayes.calibration.items import JudgedItems
 from judgebayes.calibration.paired import (
-    PAIRED_DESIGNS,
     binomial_sample,
     paired_calibration_model,
-    paired_dims,
     paired_hierarchical_calibration_model,
 )
-from judgebayes.errors import DataError
+from judgebayes.calibration.rows import (
+    A_SD,
+    LOG_DOR_MEAN,
+    LOG_DOR_SD,
+    TAU_SD,
+    CalibrationData,
+    calibration_data,
+)
 
 __all__ = [
     "DESIGNS",
@@ -87,7 +90,6 @@ __all__ = [
     "specific_calibration_model",
 ]
 
-A_SD, LOG_DOR_MEAN, LOG_DOR_SD, TAU_SD = 1.5, 1.0, 1.0, 1.0
 _NEVER = -1e30  # log-weight of the mixture component ruled out by an observed Z
 
 
@@ -305,110 +307,3 @@ DESIGNS: Mapping[str, Callable[..., None]] = {
 """The Bayesian calibration designs by name: ``shared``, ``model_specific``, ``hierarchical``
 (one row per model and item, :func:`calibration_data`) and ``paired``,
 ``paired_hierarchical`` (one row per item, :func:`~judgebayes.calibration.paired.paired_data`)."""
-
-
-# ----------------------------------------------------------------------- data
-@dataclass(frozen=True)
-class CalibrationData:
-    """Arguments of the design models for one table of judged items.
-
-    ``data`` holds the keyword arguments (calibration rows first); ``coords`` and
-    :meth:`dims` name the ArviZ dimensions (``model``, ``group``, ``row``,
-    ``cal_row``); ``item_ids`` the item of every row.
-    """
-
-    data: Mapping[str, Any]
-    models: tuple[str, ...]
-    n_cal: int
-    item_ids: np.ndarray
-
-    @property
-    def coords(self) -> dict[str, Any]:
-        n_rows = len(self.data["model_idx"])
-        return {
-            "model": list(self.models),
-            "group": ["all"],
-            "row": np.arange(n_rows),
-            "cal_row": np.arange(self.n_cal),
-        }
-
-    def dims(self, design: str) -> dict[str, list[str]]:
-        """ArviZ dims of every site of ``design``."""
-        return {**_design_dims(design), "human_label": ["cal_row"], "judge_label": ["row"]}
-
-
-def _design_dims(design: str) -> dict[str, list[str]]:
-    """ArviZ dims of the parameters of ``design`` (``model`` and ``group``)."""
-    out = {k: ["model"] for k in ("theta", "q0", "q1", "J")}
-    if design == "shared":
-        out.update(a=["group"], log_dor=["group"])
-    elif design == "model_specific":
-        out.update(a=["model"], log_dor=["model"])
-    elif design == "hierarchical":
-        out.update({k: ["model"] for k in ("a", "log_dor", "a_raw", "log_dor_raw")})
-        out.update({k: ["group"] for k in ("mu_a", "mu_log_dor", "tau_a", "tau_log_dor")})
-    elif design in PAIRED_DESIGNS:
-        return paired_dims(design)
-    else:
-        raise ValueError(f"unknown design {design!r}; expected one of {list(DESIGNS)}")
-    return out
-
-
-def calibration_data(items: JudgedItems | pd.DataFrame) -> CalibrationData:
-    """Model arguments from judged items: one row per (model, item), runs kept as counts."""
-    if not isinstance(items, JudgedItems):
-        items = JudgedItems(items)
-    f = items.frame
-    cal = f[f["split"] == "calibration"]
-    if cal.empty:
-        raise DataError(
-            "no item has a human label, so the judge cannot be calibrated",
-            column="human_label",
-            expected="human labels on a calibration subset",
-        )
-    rows = pd.concat([cal, f[f["split"] == "test"]], ignore_index=True)
-    models = items.models
-    data = {
-        "model_idx": pd.Categorical(rows["model"], categories=models).codes.astype(np.int32),
-        "n_runs": rows["n_runs"].to_numpy(np.int32),
-        "n_cal": len(cal),
-        "n_models": len(models),
-        "human_label": cal["human_label"].to_numpy().astype(np.int32),
-        "judge_label": rows["judge_pos"].to_numpy(np.int32),
-    }
-    return CalibrationData(data, models, len(cal), rows["item_id"].to_numpy())
-
-
-def _cells(data: Mapping[str, Any]) -> tuple[dict[str, Any], np.ndarray]:
-    """Identical rows merged into weighted cells (calibration cells first).
-
-    Returns the weighted model arguments and, for every row, its cell. The
-    likelihood of the cells with multiplicities equals that of the rows, so NUTS
-    costs O(cells), not O(items).
-    """
-    n_rows, n_cal = len(data["model_idx"]), data["n_cal"]
-    human = np.full(n_rows, -1)
-    human[:n_cal] = data["human_label"]
-    key = pd.DataFrame(
-        {
-            "test": np.arange(n_rows) >= n_cal,
-            "model_idx": data["model_idx"],
-            "human": human,
-            "n_runs": data["n_runs"],
-            "y": data["judge_label"],
-        }
-    )
-    cols = list(key.columns)
-    cell = key.groupby(cols, sort=True).ngroup().to_numpy()
-    uniq = key.drop_duplicates().sort_values(cols, ignore_index=True)
-    n_cal_cells = int((~uniq["test"]).sum())
-    cells = {k: v for k, v in data.items() if k not in ("human_label", "judge_label")}
-    cells.update(
-        model_idx=uniq["model_idx"].to_numpy(np.int32),
-        n_runs=uniq["n_runs"].to_numpy(np.int32),
-        n_cal=n_cal_cells,
-        human_label=uniq["human"].to_numpy(np.int32)[:n_cal_cells],
-        judge_label=uniq["y"].to_numpy(np.int32),
-        weight=np.bincount(cell, minlength=len(uniq)).astype(float),
-    )
-    return cells, cell

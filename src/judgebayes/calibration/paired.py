@@ -70,7 +70,7 @@ import contextlib
 import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 import jax
 import jax.numpy as jnp
@@ -83,10 +83,15 @@ from numpyro.distributions import constraints
 from numpyro.util import not_jax_tracer
 
 from judgebayes.calibration.items import JudgedItems
+from judgebayes.calibration.rows import (
+    A_SD,
+    LOG_DOR_MEAN,
+    LOG_DOR_SD,
+    TAU_SD,
+    CalibrationData,
+    calibration_data,
+)
 from judgebayes.errors import DataError
-
-if TYPE_CHECKING:
-    from judgebayes.calibration.designs import CalibrationData
 
 __all__ = [
     "MAX_MODELS",
@@ -108,17 +113,6 @@ PAIRED_DESIGNS = ("paired", "paired_hierarchical")
 
 
 _NEVER = -1e30  # log-weight of a pattern ruled out by an observed label (as in designs)
-
-
-def _priors() -> tuple[float, float, float, float]:
-    """(A_SD, LOG_DOR_MEAN, LOG_DOR_SD, TAU_SD) of :mod:`~judgebayes.calibration.designs`.
-
-    Imported when a model runs: ``designs`` imports this module to register the paired
-    designs in ``DESIGNS``, so this module must not import ``designs`` when it loads.
-    """
-    from judgebayes.calibration import designs
-
-    return designs.A_SD, designs.LOG_DOR_MEAN, designs.LOG_DOR_SD, designs.TAU_SD
 
 
 def _bits(n_slots: int) -> np.ndarray:
@@ -234,7 +228,7 @@ def binomial_sample(key: jax.Array, total_count: Any, logits: Any) -> jax.Array:
     With concrete counts (data passed to ``Predictive``, the usual case of prior and
     posterior predictive checks) a sum of max(k) Bernoulli draws masked at k: one
     vectorised comparison, where NumPyro's Binomial sampler loops over the elements
-    (16 s against 0.1 s for 10^6 single-run items). Traced counts fall back to
+    (``docs/benchmarks.md``). Traced counts fall back to
     ``jax.random.binomial``.
     """
     p = jax.nn.sigmoid(jnp.asarray(logits))
@@ -332,12 +326,11 @@ def paired_calibration_model(
     judge_label
         Judge-positive runs, ``(n_items, S)`` (``None`` generates).
     """
-    a_sd, l_mean, l_sd, _ = _priors()
     n_slots = jnp.shape(n_runs)[1]
     log_pi = _patterns(n_groups, n_slots)
     with numpyro.plate("model", n_groups * n_slots):
-        a = numpyro.sample("a", dist.Normal(0.0, a_sd))
-        log_dor = numpyro.sample("log_dor", dist.Normal(l_mean, l_sd))
+        a = numpyro.sample("a", dist.Normal(0.0, A_SD))
+        log_dor = numpyro.sample("log_dor", dist.Normal(LOG_DOR_MEAN, LOG_DOR_SD))
     _observe_items(
         log_pi, a, log_dor, n_runs, item_group, weight, labelled, human_label, judge_label
     )
@@ -358,14 +351,13 @@ def paired_hierarchical_calibration_model(
     Same arguments as :func:`paired_calibration_model`; non-centred as
     :func:`~judgebayes.calibration.designs.hierarchical_calibration_model`.
     """
-    a_sd, l_mean, l_sd, tau_sd = _priors()
     n_slots = jnp.shape(n_runs)[1]
     log_pi = _patterns(n_groups, n_slots)
     with numpyro.plate("group", n_groups):
-        mu_a = numpyro.sample("mu_a", dist.Normal(0.0, a_sd))
-        mu_l = numpyro.sample("mu_log_dor", dist.Normal(l_mean, l_sd))
-        tau_a = numpyro.sample("tau_a", dist.HalfNormal(tau_sd))
-        tau_l = numpyro.sample("tau_log_dor", dist.HalfNormal(tau_sd))
+        mu_a = numpyro.sample("mu_a", dist.Normal(0.0, A_SD))
+        mu_l = numpyro.sample("mu_log_dor", dist.Normal(LOG_DOR_MEAN, LOG_DOR_SD))
+        tau_a = numpyro.sample("tau_a", dist.HalfNormal(TAU_SD))
+        tau_l = numpyro.sample("tau_log_dor", dist.HalfNormal(TAU_SD))
     with numpyro.plate("model", n_groups * n_slots):
         a_raw = numpyro.sample("a_raw", dist.Normal(0.0, 1.0))
         l_raw = numpyro.sample("log_dor_raw", dist.Normal(0.0, 1.0))
@@ -442,9 +434,7 @@ def paired_data(items: JudgedItems | pd.DataFrame | CalibrationData) -> PairedDa
     DataError
         With more than :data:`MAX_MODELS` models, or no human label.
     """
-    from judgebayes.calibration import designs
-
-    cd = items if isinstance(items, designs.CalibrationData) else designs.calibration_data(items)
+    cd = items if isinstance(items, CalibrationData) else calibration_data(items)
     n_models = len(cd.models)
     if n_models > MAX_MODELS:
         raise DataError(
@@ -481,11 +471,11 @@ def item_index(cd: CalibrationData) -> PairedData:
 
 
 _MAX_LAYOUT_CELLS = 256
-"""Most cells of the fixed layout of :func:`_paired_cells` (more: the data's own cells).
+"""Most cells of the fixed layout of :func:`paired_cells` (more: the data's own cells).
 
-Each cell costs NUTS about 0.5 µs of CPU per gradient (two models, measured on 20 to
-4,096 cells): 256 cells add at most about 0.1 ms per gradient, a few seconds over a
-fit, against a compilation of about 5 to 7 s that a fixed layout saves each later fit.
+Every cell adds to the cost of each NUTS gradient, while a fixed layout saves each
+later fit a compilation; at 256 cells the cells cost a fit less than the compilation
+saves (``docs/benchmarks.md``).
 """
 
 
@@ -550,7 +540,7 @@ def _layout_cells(key: np.ndarray, layout: np.ndarray) -> np.ndarray | None:
     return cell if (codes[cell] == item_codes).all() else None
 
 
-def _paired_cells(data: Mapping[str, Any]) -> tuple[dict[str, Any], np.ndarray]:
+def paired_cells(data: Mapping[str, Any]) -> tuple[dict[str, Any], np.ndarray]:
     """Items merged into weighted cells; returns the cells and every item's cell.
 
     The cells are every combination of outcomes (human labels, judge counts) that the

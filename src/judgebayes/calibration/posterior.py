@@ -16,32 +16,30 @@ that every design is scored on the same observations.
 from __future__ import annotations
 
 import contextlib
-import inspect
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import arviz as az
-import jax.numpy as jnp
 import numpy as np
 import pandas as pd
 import scipy.sparse
 import xarray as xr
 
-from judgebayes.bayes import inference
-from judgebayes.bayes.compiled import CompiledModel
-from judgebayes.bayes.inference import SamplerWarning, fit, ppc
-from judgebayes.calibration.designs import DESIGNS, CalibrationData, _cells, calibration_data
+from judgebayes.bayes.inference import SamplerWarning, fit
+from judgebayes.bayes.predictive import posterior_predictive
+from judgebayes.calibration.designs import DESIGNS
 from judgebayes.calibration.items import JudgedItems
 from judgebayes.calibration.paired import (
     MAX_MODELS,
     PAIRED_DESIGNS,
     PairedData,
-    _paired_cells,
     item_index,
+    paired_cells,
     paired_data,
 )
+from judgebayes.calibration.rows import CalibrationData, calibration_data, row_cells
 from judgebayes.core.results import ResultDisplay
 from judgebayes.errors import DataError
 
@@ -65,34 +63,13 @@ def _cell_loglik(idata: az.InferenceData) -> tuple[dict[str, np.ndarray], tuple[
     They are the cells' own (unweighted) log-likelihoods: NumPyro's ``log_likelihood``
     ignores the ``scale`` handler that applies the multiplicities, and only cells of
     weight 0 (which no item maps to) are masked to 0. After NUTS they equal, bit for
-    bit, what :func:`_site_loglik` recomputes from the posterior draws; after MAP they
-    are float64 (``fit`` evaluates them with x64 on), where the recomputation was float32.
+    bit, what NumPyro's ``log_likelihood`` recomputes from the posterior draws
+    (``tests/_calibration_fixtures.py``); after MAP they are float64 (``fit`` evaluates
+    them with x64 on).
     """
     ll = idata.log_likelihood
     shape = (ll.sizes["chain"], ll.sizes["draw"])
     return {k: ll[k].values.reshape(*shape, -1) for k in ("judge_label", "human_label")}, shape
-
-
-def _site_loglik(
-    design: str,
-    idata: az.InferenceData,
-    cells: Mapping[str, Any],
-) -> tuple[dict[str, np.ndarray], tuple[int, int]]:
-    """Log-likelihood of every cell at every posterior draw, per observed site, by
-    NumPyro's ``log_likelihood`` on the posterior draws (the previous route, kept for
-    :func:`_item_loglik_reference` and :func:`_paired_loglik_reference`)."""
-    from numpyro.infer import log_likelihood
-
-    post = idata.posterior
-    shape = (post.sizes["chain"], post.sizes["draw"])
-    samples = {
-        k: jnp.asarray(post[k].values.reshape(-1, *post[k].shape[2:])) for k in post.data_vars
-    }
-    free = {k: v for k, v in cells.items() if k != "weight"}
-    return (
-        {k: np.asarray(v) for k, v in log_likelihood(DESIGNS[design], samples, **free).items()},
-        shape,
-    )
 
 
 def _replace_loglik(
@@ -139,7 +116,9 @@ def _item_loglik(
 
     Rows in one cell share their values, so the sums are formed per cell (and per
     distinct set of cells of an item) and then indexed to rows and items: the same
-    numbers as :func:`_item_loglik_reference`, without recomputing the likelihood.
+    numbers as recomputing the likelihood of every row from the draws
+    (``tests/_calibration_fixtures.py`` does, and ``tests/test_calibration_loglik.py``
+    compares).
     """
     ll, shape = _cell_loglik(idata)
     judge_c, human_c = ll["judge_label"], ll["human_label"]
@@ -205,7 +184,7 @@ def _paired_loglik(
     pdata: PairedData,
 ) -> az.InferenceData:
     """Per-question log-likelihoods of a paired design (``question`` = both sites), from
-    the cell log-likelihoods of the fit (as :func:`_paired_loglik_reference`)."""
+    the cell log-likelihoods of the fit."""
     ll, _ = _cell_loglik(idata)
     judge_c, human_c = ll["judge_label"], ll["human_label"]
     return _paired_dataset(
@@ -239,45 +218,6 @@ def _paired_dataset(
         coords={"item_id": pdata.item_ids, "model": list(pdata.models)},
     )
     return _replace_loglik(idata, loglik, observed)
-
-
-# ------------------------------------------------ the previous route (reference)
-def _item_loglik_reference(
-    idata: az.InferenceData,
-    design: str,
-    cells: Mapping[str, Any],
-    cell: np.ndarray,
-    data: CalibrationData,
-    pdata: PairedData,
-) -> az.InferenceData:
-    """:func:`_item_loglik` as it was: the cell log-likelihoods recomputed from the
-    draws by NumPyro (:func:`_site_loglik`), indexed to rows, summed per question by a
-    sparse rows × items product. Kept for tests and ``bench/calibration_fit_speed.py``."""
-    ll, shape = _site_loglik(design, idata, cells)
-    judge = ll["judge_label"][:, cell].reshape(*shape, -1)
-    human = ll["human_label"][:, cell[: data.n_cal]].reshape(*shape, -1)
-    item = judge.copy()
-    item[..., : data.n_cal] += human
-    q = pdata.item_of_row
-    to_question = scipy.sparse.csr_matrix(
-        (np.ones(len(q)), (np.arange(len(q)), q)), shape=(len(q), len(pdata.item_ids))
-    )
-    question = np.asarray(item.reshape(-1, item.shape[-1]) @ to_question).reshape(*shape, -1)
-    return _row_dataset(idata, judge, human, item, question, data, pdata)
-
-
-def _paired_loglik_reference(
-    idata: az.InferenceData,
-    design: str,
-    cells: Mapping[str, Any],
-    cell: np.ndarray,
-    pdata: PairedData,
-) -> az.InferenceData:
-    """:func:`_paired_loglik` as it was (cell log-likelihoods recomputed by NumPyro)."""
-    ll, shape = _site_loglik(design, idata, cells)
-    judge = ll["judge_label"][:, cell].reshape(*shape, -1)
-    human = ll["human_label"][:, cell].reshape(*shape, -1)
-    return _paired_dataset(idata, judge, human, judge + human, pdata)
 
 
 @dataclass(frozen=True, repr=False)
@@ -329,6 +269,19 @@ class PosteriorDifference(ResultDisplay):
 def _interval(x: np.ndarray, alpha: float) -> tuple[float, float, float]:
     lo, med, hi = np.quantile(x, [alpha / 2, 0.5, 1 - alpha / 2])
     return float(med), float(lo), float(hi)
+
+
+def _draws_subset(idata: az.InferenceData, size: int, seed: int) -> az.InferenceData:
+    """``size`` posterior draws of a fit picked at random (``seed``), as one chain."""
+    post = idata.posterior.stack(sample=("chain", "draw"))
+    n = post.sizes["sample"]
+    keep = np.sort(np.random.default_rng(seed).choice(n, size=min(size, n), replace=False))
+    return az.from_dict(
+        posterior={
+            k: post[k].isel(sample=keep).transpose("sample", ...).values[None]
+            for k in post.data_vars
+        }
+    )
 
 
 @dataclass(frozen=True, repr=False)
@@ -484,16 +437,15 @@ class BayesCalibration(ResultDisplay):
             model_data = pdata.data
         if design not in self.fits:
             raise DataError(f"design {design!r} was not fitted", expected=str(list(self.fits)))
-        out = ppc(
+        replicated = posterior_predictive(
             DESIGNS[design],
             dict(model_data),
-            self.fits[design],
-            stat=statistic,
-            site="judge_label",
+            _draws_subset(self.fits[design], max_draws, seed),
+            sites=["judge_label"],
             seed=seed,
-            max_draws=max_draws,
-        )
-        rep, obs = out["replicated"].values, out["observed"].values
+        ).posterior_predictive["judge_label"]
+        rep = np.stack([statistic(y) for y in replicated.values[0]])
+        obs = statistic(np.asarray(model_data["judge_label"]))
         rows = []
         for s, name in enumerate(names):
             for k, mod in enumerate(self.models):
@@ -584,12 +536,10 @@ def fit_calibration(
         pdata = paired_data(data)
     else:  # the items only (no limit on the number of models)
         pdata = item_index(data)
-    cells, cell = _cells(data.data)
+    cells, cell = row_cells(data.data)
     pcells, pcell = (
-        _paired_cells(pdata.data) if any(d in PAIRED_DESIGNS for d in designs) else (None, None)
+        paired_cells(pdata.data) if any(d in PAIRED_DESIGNS for d in designs) else (None, None)
     )  # fast: a few unique() calls
-    if method == "nuts" and inspect.unwrap(fit) is inference.fit:  # not a stand-in (tests)
-        _compile_ahead([(DESIGNS[d], pcells if d in PAIRED_DESIGNS else cells) for d in designs])
     fits = {}
     options = {
         "method": method,
@@ -625,26 +575,6 @@ def fit_calibration(
             )
         fits[design] = _item_loglik(idata, design, cells, cell, data, pdata)
     return BayesCalibration(data, fits, alpha)
-
-
-def _compile_ahead(jobs: Sequence[tuple[Callable, Mapping[str, Any]]]) -> None:
-    """Start compiling every design's NUTS and log-likelihood kernels, side by side.
-
-    Each design's kernels are traced here, one design after another, and compiled by
-    XLA in background threads (:meth:`~judgebayes.bayes.compiled.CompiledModel.precompile`),
-    so that on a multi-core machine the designs compile in parallel, and overlap the
-    tracing of the next design and the sampling of the previous one, instead of one
-    after another inside each ``fit``. A first call in a new process (a cold
-    compilation cache) spends most of its time there. ``fit`` then finds the
-    kernels compiled (the same code, so the same draws). Any failure is left to
-    ``fit`` to report.
-    """
-    for model, data in jobs:
-        try:
-            compiled, arrays = CompiledModel.of(model, data)
-            compiled.precompile(arrays)
-        except Exception:  # fit compiles it again and says what is wrong
-            continue
 
 
 @contextlib.contextmanager

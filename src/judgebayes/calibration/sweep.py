@@ -13,7 +13,8 @@ one over ΔJ with J_A = 0.3. For two binary models a calibration set is a vector
 of 16 cell counts (Z_A, Ẑ_A, Z_B, Ẑ_B) and a test set 4 counts (Ẑ_A, Ẑ_B), so
 every replication, its bootstrap replicates and every estimator are computed on
 arrays of shape (replications, replicates, cells) at once. The multinomial draws
-use NumPy (``jax.random.multinomial`` was 8× slower on CPU for these shapes); the
+use NumPy (faster on a CPU for these shapes than ``jax.random.multinomial``,
+``docs/benchmarks.md``); the
 estimators are the broadcasting sufficient-statistic functions of
 :mod:`judgebayes.calibration.bootstrap`. The Bayesian designs run on the same
 simulations in :mod:`judgebayes.calibration.bayes_sweep`.

@@ -44,7 +44,11 @@ score calibration (Kargi & Salinas, "From Uncertain Judgments to Calibrated Rank
 Conformal Elo Estimation for LLM Evaluation", 2026), self-preference (--own), the calibrated
 board with rank-sets (prediction-powered Bradley-Terry; Chatzi et al., "Prediction-Powered
 Ranking of Large Language Models", NeurIPS 2024, arXiv:2402.17826), the calibration design
-chosen by LOO, and how many more human labels would halve the intervals.
+chosen by LOO, and how many more human labels would halve the intervals; for anchor-based
+battles (every model judged against one anchor or a few on the same prompts, or every pair),
+each anchor's informativeness, the recommended anchor and the prompts a +5% edge needs
+(Don-Yehiya, Yehudai, Choshen & Abend, "Mediocrity is the key for LLM as a Judge Anchor
+Selection", 2026, arXiv:2603.16848).
 
 examples:
   judgebayes audit ppr/human.json --judge gpt-4=ppr/gpt-4-0125-preview.json \\
@@ -53,6 +57,7 @@ examples:
       --human-labels 500 --out audit-ppr
   judgebayes audit battles.csv --out audit            # judge_label, human_label columns
   judgebayes audit debias_judge/ --judge gpt-4o-mini  # judged items (prevalence layout)
+  judgebayes audit arena_bench_v1/model_judgment --format grades --anchor gpt-4-0314
 """
 
 
@@ -130,6 +135,7 @@ def _read(args: argparse.Namespace) -> tuple[Battles | JudgedItems, str | None]:
             target=args.target,
             judge=chosen[0] if chosen else None,
         ), (chosen[0] if chosen else None)
+    from judgebayes.auditing.inputs import DEFAULT_JUDGE
     from judgebayes.core.battles import Battles
     from judgebayes.core.loaders import read_battles
 
@@ -142,7 +148,8 @@ def _read(args: argparse.Namespace) -> tuple[Battles | JudgedItems, str | None]:
         baseline=args.baseline,
         on_invalid="drop" if args.drop_invalid else "raise",
     )
-    if len(chosen) == 1 and not battles.judges and "judge_label" in battles:
+    unnamed = not battles.judges or battles.judges == (DEFAULT_JUDGE,)  # a reader's default
+    if len(chosen) == 1 and unnamed and "judge_label" in battles:
         # one unnamed judge: --judge NAME names it
         return Battles(battles.frame.assign(judge=chosen[0])).with_report(battles.report), None
     if chosen:
@@ -169,6 +176,7 @@ def _run(args: argparse.Namespace) -> int:
     result = audit(
         data,
         own=own,
+        anchor=args.anchor,
         judge=judge,
         human_labels=args.human_labels,
         bayes=args.bayes,
@@ -192,7 +200,7 @@ def _run(args: argparse.Namespace) -> int:
             print(textwrap.indent(textwrap.fill(f"fix: {r.fix}", 96), " " * (width + 2)))
     says = result["verdict"].summary
     if says:
-        print("\n" + textwrap.fill(says, 100))
+        print("\n" + "\n\n".join(textwrap.fill(part, 100) for part in says.split("\n\n")))
     written = result.write(args.out)
     html = next(p for p in written if p.name == "report.html")
     print(f"\nwrote {html} (and report.json, {len(written) - 2} CSV files) in {args.out}")
@@ -229,6 +237,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=own_option,
         metavar="JUDGE=MODEL",
         help="the judge's own model, for self-preference (repeat for a family)",
+    )
+    p.add_argument(
+        "--anchor",
+        action="append",
+        default=None,
+        metavar="MODEL",
+        help="the anchor the benchmark uses or would use (repeat for several), for battles "
+        "that judge every model against one anchor or a few, or every pair on the same "
+        "prompts (default: the anchors found; none for every pair)",
     )
     p.add_argument("--out", type=Path, default=Path("judgebayes-audit"), metavar="DIR")
     p.add_argument(
@@ -279,7 +296,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--alpha", type=probability, default=0.05)
     p.add_argument(
-        "--n-boot", type=int_at_least(100), default=1000, help="paired bootstrap replicates"
+        "--n-boot",
+        type=int_at_least(100),
+        default=1000,
+        help="bootstrap replicates (the paired calibration bootstrap; the anchors' bootstrap "
+        "over prompts)",
     )
     p.add_argument("--seed", type=non_negative_int, default=0)
     p.add_argument("--no-budget", action="store_true", help="skip the budget simulation")

@@ -132,7 +132,7 @@ def _write_sd(out: Path, comparison: object) -> Path:
 
 def _consensus(args: argparse.Namespace) -> int:
     """Seed 003's metrics on an Elo table, or per-judge Elo + the multi-judge model on battles."""
-    from judgebayes.consensus.metrics import compare_judges
+    from judgebayes.consensus.metrics import compare_rating_methods
 
     kind, data = _read(args)
     own = dict(args.own or ())
@@ -141,7 +141,7 @@ def _consensus(args: argparse.Namespace) -> int:
     if args.out is not None:
         args.out.mkdir(parents=True, exist_ok=True)
     if kind == "table":
-        comparison = compare_judges(data, reference=reference, own=own or None)
+        comparison = compare_rating_methods(data, reference=reference, own=own or None)
         print(repr(data)[1:-1])
         _print_comparison(comparison)
         summary = {"file": str(args.path), "input": "elo table", **_summary(comparison)}
@@ -171,7 +171,7 @@ def _battles(
     written: list[Path],
 ) -> dict:
     from judgebayes.consensus.elo import bt_by_judge, online_elo
-    from judgebayes.consensus.metrics import compare_judges
+    from judgebayes.consensus.metrics import compare_rating_methods
 
     if "judge" not in battles:
         raise DataError(
@@ -234,7 +234,7 @@ def _battles(
         )
     if fit is not None:
         methods.append(fit.judge_ratings())
-    comparison = compare_judges(methods, reference=reference, own=own or None)
+    comparison = compare_rating_methods(methods, reference=reference, own=own or None)
     n_comp = 1 if elo.component is None else len(set(elo.component))
     print(
         f"{len(battles):,} verdicts of {len(battles.judges)} judges on {len(battles.models)} "

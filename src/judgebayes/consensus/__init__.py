@@ -27,7 +27,7 @@ from judgebayes.consensus.elo import battle_order, bt_by_judge, elo_loop, online
 from judgebayes.consensus.features import feature_dim, uda_features
 from judgebayes.consensus.metrics import (
     ConsensusComparison,
-    compare_judges,
+    compare_rating_methods,
     reference_correlation,
     self_preference_deviation,
 )
@@ -56,6 +56,7 @@ _LAZY = {
     "consensus_loss": "judgebayes.consensus.train",
     "elo_scan": "judgebayes.consensus.recursion",
     "elo_scan_judges": "judgebayes.consensus.recursion",
+    "elo_trajectory": "judgebayes.consensus.recursion",
     "fit_consensus": "judgebayes.consensus.bayes",
     "fit_uda": "judgebayes.consensus.train",
     "load_adapter": "judgebayes.consensus.adapter",
@@ -76,12 +77,13 @@ __all__ = [
     "battle_order",
     "board_metrics",
     "bt_by_judge",
-    "compare_judges",
+    "compare_rating_methods",
     "compare_with_humans",
     "consensus_loss",
     "elo_loop",
     "elo_scan",
     "elo_scan_judges",
+    "elo_trajectory",
     "feature_dim",
     "fit_consensus",
     "fit_uda",

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ConsensusComparison",
-    "compare_judges",
+    "compare_rating_methods",
     "reference_correlation",
     "self_preference_deviation",
 ]
@@ -289,7 +289,7 @@ class ConsensusComparison(ResultDisplay):
         return ax
 
 
-def compare_judges(
+def compare_rating_methods(
     ratings: EloTable | Mapping[str, JudgeRatings] | Sequence[JudgeRatings],
     *,
     reference: pd.Series | None = None,

@@ -85,8 +85,9 @@ def _ols(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     """Intercept and slope of the least-squares line of y on x.
 
     The arithmetic of :func:`scipy.stats.linregress` (same operations, so the same
-    floating-point results) without its argument-checking wrapper, which cost ~2.5 ms a
-    call: leave-one-judge-out and split-conformal loops fit thousands of lines.
+    floating-point results) without its argument-checking wrapper, whose cost per call
+    (``docs/benchmarks.md``) adds up in the leave-one-judge-out and split-conformal
+    loops, which fit thousands of lines.
     """
     x, y = np.asarray(x), np.asarray(y)
     if x.size == 0 or y.size == 0:

@@ -244,9 +244,8 @@ def fit_judge_discrimination(
         ``"nuts"`` (recommended) or ``"advi"``. ``"map"`` is not meaningful
         here: the joint mode of a hierarchical model sits at τ → 0.
     chains, draws, warmup, seed, progress, target_accept
-        Passed to :func:`judgebayes.bayes.inference.fit`. On seed 002's data (24
-        judges, 3,360 cells) NUTS takes ~6 s per 1,000 iterations and chain on
-        one CPU core, plus conversion to InferenceData.
+        Passed to :func:`judgebayes.bayes.inference.fit` (its cost on seed 002's
+        data: ``docs/benchmarks.md``).
     theta_sd, log_psi_sd
         Prior scales.
 

@@ -15,8 +15,8 @@ likelihood sees a battle only through its pair, target and weight — so the sta
 streamed from a file (:func:`~judgebayes.core.stream.scan_pairs`) bootstrap exactly like
 the battles themselves, without the battles. The Poisson(c) counts of cells with
 c ≤ 1,000 battles are drawn by inversion of the Poisson CDF through a guide table (one
-uniform per draw; exact up to the uniforms' 2⁻⁵³ resolution; about 10× faster than
-NumPy's rejection sampler), larger cells by NumPy's sampler.
+uniform per draw; exact up to the uniforms' 2⁻⁵³ resolution; faster than NumPy's
+rejection sampler, ``docs/benchmarks.md``), larger cells by NumPy's sampler.
 
 ``within=model`` resamples only that model's battles and keeps the rest as they
 are (the within-model bootstrap of seed 000, Section 3.3, used for SE_i in Eq. 3).
@@ -539,7 +539,7 @@ def one_blas_thread() -> AbstractContextManager:
     """BLAS on one thread while the replicates run on one thread per core.
 
     A multithreaded BLAS inside each worker thread oversubscribes the cores: the small
-    triangular solves then spin (36 ms instead of 1.5 ms each on a busy 2-core machine).
+    triangular solves then spin (``docs/benchmarks.md``).
     Uses ``threadpoolctl`` when it is installed (scikit-learn brings it), else nothing.
     """
     try:

@@ -14,8 +14,8 @@ forces Σθ = 0 in every connected component: the penalty alone fixes the origin
 so Elo ratings average 1500 within each component.
 
 The optimiser is SciPy's Newton-CG with the analytic gradient and Hessian (the
-objective is strictly convex for λ > 0); on 200 models it was 2× faster than
-``trust-exact`` and far more precise than L-BFGS at the same cost.
+objective is strictly convex for λ > 0): faster than ``trust-exact`` and far more
+precise than L-BFGS at the same cost (``docs/benchmarks.md``).
 """
 
 from __future__ import annotations
@@ -307,9 +307,9 @@ def newton_map(
     pairs (:func:`bt_objective`), one Cholesky solve over the free models and a
     backtracking (Armijo) line search that, near the optimum, accepts the full step.
     It stops when the largest step is below ``tol`` (θ units; the error after it is far
-    smaller, Newton converging quadratically). SciPy's ``minimize`` costs a few
-    milliseconds of set-up and line-search bookkeeping per call, more than the fit
-    itself on a few thousand pairs; the held-out protocol of seed 000 runs hundreds
+    smaller, Newton converging quadratically). SciPy's ``minimize`` costs more set-up
+    and line-search bookkeeping per call than the fit itself on a few thousand pairs
+    (``docs/benchmarks.md``); the held-out protocol of seed 000 runs hundreds
     of such fits, so this small loop is written here rather than taken from SciPy.
 
     Parameters

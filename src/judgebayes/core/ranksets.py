@@ -141,8 +141,11 @@ def normal_draws(
     """``size`` draws of Normal(mean, cov) for rank-sets around a covariance estimate.
 
     The covariance is symmetrised and its eigenvalues clipped at 0: sandwich covariances of
-    centred strengths are singular (and a round-off below 0) along the shift they cannot
-    see, where NumPy's sampler warns.
+    centred strengths are singular along the shift they cannot see, and their eigenvalue
+    there is round-off of either sign (−10⁻⁶ Elo² is common), on which NumPy's
+    ``multivariate_normal`` warns "covariance is not symmetric positive-semidefinite";
+    models held at a fixed Elo (anchors) give zero rows, which eigh handles as they are.
+    No draw moves along the unseen shift (beyond round-off): each keeps the estimate's sum.
     """
     values, vectors = np.linalg.eigh((cov + cov.T) / 2)
     root = vectors * np.sqrt(np.clip(values, 0.0, None))

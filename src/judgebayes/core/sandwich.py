@@ -152,8 +152,9 @@ def sandwich_cov(
     factor = cho_factor(hess, check_finite=False)
     half = cho_solve(factor, meat, check_finite=False)
     full = cho_solve(factor, half.T, check_finite=False)
+    block = full[: len(free), : len(free)]
     cov = np.zeros((m, m))
-    cov[np.ix_(free, free)] = full[: len(free), : len(free)]
+    cov[np.ix_(free, free)] = (block + block.T) / 2  # symmetric up to the solves' round-off
     return cov
 
 

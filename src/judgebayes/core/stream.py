@@ -737,14 +737,12 @@ def _count(
         counter.add(j, a, b, target, w, len(judges.index) + 1, len(models.index))
 
 
-def stream_pair_stats(
-    source: str | Path, *, judge: str | None = None, by_judge: bool = False, **scan: Any
-) -> PairStats | dict[str, PairStats]:
+def stream_pair_stats(source: str | Path, *, judge: str | None = None, **scan: Any) -> PairStats:
     """Pair statistics of a Parquet file or folder, streamed (see :func:`scan_pairs`).
 
     Equal to ``Battles(frame).pair_stats(target)`` on the same rows (with ``judge``:
-    ``.for_judge(judge).pair_stats(target)``; with ``by_judge=True``: a dict of them,
-    one per judge). ``scan`` are the keyword arguments of :func:`scan_pairs`.
+    ``.for_judge(judge).pair_stats(target)``). ``scan`` are the keyword arguments of
+    :func:`scan_pairs`; ``scan_pairs(source, **scan).by_judge()`` gives every judge's
+    pair statistics from one pass.
     """
-    result = scan_pairs(source, **scan)
-    return result.by_judge() if by_judge else result.pair_stats(judge)
+    return scan_pairs(source, **scan).pair_stats(judge)

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from judgebayes._stats import norm_ppf
-from judgebayes.core.ranksets import rank_sets
+from judgebayes.core.ranksets import normal_draws, rank_sets
 from judgebayes.core.report import DropReport
 from judgebayes.core.results import ResultDisplay
 from judgebayes.rankings.ranking import Ranking
@@ -84,11 +84,8 @@ class EloEstimate(ResultDisplay):
 
     def draws(self, n_draws: int = 4000, *, seed: int = 0) -> np.ndarray:
         """Draws from the Normal approximation N(elo, cov), shape ``(n_draws, n_models)``."""
-        rng = np.random.default_rng(seed)
-        # eigh, not Cholesky: the covariance is singular along the common shift
-        values, vectors = np.linalg.eigh(self.cov)
-        root = vectors * np.sqrt(np.clip(values, 0.0, None))
-        return self.elo + rng.standard_normal((n_draws, len(self.elo))) @ root.T
+        # not Cholesky: the covariance is singular along the common shift (normal_draws)
+        return normal_draws(self.elo, self.cov, n_draws, seed)
 
     def _details(self) -> dict[str, float]:
         """``lambda`` (Σλ_j) and ``lambda[judge]`` for every judge, where there are weights."""

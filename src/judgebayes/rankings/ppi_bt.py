@@ -81,16 +81,22 @@ def _tuned_lambda(design: _Design, theta: np.ndarray) -> np.ndarray:
     n, big_n, n_j = design.n, design.big_n, g_hat.shape[1]
     lab = design.is_lab
     gl = g_y[lab] - g_y[lab].mean(axis=0)
+    hl = g_hat[lab] - g_hat[lab].mean(axis=0)
+    # every judge's cross-products with g(y), and every pair of judges' covariances over
+    # labelled and judge-only battles together, each as one product of the (battles,
+    # judges·models) gradient matrix rather than one pass over the battles per pair
+    k = g_hat.shape[2]
+    crosses = (gl.T @ hl.reshape(len(hl), -1)).reshape(k, n_j, k)
+    covs = _cov(g_hat.reshape(len(g_hat), -1)).reshape(n_j, k, n_j, k)
     b = np.empty(n_j)
     a = np.empty((n_j, n_j))
     for j in range(n_j):
-        hj = g_hat[lab, j] - g_hat[lab, j].mean(axis=0)
         # ppi_py: (1/n)(gᵀĝ + ĝᵀg), halved here since the quadratic carries 2bᵀλ
-        cross = (gl.T @ hj + hj.T @ gl) / (2 * n)
+        cross = (crosses[:, j] + crosses[:, j].T) / (2 * n)
         b[j] = np.trace(h_inv @ cross @ h_inv) / n
-        for k in range(j, n_j):
-            cov = _cov(g_hat[:, j], g_hat[:, k])  # labelled and judge-only together
-            a[j, k] = a[k, j] = (1 / n + 1 / big_n) * np.trace(h_inv @ cov @ h_inv)
+        for m in range(j, n_j):
+            cov = (covs[j, :, m] + covs[j, :, m].T) / 2  # Cov(g_j, g_m), symmetrised
+            a[j, m] = a[m, j] = (1 / n + 1 / big_n) * np.trace(h_inv @ cov @ h_inv)
     if n_j == 1:
         return np.array([np.clip(b[0] / a[0, 0], 0.0, 1.0)]) if a[0, 0] > 0 else np.zeros(1)
     res = minimize(
@@ -105,11 +111,10 @@ def _tuned_lambda(design: _Design, theta: np.ndarray) -> np.ndarray:
     return np.clip(res.x, 0.0, 1.0)
 
 
-def _cov(u: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """Sample cross-covariance (ddof = 1) of the rows of u and v, symmetrised."""
-    uc, vc = u - u.mean(axis=0), v - v.mean(axis=0)
-    c = uc.T @ vc / (len(u) - 1)
-    return (c + c.T) / 2
+def _cov(u: np.ndarray) -> np.ndarray:
+    """Sample covariance (ddof = 1) of the columns of u."""
+    centred = u - u.mean(axis=0)
+    return centred.T @ centred / (len(u) - 1)
 
 
 def ppi_bt_lambda(

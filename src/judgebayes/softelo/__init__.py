@@ -28,7 +28,7 @@ from judgebayes._lazy import lazy_exports
 from judgebayes.softelo.by_judge import SoftEloByJudge, softelo_by_judge
 from judgebayes.softelo.diagnostics import (
     cohen_kappa,
-    position_bias,
+    position_bias_rates,
     reliability,
     residual_by_quartile,
     verbosity_bias,
@@ -85,7 +85,7 @@ __all__ = [
     "held_out_elo",
     "keep_labels",
     "label_budget",
-    "position_bias",
+    "position_bias_rates",
     "reliability",
     "residual_by_quartile",
     "run_softelo",

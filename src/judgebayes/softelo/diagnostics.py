@@ -18,7 +18,7 @@ from judgebayes.errors import DataError
 
 __all__ = [
     "cohen_kappa",
-    "position_bias",
+    "position_bias_rates",
     "reliability",
     "residual_by_quartile",
     "verbosity_bias",
@@ -78,7 +78,7 @@ def reliability(p: np.ndarray, outcome: np.ndarray, n_bins: int = 10) -> tuple[p
     return table, ece
 
 
-def position_bias(
+def position_bias_rates(
     battles: Battles, *, first: str = "s_a_first", second: str = "s_b_first"
 ) -> dict[str, float]:
     """Position-bias rates from the two presentation orders (seed 000, Appendix F.1).

@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -38,7 +37,7 @@ if TYPE_CHECKING:
 
     from judgebayes.softelo.verdicts import VerdictClasses
 
-__all__ = ["HeldOutElo", "budget_curve", "held_out_elo", "held_out_elo_reference"]
+__all__ = ["HeldOutElo", "budget_curve", "held_out_elo"]
 
 
 @dataclass(frozen=True, repr=False)
@@ -246,61 +245,11 @@ def held_out_elo(
     draws, :class:`~judgebayes.core.bootstrap.CellResampler`) by a vectorised one-model
     Newton (:func:`~judgebayes.core.bt.solve_one`), β_m* on the human labels grouped by
     score (:func:`~judgebayes.softelo.temperature.score_counts`). The numbers are those of
-    :func:`held_out_elo_reference`, the earlier route, to within its optimisers'
-    tolerances (about 1e-5 Elo); with ``lam=0`` (no penalty, so no guaranteed optimum)
+    the earlier route (pair statistics rebuilt per fold, SciPy's Newton-CG, ``bootstrap_bt``
+    per method) to within its optimisers' tolerances (about 1e-5 Elo; the tests compare
+    them); with ``lam=0`` (no penalty, so Newton's method has no guaranteed optimum)
     that route is used.
     """
-    return _held_out(
-        battles,
-        methods=methods,
-        lam=lam,
-        n_boot=n_boot,
-        score=score,
-        judge=judge,
-        human=human,
-        models=models,
-        beta=beta,
-        beta_ties=beta_ties,
-        calibrate_on=calibrate_on,
-        verdict_ties=verdict_ties,
-        seed=seed,
-        progress=progress,
-        fast=lam > 0,
-    )
-
-
-def held_out_elo_reference(battles: Battles, **kwargs: object) -> HeldOutElo:
-    """:func:`held_out_elo` by the route it replaced (kept as the reference).
-
-    Per held-out model and method: pair statistics rebuilt from the battles, the
-    anchors and the held-out model fitted with :func:`~judgebayes.core.bt.solve_map`
-    (SciPy's Newton-CG), the within-model SE by
-    :func:`~judgebayes.core.bootstrap.bootstrap_bt`, and β_m* by
-    :func:`~judgebayes.softelo.temperature.beta_mle` on the battles one by one. Same
-    arguments and, within the optimisers' tolerances, the same numbers
-    (``bench/softelo_speed.py`` times the two routes; the tests compare them).
-    """
-    return _held_out(battles, **kwargs, fast=False)  # type: ignore[arg-type]
-
-
-def _held_out(
-    battles: Battles,
-    *,
-    methods: Sequence[str] = ("hard", "soft"),
-    lam: float = 0.01,
-    n_boot: int = 20,
-    score: str = "score_diff",
-    judge: str = "judge_label",
-    human: str = "human_label",
-    models: Sequence[str] | None = None,
-    beta: str | float = "per_fold",
-    beta_ties: str = "exclude",
-    calibrate_on: str | None = None,
-    verdict_ties: str = "half",
-    seed: int = 0,
-    progress: bool = True,
-    fast: bool = True,
-) -> HeldOutElo:
     names = battles.models
     a, b = battles.codes()
     yj = np.asarray(battles.column(judge), float)
@@ -354,11 +303,10 @@ def _held_out(
     )
     rows = []
     rng = np.random.default_rng(seed)
-    # the reference route as it was: BLAS threads limited only inside bootstrap_bt
-    with one_blas_thread() if fast else nullcontext():
+    with one_blas_thread():
         for name in tqdm(chosen, desc="held-out Elo", disable=not progress):
             seeds = [int(rng.integers(2**31)) for _ in methods] if n_boot > 0 else []
-            fold = data.fold_fast if fast else data.fold_reference
+            fold = data.fold_newton if lam > 0 else data.fold_scipy
             row = fold(names.index(name), n_boot, seeds)
             for method in methods:
                 row[f"residual_{method}"] = row[f"elo_{method}"] - row["elo_human"]
@@ -494,8 +442,10 @@ class _Folds:
         row["n_calibration"] = int(table["n_labelled"].sum())
         return self.verdicts.targets(calibration), row
 
-    def fold_reference(self, k: int, n_boot: int, seeds: list[int]) -> dict[str, object]:
-        """Fold ``k`` the old way: pair statistics, SciPy and ``bootstrap_bt`` per method."""
+    def fold_scipy(self, k: int, n_boot: int, seeds: list[int]) -> dict[str, object]:
+        """Fold ``k`` by pair statistics rebuilt from the battles, SciPy's Newton-CG
+        (:func:`~judgebayes.core.bt.solve_map`) and ``bootstrap_bt`` per method: the
+        route for ``lam = 0``, where Newton's method has no guaranteed optimum."""
         names, a, b, lam = self.names, self.a, self.b, self.lam
         mine = (a == k) | (b == k)
         rest = ~mine
@@ -567,7 +517,7 @@ class _Folds:
             wins - np.bincount(index, y, minlength=len(values)),
         )
 
-    def fold_fast(self, k: int, n_boot: int, seeds: list[int]) -> dict[str, object]:
+    def fold_newton(self, k: int, n_boot: int, seeds: list[int]) -> dict[str, object]:
         """Fold ``k`` from per-pair sums built once: Newton for the anchors, a vectorised
         one-model Newton for the held-out model and for every bootstrap replicate."""
         if not self._prepared:

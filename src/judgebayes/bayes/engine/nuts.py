@@ -1,22 +1,30 @@
 """The NUTS driver: NumPyro's NUTS transition with warm-up adaptation driven by data.
 
-NumPyro's ``hmc`` kernel builds its warm-up schedule in Python from ``num_warmup``, so
-the run length is a constant of the compiled code: a new number of draws or warm-up
-iterations compiles the sampler again (seconds), and NumPyro's progress bar needs a
-host callback inside the loop, which JAX's persistent compilation cache cannot store.
-Here one iteration (:func:`transition`) is NumPyro's own NUTS transition
-(``hmc_util.build_tree`` with NumPyro's velocity Verlet integrator and momentum draw)
-followed by NumPyro's warm-up adaptation (``dual_averaging`` for the step size,
-``welford_covariance`` for the diagonal mass matrix, re-estimated at the ends of Stan's
-doubling windows, ``build_adaptation_schedule``), with the iteration number and the
-schedule as *arguments* (:class:`Plan`). :func:`chunk_fn` is one chain's chunk of
-:data:`CHUNK` iterations (a ``lax.scan``), compiled once per model and data layout by
-:class:`~judgebayes.bayes.compiled.CompiledModel`, whose Python loop calls it chunk
-after chunk and reports progress between chunks: the compiled code holds no callback
-and depends on neither ``draws``, ``warmup`` nor ``target_accept``, so JAX's
-persistent compilation cache (:func:`enable_persistent_cache`) can keep it on disk.
-:func:`nuts_chain` runs a whole chain in one traceable scan (simulation-based
-calibration vmaps it).
+The only module of judgebayes that calls NumPyro's ``hmc_util``. NumPyro's ``hmc``
+kernel builds its warm-up schedule in Python from ``num_warmup``, so the run length is a
+constant of the compiled code: a new number of draws or warm-up iterations compiles the
+sampler again, and NumPyro's progress bar needs a host callback inside the loop, which
+JAX's persistent compilation cache cannot store. Here one iteration
+(:func:`transition`) is NumPyro's own NUTS transition (``hmc_util.build_tree`` with
+NumPyro's velocity Verlet integrator and momentum draw) followed by NumPyro's warm-up
+adaptation (``dual_averaging`` for the step size, ``welford_covariance`` for the
+diagonal mass matrix, re-estimated at the ends of Stan's doubling windows,
+``build_adaptation_schedule``), with the iteration number and the schedule as
+*arguments* (:class:`Plan`). :func:`chunk_fn` is one chain's chunk of :data:`CHUNK`
+iterations (a ``lax.scan``), compiled once per layout by
+:class:`~judgebayes.bayes.engine.model.CompiledModel`; :func:`run_chains` calls it
+chunk after chunk, each chain on its own Python thread (JAX releases the GIL while a
+compiled function runs, so chains use every core without asking JAX for several host
+devices before it starts), and reports progress between chunks: the compiled code
+holds no callback and depends on neither ``draws``, ``warmup``, ``chains`` nor
+``target_accept``, so JAX's persistent compilation cache
+(:mod:`~judgebayes.bayes.engine.xla`) can keep it on disk. :func:`nuts_chain` runs a
+whole chain in one traceable scan (simulation-based calibration vmaps it).
+
+Chains are not vectorised with ``vmap``: a vectorised pair of chains costs the same
+CPU time per chain, but ``vmap``'s batching of NumPyro's tree-building loops makes the
+sampler much slower to trace and compile, which the first fit of every process pays
+(``docs/benchmarks.md``).
 
 Warm-up ends with a step-size-only window longer than NumPyro's: see :func:`nuts_chain`.
 Below 100 warm-up iterations there is none, and the draws are those of NumPyro's
@@ -26,10 +34,9 @@ float rounding (tested).
 
 from __future__ import annotations
 
-import os
 import threading
-from collections.abc import Callable, Iterator, Mapping
-from pathlib import Path
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, NamedTuple
 
 import jax
@@ -48,29 +55,27 @@ from numpyro.infer.hmc_util import (
 )
 
 __all__ = [
-    "CACHE_ENV",
     "CHUNK",
+    "MAX_START_ATTEMPTS",
     "ChainState",
     "Plan",
     "blank_state",
     "chain_starts",
     "chunk_fn",
     "chunk_ranges",
-    "enable_persistent_cache",
     "init_chain",
     "is_finite_start",
     "make_plan",
     "nuts_chain",
-    "persistent_cache_dir",
+    "raw_key",
+    "run_chains",
     "step_size_tail",
     "transition",
     "uniform_init",
 ]
 
-#: Iterations per compiled chunk: progress is reported between chunks. Each chunk costs
-#: ~0.5 ms of CPU beyond its iterations (dispatch, copies); on the 55-model arena
-#: (4 × 2,000 iterations) chunks of 100 cost 3 % more CPU than one call per chain,
-#: chunks of 250 1 %.
+#: Iterations per compiled chunk: progress is reported between chunks, each of which
+#: costs a little CPU beyond its iterations (dispatch, copies; ``docs/benchmarks.md``).
 CHUNK = 250
 #: Start points a chain tries before giving up (NumPyro tries as many).
 MAX_START_ATTEMPTS = 100
@@ -81,10 +86,6 @@ TAIL_FRACTION = 0.2
 MAX_WINDOWS = 32
 MAX_TREE_DEPTH = 10
 MAX_DELTA_ENERGY = 1000.0
-#: Environment variable: a folder for JAX's persistent compilation cache, or 0/off.
-CACHE_ENV = "JUDGEBAYES_JAX_CACHE"
-#: Compilations at least this long (s) are written to the persistent cache.
-CACHE_MIN_COMPILE_S = 0.2
 _TINY, _HUGE = float(np.finfo(np.float32).tiny), float(np.finfo(np.float32).max)
 _da_init, _da_update = dual_averaging()
 _mm_init, _mm_update, _mm_final = welford_covariance(diagonal=True)
@@ -356,7 +357,7 @@ def chain_starts(
     ``init_to_uniform``);
     :func:`chunk_fn` evaluates the potential there. Drawn here rather than in the
     compiled chunk: the random-number code of an in-kernel start doubled the time
-    XLA took to compile the chunk's start (1.1 s more on the arena).
+    XLA took to compile the chunk's start (``docs/benchmarks.md``).
     """
     gen = np.random.default_rng([*np.asarray(rng, dtype=np.uint32).ravel().tolist(), chain])
     key = gen.integers(0, 2**32, size=np.shape(rng), dtype=np.uint32)
@@ -430,53 +431,105 @@ def chunk_fn(
     return run
 
 
-def persistent_cache_dir() -> Path | None:
-    """The folder of JAX's persistent compilation cache judgebayes turns on, or ``None``.
+def raw_key(rng: jax.Array) -> np.ndarray:
+    """The raw key data of a PRNG key (typed or raw), on the host."""
+    if jax.dtypes.issubdtype(rng.dtype, jax.dtypes.prng_key):
+        rng = jax.random.key_data(rng)
+    return np.asarray(rng)
 
-    ``$JUDGEBAYES_JAX_CACHE`` (``0``/``off``/``false``/``no``/empty: none), else ``jax``
-    in the folder the data sets are cached in (:mod:`judgebayes.datasets`):
-    ``$JUDGEBAYES_CACHE``, else the OS cache folder (``~/.cache/judgebayes`` on Linux,
-    ``$XDG_CACHE_HOME/judgebayes`` where that is set).
+
+def run_chains(
+    kernel: Callable,
+    blank: ChainState,
+    z_template: Any,
+    rng: jax.Array,
+    arrays: Mapping[str, jax.Array],
+    *,
+    chains: int,
+    draws: int,
+    warmup: int,
+    target_accept: float,
+    progress: Any = None,
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """Constrained draws and sampler statistics, each shaped ``(chain, draw, ...)``.
+
+    ``kernel`` is the compiled :func:`chunk_fn` of the model (``blank``: a state of its
+    shapes). Chain ``c``'s key and start come from a NumPy generator seeded with ``rng``
+    and ``c`` (:func:`chain_starts`); each chain runs on its own thread. ``progress`` is a
+    tqdm bar (total ``chains · (warmup + draws)``) or ``None``; it advances as chunks of
+    :data:`CHUNK` iterations finish.
     """
-    value = os.environ.get(CACHE_ENV)
-    if value is not None:
-        return None if value.strip().lower() in {"", "0", "off", "false", "no"} else Path(value)
-    base = os.environ.get("JUDGEBAYES_CACHE")
-    if not base:
-        import platformdirs  # pooch's, as judgebayes.datasets' cache folder
+    plan = Plan(*map(jnp.asarray, make_plan(warmup, draws, target_accept)))
+    rng = raw_key(rng)
+    lock = threading.Lock()
 
-        base = platformdirs.user_cache_dir("judgebayes")
-    return Path(base) / "jax"
+    def tick(n: int) -> None:
+        if progress is not None:
+            with lock:
+                progress.update(n)
+
+    def run(chain: int) -> tuple[dict, dict]:
+        return _run_chain(
+            kernel,
+            chain_starts(blank, z_template, rng, chain),
+            arrays,
+            plan,
+            chunk_ranges(warmup, draws, CHUNK),
+            tick,
+        )
+
+    if chains == 1:
+        outs = [run(0)]
+    else:
+        with ThreadPoolExecutor(chains) as pool:
+            outs = list(pool.map(run, range(chains)))
+    samples = {k: np.stack([o[0][k] for o in outs]) for k in outs[0][0]}
+    stats = {k: np.stack([o[1][k] for o in outs]) for k in outs[0][1]}
+    stats["tree_depth"] = np.floor(np.log2(stats["n_steps"])).astype(np.int32) + 1
+    return samples, stats
 
 
-_cache_lock = threading.Lock()
-_cache_done = False
+def _run_chain(
+    kernel: Callable,
+    starts: Iterator[ChainState],
+    arrays: Mapping,
+    plan: Plan,
+    chunks: Iterable[tuple[int, int, int]],
+    tick: Callable[[int], None],
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """Run one chain chunk by chunk (``chunks``: :func:`chunk_ranges`) and keep its draws
+    (leading axis: draw).
 
-
-def enable_persistent_cache() -> str | None:
-    """Turn on JAX's persistent compilation cache in :func:`persistent_cache_dir`, once.
-
-    Compiled samplers are then written to disk, so a new process loads them instead
-    of compiling (seconds) again. Leaves JAX alone where the cache folder is already
-    set (by the user or by ``JAX_COMPILATION_CACHE_DIR``) or turned off, and lowers
-    JAX's threshold for writing an entry from 1 s to :data:`CACHE_MIN_COMPILE_S`
-    unless it was changed. It applies to the whole process, as JAX's setting does.
-    Returns the folder in use, or ``None``.
+    The first chunk is tried from one start after another until the potential and its
+    gradient are finite there. The next chunk is dispatched before the last one's
+    draws are copied to the host, so the copy and the progress update overlap the
+    sampling.
     """
-    global _cache_done
-    with _cache_lock:
-        current = jax.config.jax_compilation_cache_dir
-        if _cache_done or current:
-            return current
-        _cache_done = True
-        path = persistent_cache_dir()
-        if path is None or not jax.config.jax_enable_compilation_cache:
-            return None
-        try:
-            path.mkdir(parents=True, exist_ok=True)
-        except OSError:
-            return None  # a read-only home: no cache, as before
-        jax.config.update("jax_compilation_cache_dir", str(path))
-        if jax.config.jax_persistent_cache_min_compile_time_secs == 1.0:  # JAX's default
-            jax.config.update("jax_persistent_cache_min_compile_time_secs", CACHE_MIN_COMPILE_S)
-        return str(path)
+    ranges = list(chunks)
+    for _ in range(MAX_START_ATTEMPTS):
+        state, values, stats = kernel(next(starts), np.int32(0), plan, arrays)
+        if is_finite_start(state):
+            break
+    else:
+        raise RuntimeError(
+            f"no start point with a finite log density and gradient in {MAX_START_ATTEMPTS} "
+            "uniform(-2, 2) draws on the unconstrained space: check the model and its data"
+        )
+    kept: list[tuple[dict, dict]] = []
+    pending = (ranges[0], values, stats)
+
+    def collect(item: tuple) -> None:
+        (_, lo, hi), values, stats = item
+        if hi > lo:
+            # slices of host copies: slicing a JAX array would compile per slice
+            kept.append(jax.tree.map(lambda x: np.asarray(x)[lo:hi], (values, stats)))
+        tick(hi)
+
+    for rows in ranges[1:]:
+        state, values, stats = kernel(state, np.int32(rows[0]), plan, arrays)
+        collect(pending)
+        pending = (rows, values, stats)
+    collect(pending)
+    return tuple(
+        {k: np.concatenate([part[j][k] for part in kept]) for k in kept[0][j]} for j in (0, 1)
+    )
