@@ -65,13 +65,12 @@ from jax.flatten_util import ravel_pytree
 from jax.scipy.special import logsumexp
 from numpyro.distributions import biject_to, constraints
 from numpyro.distributions.transforms import ParameterFreeTransform
+from numpyro.infer.util import constrain_fn, initialize_model, potential_energy
 from scipy.linalg import solve_triangular
 from scipy.special import expit
 from tqdm.auto import tqdm
 
-from judgebayes.bayes import CompiledModel, fit
-from judgebayes.bayes.compiled import split_data
-from judgebayes.bayes.driver import enable_persistent_cache
+from judgebayes.bayes import fit
 from judgebayes.bayes.spec import ModelSpec
 from judgebayes.core.bt import ELO_BASE, ELO_SCALE, theta_to_elo
 from judgebayes.core.pairs import PairStats
@@ -465,7 +464,10 @@ def latent_outcome_data(
     lab = h >= 0
 
     def counts(index: np.ndarray, size: int) -> np.ndarray:
-        return np.bincount(index, minlength=size).astype(np.int32)
+        # whole numbers held as floats: the Multinomial's log-probability takes gammaln of
+        # them, which JAX computes in float32 for an integer array (gammaln(1) = 5e-7 there),
+        # a constant that would swamp the potential's last digits in a float64 MAP
+        return np.bincount(index, minlength=size).astype(np.float64)
 
     pair_a, pair_b = ordered_pairs(k)
     shape = (n_pairs, n_patterns)
@@ -878,9 +880,15 @@ _PROGRAMS: OrderedDict[tuple, tuple] = OrderedDict()
 
 
 def _map_programs(kwargs: Mapping[str, Any]) -> tuple:
-    """(start, solve, hessian, constrain) for the layout of ``kwargs``, each jitted and vmapped
-    over a leading data-set axis; built once per layout and process."""
-    arrays, static = split_data(kwargs)
+    """(solve, hessian, constrain, size) for the layout of ``kwargs``, each jitted and vmapped
+    over a leading data-set axis; built once per layout and process.
+
+    The potential and the map to the constrained sites are NumPyro's own
+    (:func:`~numpyro.infer.util.potential_energy`, :func:`~numpyro.infer.util.constrain_fn`:
+    what the engine's NUTS and MAP evaluate), with the arrays as traced arguments and the
+    sizes and flags bound, so that one program serves every data set of a layout."""
+    arrays = {k: v for k, v in kwargs.items() if isinstance(v, np.ndarray)}
+    static = {k: v for k, v in kwargs.items() if not isinstance(v, np.ndarray)}
     key = (
         tuple(sorted(static.items())),
         tuple((k, v.shape, str(v.dtype)) for k, v in sorted(arrays.items())),
@@ -888,15 +896,15 @@ def _map_programs(kwargs: Mapping[str, Any]) -> tuple:
     if key in _PROGRAMS:
         _PROGRAMS.move_to_end(key)
         return _PROGRAMS[key]
-    enable_persistent_cache()
+    model = functools.partial(latent_outcome_model, **static)
     with jax.enable_x64(True):
-        compiled, _ = CompiledModel.of(latent_outcome_model, kwargs)
+        init = initialize_model(jax.random.PRNGKey(0), model, model_kwargs=arrays)
         flat0, unravel = ravel_pytree(
-            jax.tree.map(lambda s: jnp.zeros(s.shape, dtype=jnp.float64), compiled.z_template)
+            jax.tree.map(lambda z: jnp.zeros(jnp.shape(z), dtype=jnp.float64), init.param_info.z)
         )
 
     def potential(x: jax.Array, a: dict) -> jax.Array:
-        return compiled.potential_gen(**a)(unravel(x))
+        return potential_energy(model, (), a, unravel(x))
 
     def mode(a: dict) -> tuple[jax.Array, jax.Array, jax.Array]:
         def fun(x: jax.Array) -> jax.Array:
@@ -921,7 +929,9 @@ def _map_programs(kwargs: Mapping[str, Any]) -> tuple:
         return x, optax.tree.get(state, "count"), jnp.max(jnp.abs(optax.tree.get(state, "grad")))
 
     def constrain(xs: jax.Array, a: dict) -> dict:
-        return jax.vmap(lambda x: compiled.postprocess_gen(**a)(unravel(x)))(xs)
+        return jax.vmap(
+            lambda x: constrain_fn(model, (), a, unravel(x), return_deterministic=True)
+        )(xs)
 
     programs = (
         jax.jit(jax.vmap(mode)),
