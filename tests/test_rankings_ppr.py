@@ -164,3 +164,69 @@ def test_ppr_input_errors() -> None:
         RankingData.from_arrays(["a"], ["a"], [1])
     with pytest.raises(ValueError, match="alpha"):
         ellipsoid_rank_sets(np.zeros(3), np.eye(3), 1.5)
+
+
+def test_ppr_code_rank_sets_undercover_the_true_ranking(peer) -> None:
+    """PPR's own code (``src/estimate.py``'s ``sample_avg``, ``src/ranksets.py``'s
+    ``find_ranksets``, unchanged) on simulated human labels with known win rates.
+
+    ``sample_avg`` averages model m's wins over the n_m battles m took part in (its lines
+    39–43) but divides the covariance by the square of all n battles (line 50:
+    ``Sigma = A Aᵀ / n²``); the sampling covariance of those averages is Σ_i r_im r_im' /
+    (n_m n_m'). With k = 12 models, n_m ≈ 2n/k = n/6, so its Σ̂ is ≈ 1/36 of it.
+
+    Design, the paper's sampling model: 12 models with BT strengths evenly spaced on
+    [−1.5, 1.5]; n = 660 battles, each a pair drawn uniformly from the 66 (order random),
+    no ties; the true win rate of m is its mean win probability over its 11 opponents.
+    400 simulated data sets: (1) √Σ̂_mm·n/n_m from PPR's code matches the Monte Carlo SD of
+    θ̂_m (relative MC error of an SD from 400 draws ≈ 1/√798 = 3.5%; 12% allowed for each
+    model) and n/n_m averages k/2 = 6; (2) its rank-sets at α = 0.1 hold every model's true
+    rank in far fewer than 90% of the data sets — with 400 draws a 90% coverage has MC SE
+    √(0.9·0.1/400) = 0.015, so a coverage below 0.9 − 4·0.015 = 0.84 is a real shortfall —
+    while the same rank-set code given the covariance divided by n_m n_m' covers at ≥ 0.84.
+    """
+    _, estimate, ranksets = peer
+    rng = np.random.default_rng(11)
+    k, n, reps, alpha = 12, 660, 400, 0.1
+    strength = np.linspace(-1.5, 1.5, k)
+    pairs = np.array([(i, j) for i in range(k) for j in range(i + 1, k)])
+    win = 1 / (1 + np.exp(-(strength[:, None] - strength[None, :])))
+    true_rate = (win.sum(axis=1) - 0.5) / (k - 1)
+    true_rank = k - np.argsort(np.argsort(true_rate))  # 1 = best
+    est, sd_fixed, scale, covered, covered_fixed = [], [], [], 0, 0
+    for _ in range(reps):
+        pick = pairs[rng.integers(len(pairs), size=n)]
+        swap = rng.random(n) < 0.5
+        a, b = np.where(swap, pick[:, 1], pick[:, 0]), np.where(swap, pick[:, 0], pick[:, 1])
+        y = (rng.random(n) < win[a, b]).astype(float)[:, None]
+        m1 = np.zeros((k, n))
+        m1[a, np.arange(n)] = 1.0
+        m2 = np.zeros((k, n))
+        m2[b, np.arange(n)] = 1.0
+        n_m = (m1 + m2).sum(axis=1)
+        dn = {"model_a_matrix": m1, "model_b_matrix": m2}
+        dn |= {"winner1_human": y, "winner2_human": 1.0 - y}
+        dn |= {"winner1_predicted": y, "winner2_predicted": 1.0 - y}  # read, then unused
+        theta, sigma = estimate.sample_avg(k, dn, "human")
+        theta = theta[:, 0]
+        fixed = sigma * n**2 / np.outer(n_m, n_m)
+        est.append(theta)
+        sd_fixed.append(np.sqrt(np.diag(fixed)))
+        scale.append(n / n_m)
+        for cov, name in ((sigma, "code"), (fixed, "fixed")):
+            sets = np.array(ranksets.find_ranksets(k, theta, cov, alpha))
+            hit = bool(np.all((sets[:, 0] <= true_rank) & (true_rank <= sets[:, 1])))
+            if name == "code":
+                covered += hit
+            else:
+                covered_fixed += hit
+    ratio = np.mean(sd_fixed, axis=0) / np.std(est, axis=0, ddof=1)
+    print(
+        f"PPR code: MC SD / its √Σ̂ {np.mean(scale):.2f}; corrected SD / MC SD "
+        f"{ratio.min():.3f}–{ratio.max():.3f}; coverage of the true ranking "
+        f"{covered / reps:.3f}, corrected {covered_fixed / reps:.3f}"
+    )
+    assert np.all(np.abs(ratio - 1) < 0.12), ratio
+    assert np.mean(scale) == pytest.approx(k / 2, rel=0.02)
+    assert covered / reps < 0.84, covered / reps
+    assert covered_fixed / reps >= 0.84, covered_fixed / reps
