@@ -80,3 +80,52 @@ def test_sandwich_se_matches_the_sampling_sd_and_elo_is_attenuated() -> None:
     truth = sim.bt_elo - 1500
     slope = np.polyfit(truth, est.mean(axis=0) - 1500, 1)[0]
     assert slope < 0.8, slope
+
+
+PPR_MODELS = [
+    "gpt-4",
+    "claude-v1",
+    "claude-instant-v1",
+    "gpt-3.5-turbo",
+    "vicuna-13b",
+    "palm-2",
+    "koala-13b",
+    "RWKV-4-Raven-14B",
+    "oasst-pythia-12b",
+    "alpaca-13b",
+    "fastchat-t5-3b",
+    "chatglm-6b",
+]  # PPR's config.json
+
+
+@pytest.mark.slow
+def test_on_ppr_the_se_is_right_and_the_error_is_bias() -> None:
+    """PPR's 14,947 battles among its 12 models, gpt-4-0125-preview's verdicts on all, 500
+    random human labels, 30 draws. The sandwich SE is the spread of the estimate over label
+    draws (mean SE / SD over draws within 0.6–1.6: the SD of 30 draws has relative MC error
+    1/√58 = 13%, and the label draws hold the judge's verdicts fixed, so the SD is the
+    conditional one and may sit below the SE), yet the estimate's distance to the
+    Bradley–Terry Elo of all 26,919 human labels is many SEs (RMSE > 3 SE for most models):
+    the soft targets estimate an attenuated, judge-coloured Elo, so their intervals are
+    not intervals for the human one — a bias, not a too-small SE."""
+    from judgebayes.rankings import RankingData
+
+    battles = jb.datasets.load_ppr()
+    full = RankingData.from_battles(battles).restrict(PPR_MODELS)
+    ref = jb.fit_bt(battles.human_battles(), target="human_label")
+    truth = np.array([ref.elo[ref.models.index(m)] for m in full.models])
+    truth -= truth.mean()
+    judge = next(j for j in full.judges if j.startswith("gpt-4"))
+    rng = np.random.default_rng(0)
+    est, se = [], []
+    for _ in range(30):
+        keep = np.zeros(full.n_battles, dtype=bool)
+        keep[rng.choice(full.n_battles, 500, replace=False)] = True
+        fit = soft_target_bt(full.hide_human(keep), judge)
+        est.append(fit.elo - fit.elo.mean())
+        se.append(fit.se)
+    est, se = np.array(est), np.array(se)
+    ratio = se.mean() / est.std(axis=0, ddof=1).mean()
+    assert 0.6 < ratio < 1.6, ratio
+    rmse = np.sqrt(((est - truth) ** 2).mean(axis=0))
+    assert np.mean(rmse > 3 * se.mean(axis=0)) > 0.5, rmse / se.mean(axis=0)
