@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import atexit
+import json
 import os
 import shutil
 import tempfile
@@ -28,6 +29,9 @@ if "JUDGEBAYES_JAX_CACHE" not in os.environ:
     os.environ["JUDGEBAYES_JAX_CACHE"] = _CACHE
     atexit.register(shutil.rmtree, _CACHE, ignore_errors=True)
 CONSISTENCY_DIR = SHARED_DATA / "llm_consistency"
+PPR_PEER = SHARED_DATA.parent / "peers" / "prediction-powered-ranking"
+PPR_MODELS = json.loads((PPR_PEER / "scripts" / "config.json").read_text())["models"]
+"""The 12 models of Prediction-Powered Ranking's protocol (its ``config.json``)."""
 
 
 def pytest_configure(config: pytest.Config) -> None:

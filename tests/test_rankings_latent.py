@@ -20,6 +20,7 @@ from numpyro.infer.util import log_density
 from scipy.special import gammaln
 
 import judgebayes as jb
+from conftest import PPR_MODELS
 from judgebayes.core.pairs import PairStats
 from judgebayes.rankings import RankingData, simulate_judged_battles
 from judgebayes.rankings.latent import (
@@ -207,21 +208,7 @@ def test_nuts_on_ppr_data_has_one_mode() -> None:
     in the mirror mode here (R-hat 1.83). Four chains now agree (R-hat < 1.01) and all rank
     the models as the 26,919 human labels do (correlation with their BT strengths > 0.9)."""
     battles = jb.datasets.load_ppr()
-    models = [
-        "gpt-4",
-        "claude-v1",
-        "claude-instant-v1",
-        "gpt-3.5-turbo",
-        "vicuna-13b",
-        "palm-2",
-        "koala-13b",
-        "RWKV-4-Raven-14B",
-        "oasst-pythia-12b",
-        "alpaca-13b",
-        "fastchat-t5-3b",
-        "chatglm-6b",
-    ]  # PPR's config.json
-    full = RankingData.from_battles(battles).restrict(models)
+    full = RankingData.from_battles(battles).restrict(PPR_MODELS)
     reference = jb.fit_bt(battles.human_battles(), target="human_label")
     theta = np.array([reference.elo[reference.models.index(m)] for m in full.models])
     keep = np.zeros(full.n_battles, dtype=bool)

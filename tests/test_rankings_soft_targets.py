@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 
 import judgebayes as jb
+from conftest import PPR_MODELS
 from judgebayes.rankings import simulate_judged_battles, soft_target_bt, verdict_calibration
 
 NOISY = {"j": [[0.75, 0.10, 0.15], [0.45, 0.20, 0.35], [0.30, 0.10, 0.60]]}
@@ -80,22 +81,6 @@ def test_sandwich_se_matches_the_sampling_sd_and_elo_is_attenuated() -> None:
     truth = sim.bt_elo - 1500
     slope = np.polyfit(truth, est.mean(axis=0) - 1500, 1)[0]
     assert slope < 0.8, slope
-
-
-PPR_MODELS = [
-    "gpt-4",
-    "claude-v1",
-    "claude-instant-v1",
-    "gpt-3.5-turbo",
-    "vicuna-13b",
-    "palm-2",
-    "koala-13b",
-    "RWKV-4-Raven-14B",
-    "oasst-pythia-12b",
-    "alpaca-13b",
-    "fastchat-t5-3b",
-    "chatglm-6b",
-]  # PPR's config.json
 
 
 @pytest.mark.slow
