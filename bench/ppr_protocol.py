@@ -290,8 +290,9 @@ def our_methods(families: tuple[str, ...], *, nuts: bool = False) -> dict[str, M
 
     def latent(judges: list[str], by_model: bool) -> Method:
         if nuts:
-            return Method(
-                one=lambda data: fit_latent_outcome(
+
+            def one(data: RankingData) -> Ranking:
+                fit = fit_latent_outcome(
                     data,
                     judges,
                     by_model=by_model,
@@ -300,8 +301,17 @@ def our_methods(families: tuple[str, ...], *, nuts: bool = False) -> dict[str, M
                     draws=500,
                     warmup=500,
                     progress=False,
-                ).ranking(ALPHA)
-            )
+                )
+                sites = ["theta", "log_nu", "decisive", "tie_row"] + (["tau", "z"] * by_model)
+                post = fit.posterior
+                flat = [post[k].reshape(*post[k].shape[:2], -1) for k in sites]
+                rhat, ess = jb.bayes.rank_rhat_and_bulk_ess(np.concatenate(flat, axis=2))
+                NUTS_DIAGNOSTICS.setdefault((tuple(judges), by_model), []).append(
+                    (float(np.nanmax(rhat)), float(np.nanmin(ess)))
+                )
+                return fit.ranking(ALPHA)
+
+            return Method(one=one)
         return Method(
             many=lambda datasets: [
                 fit.ranking(ALPHA)
@@ -329,6 +339,11 @@ def our_methods(families: tuple[str, ...], *, nuts: bool = False) -> dict[str, M
         for tag, judges in _configs():
             methods[f"{family}{' NUTS' if nuts else ''} ({tag})"] = build[family](judges)
     return methods
+
+
+NUTS_DIAGNOSTICS: dict[tuple[tuple[str, ...], bool], list[tuple[float, float]]] = {}
+"""(max rank R-hat, min bulk ESS) over every sampled parameter of each NUTS fit, by
+(judges, by model)."""
 
 
 @dataclass
@@ -679,6 +694,14 @@ def main() -> None:
                     f"{np.abs(elo - files.reference.to_numpy()).mean():6.1f} "
                     f"({out.seconds[key] / len(draws):.1f} s per fit)"
                 )
+            judges = list(JUDGE_FILES) if ALL in name else [name.split("(")[1].rstrip(")")]
+            diag = NUTS_DIAGNOSTICS.get((tuple(judges), "latent+δ" in name), [])
+            say(
+                "       4 chains, every sampled parameter: max R-hat "
+                + ", ".join(f"{r:.3f}" for r, _ in diag)
+                + "; min bulk ESS "
+                + ", ".join(f"{e:.0f}" for _, e in diag)
+            )
     bench_seconds = time.perf_counter() - started
     full = (
         args.draws >= 50
