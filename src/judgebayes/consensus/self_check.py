@@ -70,13 +70,16 @@ def human_anchored_eta(
     own: np.ndarray,
     *,
     weights: np.ndarray | None = None,
+    covariates: np.ndarray | None = None,
 ) -> np.ndarray:
     """(γ, ψ, η) of the fractional logistic regression of one judge's verdicts.
 
     Maximises Σ_b w_b [y_b log σ(z_b) + (1 − y_b) log σ(−z_b)], z_b = γ f_b + ψ g_b + η s_b
-    (the module docstring's model; y ∈ {0, ½, 1}). The problem is convex; Newton's
-    method with the exact Hessian (SciPy's trust-region solver) converges in a few
-    steps. No GLM library among the dependencies fits a fractional response.
+    (the module docstring's model; y ∈ {0, ½, 1}), plus κᵀc_b where ``covariates`` c_b
+    are given (the judge audit adds the human verdict of the battle itself and its
+    product with s_b: :mod:`judgebayes.auditing.self_preference`). The problem is convex;
+    Newton's method with the exact Hessian (SciPy's trust-region solver) converges in a
+    few steps. No GLM library among the dependencies fits a fractional response.
 
     Parameters
     ----------
@@ -90,13 +93,16 @@ def human_anchored_eta(
         self_k(A, B): +1, −1 or 0.
     weights
         Battle weights w_b (bootstrap counts); 1 when ``None``.
+    covariates
+        Further columns c_b, shape ``(n_battles, k)``; none when ``None``.
 
     Returns
     -------
     numpy.ndarray
-        ``[gamma, psi, eta]``.
+        ``[gamma, psi, eta]``, then κ (one per column of ``covariates``).
     """
-    x = np.column_stack([first, gap, own]).astype(float)
+    extra = [] if covariates is None else [np.asarray(covariates, float).reshape(len(gap), -1)]
+    x = np.column_stack([first, gap, own, *extra]).astype(float)
     y = np.asarray(label, float)
     c = np.ones(len(y)) if weights is None else np.asarray(weights, float)
 
@@ -110,7 +116,12 @@ def human_anchored_eta(
         return (x * (c * p * (1 - p))[:, None]).T @ x
 
     result = minimize(
-        objective, np.zeros(3), jac=True, hess=hessian, method="trust-exact", options={"gtol": 1e-8}
+        objective,
+        np.zeros(x.shape[1]),
+        jac=True,
+        hess=hessian,
+        method="trust-exact",
+        options={"gtol": 1e-8},
     )
     # trust-exact reports failure when a step cannot improve on a point already at the
     # optimum to rounding; the gradient (per battle) says whether it is there.
