@@ -469,10 +469,34 @@ def self_preference_section(
             if have
             else ""
         ),
-        tables={"eta": pd.concat(rows, ignore_index=True)} if rows else {},
+        tables={"η and ξ": _eta_shown(have), "eta": pd.concat(rows, ignore_index=True)}
+        if rows
+        else {},
+        hidden=("eta",),
         figures={"self-preference η and ξ (95% Wald intervals)": lambda: eta_figure(have)}
         if have
         else {},
+    )
+
+
+def _eta_shown(prefs: Mapping[str, SelfPreference]) -> pd.DataFrame:
+    """The page's table of η: each estimate with its interval as text (the numbers in the
+    CSV of table ``eta``)."""
+    return pd.DataFrame(
+        [
+            {
+                "judge": p.judge,
+                "own models": ", ".join(p.own),
+                "η vs humans": p.eta.text(2, signed=True),
+                "other judges' η": "; ".join(f"{v:+.2f} ({k})" for k, v in p.others.items()),
+                "ξ vs other judges": "" if p.excess is None else p.excess.text(2, signed=True),
+                "δ (accuracy on own)": p.accuracy.text(2, signed=True),
+                "labelled battles of own": p.n_own,
+                "own wins, judge": f"{p.judge_own_wins:.1%}",
+                "own wins, humans": f"{p.human_own_wins:.1%}",
+            }
+            for p in prefs.values()
+        ]
     )
 
 
