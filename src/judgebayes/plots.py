@@ -173,7 +173,9 @@ def reliability_plot(
     beta: float | None = None,
     ece: float | None = None,
 ) -> Axes:
-    """Reliability diagram of σ(β*|s|) as P(judge's side = human's side) (seed 000, Fig. 15).
+    """Reliability diagram of σ(β*|s|) as P(judge's side = human's side) (Kargi & Salinas, *From
+    Uncertain Judgments to Calibrated Rankings: Conformal Elo Estimation for LLM Evaluation*, 2026,
+    arXiv:2606.13221, Fig. 15).
 
     Parameters
     ----------
@@ -203,7 +205,7 @@ def reliability_plot(
 def held_out_plot(
     held: Tabular | pd.DataFrame, ax: Axes | None = None, *, start: str = "hard", end: str = "soft"
 ) -> Axes:
-    """Held-out judge Elo vs human Elo, ``start`` → ``end`` arrows (seed 000, Fig. 4a).
+    """Held-out judge Elo vs human Elo, ``start`` → ``end`` arrows (Kargi & Salinas, 2026, Fig. 4a).
 
     ``held`` has one row per model with ``elo_human``, ``elo_<start>`` and
     ``elo_<end>`` (``HeldOutElo.table``, or the result itself).
@@ -226,7 +228,8 @@ def held_out_plot(
 
 
 def quartile_residual_plot(ramp: pd.DataFrame, ax: Axes | None = None) -> Axes:
-    """Mean signed residual per human-Elo quartile, one line per method (seed 000, Fig. 4b).
+    """Mean signed residual per human-Elo quartile, one line per method (Kargi & Salinas, 2026, Fig.
+    4b).
 
     ``ramp`` has one row per quartile and one column per method
     (``HeldOutElo.residual_by_quartile()``).
@@ -248,7 +251,7 @@ def conformal_plot(
     methods: tuple[str, ...] = ("hard", "soft"),
 ) -> Axes:
     """Per-model conformal intervals (mean q̂ over splits × SE_i), sorted by human Elo
-    (seed 000, Fig. 1c / 8).
+    (Kargi & Salinas, 2026, Fig. 1c / 8).
 
     ``held`` has one row per model with ``elo_human``, ``elo_<method>`` and
     ``se_<method>`` (``HeldOutElo.table``, or the result itself); ``comparison`` one
@@ -285,7 +288,8 @@ def width_decomposition_plot(
     start: str = "hard",
     end: str = "soft",
 ) -> Axes:
-    """Width decomposition in the (q̂, median SE) plane (seed 000, Appendix I, Fig. 17).
+    """Width decomposition in the (q̂, median SE) plane (Kargi & Salinas, 2026, Appendix I, Fig.
+    17).
 
     Each row of ``points`` (a judge, or one conformal comparison) is drawn as a
     ``start`` point (blue) and an ``end`` point (pink) at (q̂, median_i SE_i), joined
@@ -336,7 +340,7 @@ def interval_bars(
     ylabel: str = "",
     title: str = "",
 ) -> Axes:
-    """One bar per label with its interval and a zero line (e.g. seed 000, Fig. 13).
+    """One bar per label with its interval and a zero line (e.g. Kargi & Salinas (2026), Fig. 13).
 
     Intervals that are NaN (not computed) are left out; the bar is still drawn.
     """
@@ -362,7 +366,8 @@ def interval_bars(
 
 
 def order_lanes_plot(table: Tabular | pd.DataFrame, ax: Axes | None = None) -> Axes:
-    """Per-model |ε| of Hard-Elo fitted on each presentation order alone (seed 000, Fig. 11b).
+    """Per-model |ε| of Hard-Elo fitted on each presentation order alone (Kargi & Salinas, 2026,
+    Fig. 11b).
 
     ``table`` has ``abs_resid_a_first`` and ``abs_resid_b_first`` per model (A shown
     first: top lane, blue; B first: bottom lane, pink); grey connectors join a model's
@@ -394,7 +399,7 @@ def agreement_plot(
     r: float | None = None,
 ) -> Axes:
     """Judge–human agreement on decisive battles by |s| bin, ± 1 binomial SE
-    (seed 000, Fig. 3a / 7a). ``table`` has ``abs_s_mean, agreement, se`` per bin
+    (Kargi & Salinas, 2026, Fig. 3a / 7a). ``table`` has ``abs_s_mean, agreement, se`` per bin
     (``Temperature.agreement``); ``r`` is the Pearson r(|s|, agreement), for the title.
     """
     ax = _axes(ax, (4.2, 3.4))

@@ -1,12 +1,13 @@
 """Does keeping the margin rank better? Ordered logistic vs {−1, 0, 1} BT vs win-rate.
 
-A simulation at equal budget (beyond seed 004, answering its stated limitation that
-Bradley–Terry on {−1, 0, 1} discards the margin): for each replication, verdicts are
-simulated from :func:`~judgebayes.anchors.simulate.simulate_verdicts` (known θ), one
-anchor-based table per anchor position (strongest, median, weakest model) is cut from
-the same tensor, and three rankers see exactly the same N·(M − 1) verdicts:
+A simulation at equal budget (beyond Don-Yehiya, Yehudai, Choshen & Abend (*Mediocrity is the key
+for LLM as a Judge Anchor Selection*, ACL 2026, arXiv:2603.16848), answering its stated limitation
+that Bradley–Terry on {−1, 0, 1} discards the margin): for each replication, verdicts are simulated
+from :func:`~judgebayes.anchors.simulate.simulate_verdicts` (known θ), one anchor-based table per
+anchor position (strongest, median, weakest model) is cut from the same tensor, and three rankers
+see exactly the same N·(M − 1) verdicts:
 
-* **win-rate** (seed 004, Section 2, the anchor scored 1 − mean target win-rate);
+* **win-rate** (Don-Yehiya et al., 2026, Section 2, the anchor scored 1 − mean target win-rate);
 * **BT** on the {−1, 0, 1} verdicts (Section 2);
 * **ordinal**: the ordered-logistic model of :mod:`judgebayes.anchors.model`, its
   MAP (``jb.fit(..., method="map")``) or its NUTS posterior mean.

@@ -1,4 +1,5 @@
-"""Anchor informativeness (seed 004, Sections 4.2–4.3, Figures 2–3, Table 9).
+"""Anchor informativeness (Don-Yehiya, Yehudai, Choshen & Abend, *Mediocrity is the key for LLM as a
+Judge Anchor Selection*, ACL 2026, arXiv:2603.16848, Sections 4.2–4.3, Figures 2–3, Table 9).
 
 A prompt i is informative about two targets a, b under anchor A when their verdicts
 against A differ, v_{i,a}^A ≠ v_{i,b}^A; the anchor's informativeness is the share
@@ -6,7 +7,7 @@ of (prompt, target pair) that are (Section 4.3)
 
     I(p, A) = 1 / (N·C(M, 2)) · Σ_i Σ_{a<b} 1[v_{i,a}^A ≠ v_{i,b}^A],
 
-over the M targets (every model but the anchor; seed 004, Appendix C counts
+over the M targets (every model but the anchor; Don-Yehiya et al. (2026), Appendix C counts
 22·C(21, 2) target pairs for 22 anchors). Per prompt the count is
 C(m_i, 2) − Σ_v C(n_{i,v}, 2), n_{i,v} the targets with verdict v, so the whole
 computation is one histogram per (anchor, prompt). A (prompt, pair) with a missing
@@ -204,7 +205,8 @@ def informativeness(
     level: float = 0.95,
     seed: int = 0,
 ) -> AnchorInformativeness:
-    """I(p, A) of every anchor (seed 004, Section 4.3), with a bootstrap over prompts.
+    """I(p, A) of every anchor (Don-Yehiya et al., 2026, Section 4.3), with a bootstrap over
+    prompts.
 
     Parameters
     ----------
@@ -245,7 +247,8 @@ def informativeness(
 
 @dataclass(frozen=True, repr=False)
 class WinHistogram(ResultDisplay):
-    """How many targets beat the anchor on each prompt (seed 004, Section 4.2, Figure 2).
+    """How many targets beat the anchor on each prompt (Don-Yehiya et al., 2026, Section 4.2, Figure
+    2).
 
     Attributes
     ----------

@@ -1,4 +1,7 @@
-"""The UDA adapter f_θ of seed 003 (Eq. 2, Algorithm 2): features → (K_ij, s_i, s_j) → Elo.
+"""The UDA adapter f_θ (Eq. 2, Algorithm 2): features → (K_ij, s_i, s_j) → Elo.
+
+Zhang, Wang, Wu, Yu, Wang, Bao & Tang, *UDA: Unsupervised Debiasing Alignment for Pair-wise
+LLM-as-a-Judge* (2025, arXiv:2508.09724).
 
 A small multilayer perceptron maps the feature vector φ_ij^(k) of Algorithm 1
 (:mod:`judgebayes.consensus.features`) to three numbers,
@@ -258,7 +261,7 @@ def adaptive_ratings(
 
 @dataclass(frozen=True, repr=False)
 class UDAAdapter(ResultDisplay):
-    """A trained UDA adapter (seed 003, Eq. 2 and Algorithm 2) and its training history.
+    """A trained UDA adapter (Zhang et al., 2025, Eq. 2 and Algorithm 2) and its training history.
 
     Attributes
     ----------

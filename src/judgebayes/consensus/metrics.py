@@ -1,4 +1,7 @@
-"""Seed 003's metrics on judge × model ratings: dispersion, human agreement, self-preference.
+"""The UDA paper's metrics on judge × model ratings: dispersion, human agreement, self-preference.
+
+Zhang, Wang, Wu, Yu, Wang, Bao & Tang, *UDA: Unsupervised Debiasing Alignment for Pair-wise
+LLM-as-a-Judge* (2025, arXiv:2508.09724).
 
 * **Inter-judge standard deviation** (Tables 1–2): the sample SD (ddof = 1) of each
   model's ratings across judges, and its average over models.
@@ -98,7 +101,7 @@ def _own_map(ratings: JudgeRatings, own: Own) -> dict[str, str]:
         if own != "diagonal" or len(ratings.judges) != len(ratings.models):
             raise ValueError(
                 "own must be a {judge: model} mapping, or 'diagonal' when judge k "
-                "is model k (as in seed 003, Table 4)"
+                "is model k (as in Zhang et al. (2025), Table 4)"
             )
         return dict(zip(ratings.judges, ratings.models, strict=True))
     for judge, model in own.items():
@@ -121,7 +124,7 @@ def self_preference_deviation(ratings: JudgeRatings, own: Own) -> pd.DataFrame:
     """Each self-judging judge's rating of its own model against the other judges' mean.
 
     dev = R_own^(k) − mean_{j≠k} R_own^(j), and dev % = 100 · dev / mean_{j≠k} R_own^(j)
-    (seed 003, Figure 2 and the Introduction's "−21 % to +56 %").
+    (Zhang et al., 2025, Figure 2 and the Introduction's "−21 % to +56 %").
 
     Parameters
     ----------
@@ -149,7 +152,8 @@ def self_preference_deviation(ratings: JudgeRatings, own: Own) -> pd.DataFrame:
 
 @dataclass(frozen=True, repr=False)
 class ConsensusComparison(ResultDisplay):
-    """Seed 003's comparison of methods: Tables 1–3, Figure 4 and the self-preference range.
+    """Zhang et al.'s (2025) comparison of methods: Tables 1–3, Figure 4 and the self-preference
+    range.
 
     Attributes
     ----------
@@ -296,7 +300,8 @@ def compare_rating_methods(
     own: Own = None,
     baseline: str | None = None,
 ) -> ConsensusComparison:
-    """Compare methods' judge × model ratings by seed 003's metrics (Tables 1–3, Fig. 2, 4).
+    """Compare methods' judge × model ratings by Zhang et al.'s (2025) metrics (Tables 1–3, Fig. 2,
+    4).
 
     Parameters
     ----------

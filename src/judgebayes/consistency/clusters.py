@@ -1,4 +1,6 @@
-"""Correlation of Consistency with Elo within clusters of judges (seed 002, Appendix A.3)."""
+"""Correlation of Consistency with Elo within clusters of judges (Ramaswamy, Demeure & Rrapaj,
+*Model Consistency as a Cheap yet Predictive Proxy for LLM Elo Scores*, EMNLP 2025,
+arXiv:2509.23510, Appendix A.3)."""
 
 from __future__ import annotations
 

@@ -4,7 +4,8 @@ A *contest* is one verdict of a judge on answers of models i and j to one
 question; a *matchup* ij is the set of a judge's contests between i and j.
 :class:`MatchupCounts` holds the counts per judge × ordered matchup (model shown
 first, model shown second); both orders of a pair map to one unordered *pair*.
-Every analysis of seed 002 (:mod:`judgebayes.consistency`) is a few array
+Every analysis of Ramaswamy, Demeure & Rrapaj (*Model Consistency as a Cheap yet Predictive Proxy
+for LLM Elo Scores*, EMNLP 2025, arXiv:2509.23510) (:mod:`judgebayes.consistency`) is a few array
 operations on these counts.
 """
 

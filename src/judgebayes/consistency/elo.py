@@ -1,4 +1,6 @@
-"""How well Consistency tracks the judges' Arena Elo (seed 002, Section 3.2).
+"""How well Consistency tracks the judges' Arena Elo (Ramaswamy, Demeure & Rrapaj, *Model
+Consistency as a Cheap yet Predictive Proxy for LLM Elo Scores*, EMNLP 2025, arXiv:2509.23510,
+Section 3.2).
 
 Pearson and Spearman correlation, mean rank displacement, and the regression
 MAE of Elo predicted from Consistency, in-sample and leave-one-judge-out; and
@@ -101,7 +103,7 @@ def _ols(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
 
 @dataclass(frozen=True, repr=False)
 class EloAgreement(ResultDisplay):
-    """How well Consistency tracks the judges' Arena Elo (seed 002, Section 3.2).
+    """How well Consistency tracks the judges' Arena Elo (Ramaswamy et al., 2025, Section 3.2).
 
     Two regressions predict Elo from Consistency C:
 

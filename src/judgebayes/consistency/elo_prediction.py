@@ -1,4 +1,6 @@
-"""Predictive intervals for a new judge's Elo from its Consistency (seed 002).
+"""Predictive intervals for a new judge's Elo from its Consistency (Ramaswamy, Demeure & Rrapaj,
+*Model Consistency as a Cheap yet Predictive Proxy for LLM Elo Scores*, EMNLP 2025,
+arXiv:2509.23510).
 
 A Bayesian regression (reference prior, Student-t posterior predictive) and
 split-conformal intervals (:mod:`judgebayes.conformal`); :func:`elo_intervals_loo`

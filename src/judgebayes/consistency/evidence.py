@@ -69,7 +69,9 @@ _SCORES = np.array([1.0, 0.5, 0.0])  # first wins, tie, second wins (Eq. 3)
 
 
 class LowEvidenceWarning(JudgeBayesWarning):
-    """Too few contests per matchup for a judge's Consistency to mean much (seed 002).
+    """Too few contests per matchup for a judge's Consistency to mean much (Ramaswamy, Demeure &
+    Rrapaj, *Model Consistency as a Cheap yet Predictive Proxy for LLM Elo Scores*, EMNLP 2025,
+    arXiv:2509.23510).
 
     The plug-in p̂(1 − p̂) of Eqs. 1–2 raises a score by up to 1/n̄ (n̄ the mean
     contests per matchup); see :mod:`judgebayes.consistency.evidence`.

@@ -1,4 +1,5 @@
-"""Which matchups to judge (seed 002, Section 3.3).
+"""Which matchups to judge (Ramaswamy, Demeure & Rrapaj, *Model Consistency as a Cheap yet
+Predictive Proxy for LLM Elo Scores*, EMNLP 2025, arXiv:2509.23510, Section 3.3).
 
 :func:`matchup_variance`: per matchup, the spread over judges of the matchup's
 Bernoulli variance against the contestants' Elo gap (Figure 2).

@@ -1,4 +1,6 @@
-r"""Judge Consistency as a cheap proxy for the judge's own Elo (seed 002, Eqs. 1–3).
+r"""Judge Consistency as a cheap proxy for the judge's own Elo (Ramaswamy, Demeure & Rrapaj, *Model
+Consistency as a Cheap yet Predictive Proxy for LLM Elo Scores*, EMNLP 2025, arXiv:2509.23510, Eqs.
+1–3).
 
 For judge k and a set M of matchups (both presentation orders of a pair pooled):
 
@@ -77,7 +79,7 @@ def consistency_from_counts(
 
 @dataclass(frozen=True, repr=False)
 class JudgeConsistency(ResultDisplay):
-    """Each judge's Consistency score (seed 002, Eqs. 1–3).
+    """Each judge's Consistency score (Ramaswamy et al., 2025, Eqs. 1–3).
 
     Attributes
     ----------
@@ -225,7 +227,7 @@ class JudgeConsistency(ResultDisplay):
         if self.bias_corrected:
             how += ", bias-corrected p(1−p)"
         head = (
-            f"Consistency of {len(self.judges)} judge(s) (seed 002, Eq. 2; {how}; "
+            f"Consistency of {len(self.judges)} judge(s) (Ramaswamy et al., 2025, Eq. 2; {how}; "
             f"{self.counts.n_pairs} matchups){self._flag_text()}"
         )
         body = self.to_frame().to_string(
@@ -250,7 +252,7 @@ def judge_consistency(
     min_contests: float = MIN_CONTESTS_PER_MATCHUP,
     warn: bool = True,
 ) -> JudgeConsistency:
-    """Consistency score of every judge (seed 002, Eqs. 1–3).
+    """Consistency score of every judge (Ramaswamy et al., 2025, Eqs. 1–3).
 
     Parameters
     ----------

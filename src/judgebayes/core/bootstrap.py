@@ -19,7 +19,9 @@ uniform per draw; exact up to the uniforms' 2⁻⁵³ resolution; faster than Nu
 rejection sampler, ``docs/benchmarks.md``), larger cells by NumPy's sampler.
 
 ``within=model`` resamples only that model's battles and keeps the rest as they
-are (the within-model bootstrap of seed 000, Section 3.3, used for SE_i in Eq. 3).
+are (the within-model bootstrap of Kargi & Salinas (*From Uncertain Judgments to Calibrated
+Rankings: Conformal Elo Estimation for LLM Evaluation*, 2026, arXiv:2606.13221), Section 3.3, used
+for SE_i in Eq. 3).
 
 Each replicate's MAP (Eq. 1) is found by a batched chord-Newton iteration that
 reuses the Cholesky factor of the full-data Hessian for all replicates: one
@@ -574,7 +576,7 @@ def bootstrap_bt(
     data, target, lam, weights, fixed
         As for :func:`~judgebayes.core.bt.fit_bt`.
     within
-        Resample only this model's battles (seed 000's within-model bootstrap);
+        Resample only this model's battles (Kargi & Salinas's (2026) within-model bootstrap);
         ``None`` resamples all battles.
     cluster
         Resample clusters of battles, not battles: ``"auto"`` (default) clusters by
@@ -587,7 +589,7 @@ def bootstrap_bt(
         ``"half"`` (default): a tie is half a win; ``"davidson"``: Davidson's tie model,
         every replicate refitted in (θ, log ν) (:mod:`judgebayes.core.davidson`).
     n_boot
-        Number of replicates (seed 000 uses 20 for SE_i; 1000 for intervals).
+        Number of replicates (Kargi & Salinas (2026) use 20 for SE_i; 1000 for intervals).
     alpha
         Percentile intervals have level ``1 - alpha``.
     scheme

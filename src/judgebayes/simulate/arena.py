@@ -7,12 +7,13 @@ Two stories:
     :func:`~judgebayes.core.bt.fit_bt` assumes, for recovery and coverage checks.
 
 :func:`simulate_arena`
-    An LLM-judged arena in the shape of seed 000's LMArena set-up. For battle b
-    between models A and B with strength gap d = θ_A − θ_B:
+    An LLM-judged arena in the shape of Kargi & Salinas's (*From Uncertain Judgments to Calibrated
+    Rankings: Conformal Elo Estimation for LLM Evaluation*, 2026, arXiv:2606.13221) LMArena set-up.
+    For battle b between models A and B with strength gap d = θ_A − θ_B:
 
     1. a latent, judge-visible preference margin ``z ~ Normal(c·d, τ²)``;
     2. the human label: a tie with the Davidson probability ν / (2 cosh(d/2) + ν),
-       otherwise ``y* ~ Bernoulli(σ(β z))`` — the calibration model of seed 000,
+       otherwise ``y* ~ Bernoulli(σ(β z))`` — the calibration model of Kargi & Salinas (2026),
        Eq. 5, with c = √(1 + πβ²τ²/8) / β so that P(y* = 1 | d, no tie) ≈ σ(d)
        (the probit approximation to the logistic-normal integral);
     3. the judge scores each response on ``n_criteria`` rubric criteria (1–10
@@ -20,12 +21,12 @@ Two stories:
        difference of each order is z plus the judge's biases (position: a bonus
        to the response shown first; length: ``length_bias·log(len_A/len_B)``;
        self-preference: a bonus to the judge's own model) plus rounding noise;
-    4. the battle score s is the mean of both orders (seed 000, Appendix A) and
+    4. the battle score s is the mean of both orders (Kargi & Salinas, 2026, Appendix A) and
        the judge's hard label is sign(s), a tie when the sign flips between
        the orders.
 
     With the defaults the implied temperature β* = 0.5 and mean |s| ≈ 1.7 lie in
-    the ranges seed 000 reports (β* 0.36–0.60, mean |s| 1.3–2.1), and the judge's
+    the ranges Kargi & Salinas (2026) report (β* 0.36–0.60, mean |s| 1.3–2.1), and the judge's
     hard labels are more decisive than the humans', which stretches Hard-Elo.
 """
 
@@ -253,7 +254,7 @@ def simulate_arena(
     Parameters
     ----------
     n_models, n_battles
-        Models and battles (seed 000: 55 models, ~25,000 battles).
+        Models and battles (Kargi & Salinas (2026): 55 models, ~25,000 battles).
     elo_sd
         Standard deviation of the true (human-scale) Elo ratings.
     beta
@@ -275,14 +276,13 @@ def simulate_arena(
     judge
         Name written in the ``judge`` column.
     human_model
-        ``"logistic"``: the human labels follow seed 000's calibration model (Eq. 5) and
-        Davidson ties, so Soft-Elo's assumption holds by construction.
-        ``"misspecified"``: the humans see a margin of their own that shares only part
-        of the judge's prompt-level noise (correlation ½) and whose noise scale varies
-        by prompt (log-normal, sd 0.5); they tie when the margin is within an
-        indifference zone (≈ 36 % ties, the rate of real arena data) and otherwise
-        prefer A with probability 0.05 + 0.9·σ(β z_h) (a ceiling: 10 % of decisive
-        clicks are random). Neither σ(β s) nor Davidson ties is then the true model.
+        ``"logistic"``: the human labels follow Kargi & Salinas's (2026) calibration model (Eq. 5)
+        and Davidson ties, so Soft-Elo's assumption holds by construction. ``"misspecified"``: the
+        humans see a margin of their own that shares only part of the judge's prompt-level noise
+        (correlation ½) and whose noise scale varies by prompt (log-normal, sd 0.5); they tie when
+        the margin is within an indifference zone (≈ 36 % ties, the rate of real arena data) and
+        otherwise prefer A with probability 0.05 + 0.9·σ(β z_h) (a ceiling: 10 % of decisive clicks
+        are random). Neither σ(β s) nor Davidson ties is then the true model.
     seed
         Random seed; the same seed gives the same arena.
 
