@@ -309,7 +309,7 @@ def bench_dask() -> None:
         "progress": False,
     }
     jobs = {
-        "Fiedler (2026) sweep (15 points x 200 reps x 1000 boot)": (
+        "Fiedler sweep (15 points x 200 reps x 1000 boot)": (
             lambda where: run_sweep(scheduler=where, seed=SEED, progress=False),
             lambda r: r.frame,
         ),

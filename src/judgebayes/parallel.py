@@ -26,7 +26,7 @@ and seed beside it).
 
 Dask is an optional extra (``pip install "judgebayes[dask]"``); ``scheduler="serial"``
 needs none. Recipes run the package's studies through the runner: :func:`run_sweep`
-(the Fiedler (*Bias and Uncertainty in LLM-as-a-Judge Estimation*, 2026, arXiv:2605.06939) sweep
+(the sweep of Fiedler, *Bias and Uncertainty in LLM-as-a-Judge Estimation*, 2026, arXiv:2605.06939,
 over J and ΔJ, one unit per sweep point), :func:`run_sbc` (simulation-based calibration in parts)
 and :func:`run_held_out` (the held-out Soft-Elo protocol of Kargi & Salinas (*From Uncertain
 Judgments to Calibrated Rankings: Conformal Elo Estimation for LLM Evaluation*, 2026,
@@ -351,7 +351,7 @@ def run_units(
 
 # ------------------------------------------------------------------ recipes
 def _sweep_point(config: Mapping[str, Any], seed: int, **settings: Any) -> Sweep:
-    """One point of the Fiedler (2026) sweep (a unit of :func:`run_sweep`)."""
+    """One point of Fiedler's (2026) sweep (a unit of :func:`run_sweep`)."""
     from judgebayes.calibration.sweep import simulate_sweep
 
     values = {"j_a_values": (), "delta_j_values": ()}
@@ -369,7 +369,7 @@ def run_sweep(
     progress: bool = True,
     **settings: Any,
 ) -> Sweep:
-    """The Fiedler (2026) sweep over J_A and ΔJ (Figure 1), one unit per sweep point.
+    """Fiedler's (2026) sweep over J_A and ΔJ (Figure 1), one unit per sweep point.
 
     Each point runs :func:`~judgebayes.calibration.sweep.simulate_sweep` on that point
     alone with the unit's seed, so the numbers are those of the runner's seeds (the

@@ -1,6 +1,7 @@
-"""The whole Kargi & Salinas (*From Uncertain Judgments to Calibrated Rankings: Conformal Elo
-Estimation for LLM Evaluation*, 2026, arXiv:2606.13221) pipeline in one call: temperature, held-out
-Elo, conformal intervals.
+"""The whole Soft-Elo pipeline in one call: temperature, held-out Elo, conformal intervals.
+
+Kargi & Salinas, *From Uncertain Judgments to Calibrated Rankings: Conformal Elo Estimation for LLM
+Evaluation* (2026, arXiv:2606.13221).
 
 :func:`run_softelo` fits β (:func:`~judgebayes.softelo.temperature.fit_temperature`) or,
 for a judge that gives verdicts and no scores, the verdict-class table
@@ -36,7 +37,7 @@ __all__ = ["SoftEloResult", "run_softelo"]
 
 @dataclass(frozen=True, repr=False)
 class SoftEloResult(ResultDisplay):
-    """The whole Kargi & Salinas (2026) pipeline on one judge: temperature, held-out Elo, conformal.
+    """The whole Soft-Elo pipeline on one judge: temperature, held-out Elo, conformal.
 
     Attributes
     ----------
