@@ -225,6 +225,14 @@ def prior_sd_from_lam(lam: float) -> float:
     return float(1.0 / np.sqrt(2.0 * lam))
 
 
+def _strengths(n_models: int, prior_sd: float) -> jnp.ndarray:
+    """The strengths of every model here: θ ~ ZeroSumNormal(``prior_sd``), with the Elo
+    1500 + (400 / ln 10)·θ recorded as the deterministic site ``elo``."""
+    theta = numpyro.sample("theta", dist.ZeroSumNormal(prior_sd, event_shape=(n_models,)))
+    numpyro.deterministic("elo", ELO_BASE + ELO_SCALE * theta)
+    return theta
+
+
 def bt_model(
     i: jnp.ndarray,
     j: jnp.ndarray,
@@ -248,8 +256,7 @@ def bt_model(
     y
         Summed target of each pair oriented to ``i`` (``None`` generates).
     """
-    theta = numpyro.sample("theta", dist.ZeroSumNormal(prior_sd, event_shape=(n_models,)))
-    numpyro.deterministic("elo", ELO_BASE + ELO_SCALE * theta)
+    theta = _strengths(n_models, prior_sd)
     with numpyro.plate("pair", len(n)):
         numpyro.sample("y", SoftBinomial(n, pair_difference(theta, i, j)), obs=y)
 
@@ -283,9 +290,8 @@ def davidson_model(
     counts
         Array ``(n_pairs, 3)`` of (i wins, ties, j wins); ``None`` generates.
     """
-    theta = numpyro.sample("theta", dist.ZeroSumNormal(prior_sd, event_shape=(n_models,)))
+    theta = _strengths(n_models, prior_sd)
     log_nu = numpyro.sample("log_nu", dist.Normal(0.0, 2.0))
-    numpyro.deterministic("elo", ELO_BASE + ELO_SCALE * theta)
     numpyro.deterministic("nu", jnp.exp(log_nu))
     ti, tj = theta[i], theta[j]
     logits = jnp.stack([ti, log_nu + 0.5 * (ti + tj), tj], axis=-1)
@@ -334,8 +340,7 @@ def bt_prompt_model(
     y
         Summed target of each group oriented to its pair's ``i`` (``None`` generates).
     """
-    theta = numpyro.sample("theta", dist.ZeroSumNormal(prior_sd, event_shape=(n_models,)))
-    numpyro.deterministic("elo", ELO_BASE + ELO_SCALE * theta)
+    theta = _strengths(n_models, prior_sd)
     sigma = numpyro.sample("sigma_prompt", dist.HalfNormal(1.0))
     with numpyro.plate("group", len(n)):
         z = numpyro.sample("z_prompt", dist.Normal(0.0, 1.0))
@@ -370,8 +375,7 @@ def bt_covariate_model(
     y
         Target times weight of each battle (``None`` generates).
     """
-    theta = numpyro.sample("theta", dist.ZeroSumNormal(prior_sd, event_shape=(n_models,)))
-    numpyro.deterministic("elo", ELO_BASE + ELO_SCALE * theta)
+    theta = _strengths(n_models, prior_sd)
     beta = numpyro.sample("beta", dist.Normal(0.0, prior_sd_beta).expand([x.shape[1]]).to_event(1))
     with numpyro.plate("battle", len(n)):
         d = pair_difference(theta, a, b) + x @ beta
@@ -405,8 +409,7 @@ def bt_category_model(
     y
         Summed target of each group oriented to ``i`` (``None`` generates).
     """
-    theta = numpyro.sample("theta", dist.ZeroSumNormal(prior_sd, event_shape=(n_models,)))
-    numpyro.deterministic("elo", ELO_BASE + ELO_SCALE * theta)
+    theta = _strengths(n_models, prior_sd)
     tau = numpyro.sample("tau", dist.HalfNormal(1.0))
     raw = numpyro.sample(
         "delta_raw", dist.Normal(0.0, 1.0).expand([n_categories, n_models]).to_event(2)

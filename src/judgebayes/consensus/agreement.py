@@ -55,7 +55,7 @@ from tqdm.auto import tqdm
 from judgebayes.consensus.balance import balance_positions
 from judgebayes.consensus.bayes import BayesConsensus, fit_consensus
 from judgebayes.consensus.elo import bt_by_judge, online_elo
-from judgebayes.consensus.resample import resample_battles
+from judgebayes.consensus.resample import require_paired_labels, resample_battles
 from judgebayes.core.battles import Battles
 from judgebayes.core.bt import fit_bt
 from judgebayes.core.results import ResultDisplay
@@ -294,14 +294,7 @@ def compare_with_humans(
     -------
     HumanComparison
     """
-    for column in ("judge", "judge_label", "human_label"):
-        if column not in battles:
-            raise DataError(
-                f"compare_with_humans needs a {column!r} column: several judges' labels "
-                "and the human label of the same battles",
-                column=column,
-                expected="a multi-judge table such as jb.datasets.load_ppr()",
-            )
+    require_paired_labels(battles, "compare_with_humans")
     if len(battles.judges) < 2:
         raise DataError("one judge only: a consensus needs at least two", column="judge")
     if not 0 < alpha < 1:

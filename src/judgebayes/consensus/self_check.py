@@ -48,7 +48,7 @@ from scipy.optimize import minimize
 from scipy.special import expit, log_expit
 from tqdm.auto import tqdm
 
-from judgebayes.consensus.resample import battle_counts
+from judgebayes.consensus.resample import battle_counts, require_paired_labels
 from judgebayes.core.battles import Battles
 from judgebayes.core.bt import fit_bt
 from judgebayes.core.pairs import PairStats
@@ -352,14 +352,7 @@ def self_preference_check(
     -------
     SelfPreferenceCheck
     """
-    for column in ("judge", "judge_label", "human_label"):
-        if column not in battles:
-            raise DataError(
-                f"self_preference_check needs a {column!r} column: judges' labels and the "
-                "human label of the same battles",
-                column=column,
-                expected="a multi-judge table such as jb.datasets.load_ppr()",
-            )
+    require_paired_labels(battles, "self_preference_check")
     if not 0 < alpha < 1:
         raise ValueError("alpha must be in (0, 1)")
     checks = _checks(own, battles)

@@ -132,15 +132,6 @@ class BootstrapElo(EloBoard):
     stats: PairStats | None = None
 
     @property
-    def models(self) -> tuple[str, ...]:
-        return self.fit.models
-
-    @property
-    def elo(self) -> np.ndarray:
-        """Point estimates (full-data MAP)."""
-        return self.fit.elo
-
-    @property
     def se(self) -> np.ndarray:
         """Bootstrap standard error of each model's Elo."""
         return self.replicates.std(axis=0, ddof=1)

@@ -211,14 +211,6 @@ class SandwichElo(EloBoard):
     stats: PairStats
 
     @property
-    def models(self) -> tuple[str, ...]:
-        return self.fit.models
-
-    @property
-    def elo(self) -> np.ndarray:
-        return self.fit.elo
-
-    @property
     def se(self) -> np.ndarray:
         """Sandwich standard error of each model's Elo."""
         return np.sqrt(np.maximum(np.diag(self.cov), 0.0))

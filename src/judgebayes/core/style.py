@@ -291,14 +291,6 @@ class StyleElo(EloBoard):
     lam_style: float
 
     @property
-    def models(self) -> tuple[str, ...]:
-        return self.fit.models
-
-    @property
-    def elo(self) -> np.ndarray:
-        return self.fit.elo
-
-    @property
     def _m(self) -> int:
         return len(self.models)
 
