@@ -1,4 +1,5 @@
-"""The README's Python snippets run as written, from the repository root."""
+"""The README's Python snippets run as written (in a scratch folder: the audit snippet writes
+its report to ``audit-ppr/``), and what a user reads cites papers, not internal names."""
 
 from __future__ import annotations
 
@@ -19,14 +20,22 @@ def test_readme_has_snippets() -> None:
 
 
 @pytest.mark.parametrize("code", SNIPPETS, ids=[f"snippet{k}" for k in range(len(SNIPPETS))])
-def test_readme_snippet_runs(code: str) -> None:
+def test_readme_snippet_runs(code: str, tmp_path: Path) -> None:
     env = {**os.environ, "MPLBACKEND": "Agg"}
     out = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert out.returncode == 0, out.stderr[-2000:]
     if "az.summary" in code:  # the Bayesian snippet prints the Elo posterior by model name
         assert "elo[model-0]" in out.stdout
+    if "jb.audit" in code:  # the audit snippet prints each judge's verdicts and writes the report
+        assert "do not trust" in out.stdout and "gpt-4-0125-preview" in out.stdout
+        assert (tmp_path / "audit-ppr" / "report.html").is_file()
 
 
 # --- What a user reads cites papers, never the repository's internal names for them ------
