@@ -42,7 +42,7 @@ from judgebayes.anchors.simulate import SimulatedVerdicts, simulate_verdicts
 from judgebayes.bayes.inference import fit
 from judgebayes.core.bootstrap import one_blas_thread
 from judgebayes.core.results import ResultDisplay
-from judgebayes.plots import _axes
+from judgebayes.plots import panel_axes
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -115,7 +115,7 @@ class RankerComparison(ResultDisplay):
     def plot(self, ax: Axes | None = None) -> Axes:
         """Mean τ with the truth (± se) per anchor position, one bar per method."""
         f = self.to_frame()
-        ax = _axes(ax, (6.5, 4))
+        ax = panel_axes(ax, (6.5, 4))
         positions = list(dict.fromkeys(f["position"]))
         width = 0.8 / len(METHODS)
         for k, method in enumerate(METHODS):

@@ -48,7 +48,7 @@ from judgebayes.anchors.verdicts import verdict_table
 from judgebayes.bayes.inference import fit
 from judgebayes.core.bootstrap import one_blas_thread
 from judgebayes.core.results import ResultDisplay
-from judgebayes.plots import _axes
+from judgebayes.plots import panel_axes
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -121,7 +121,7 @@ class AdaptiveDesign(ResultDisplay):
 
     def plot(self, ax: Axes | None = None) -> Axes:
         """τ with the truth against judgments spent, one line per design."""
-        ax = _axes(ax, (6, 4))
+        ax = panel_axes(ax, (6, 4))
         for design, rows in self.curve.groupby("design", sort=False):
             ax.plot(rows["n_judgments"], rows["tau"], "o-", ms=3, label=str(design))
         ax.set_xlabel("judgments")

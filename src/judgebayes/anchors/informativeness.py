@@ -32,7 +32,7 @@ from scipy.stats import linregress
 from judgebayes.anchors.rankings import AnchorRankings, anchor_index
 from judgebayes.anchors.verdicts import VerdictTable, check_scale
 from judgebayes.core.results import ResultDisplay
-from judgebayes.plots import _axes
+from judgebayes.plots import panel_axes
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -176,7 +176,7 @@ class AnchorInformativeness(ResultDisplay):
     def plot(self, ax: Axes | None = None) -> Axes:
         """Informativeness per anchor with its interval, least informative at the top."""
         frame = self.to_frame()
-        ax = _axes(ax, (5.5, 0.22 * len(frame) + 1.2))
+        ax = panel_axes(ax, (5.5, 0.22 * len(frame) + 1.2))
         y = np.arange(len(frame))[::-1]
         est = frame["informativeness"]
         err = np.vstack([est - frame["lo"], frame["hi"] - est])
@@ -368,7 +368,7 @@ class TauInformativeness(ResultDisplay):
 
     def plot(self, ax: Axes | None = None, *, labels: bool = True) -> Axes:
         """Figure 3: τ against I(p, A) with the least-squares line."""
-        ax = _axes(ax, (6, 4.2))
+        ax = panel_axes(ax, (6, 4.2))
         ax.scatter(self.informativeness, self.tau, color="#1f5fa8", s=22, zorder=3)
         xs = np.linspace(np.nanmin(self.informativeness), np.nanmax(self.informativeness), 50)
         ax.plot(xs, self.intercept + self.slope * xs, color="#c2185b", label=f"R² = {self.r2:.3f}")

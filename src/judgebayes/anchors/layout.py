@@ -65,7 +65,7 @@ from judgebayes.anchors.rankings import human_vector, kendall_rows, quadratic_sc
 from judgebayes.anchors.verdicts import VerdictTable, check_scale
 from judgebayes.core.results import ResultDisplay
 from judgebayes.errors import DataError
-from judgebayes.plots import _axes
+from judgebayes.plots import panel_axes
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -266,7 +266,7 @@ class InvertedU(ResultDisplay):
 
     def plot(self, ax: Axes | None = None, *, labels: bool = True) -> Axes:
         """τ against the anchor's position with the fitted parabola (Figure 1)."""
-        ax = _axes(ax, (6.5, 4.2))
+        ax = panel_axes(ax, (6.5, 4.2))
         ax.scatter(self.position, self.tau, color="#1f5fa8", s=22, zorder=3)
         xs = np.linspace(0.0, 1.0, 100)
         ax.plot(xs, np.polyval(self.coef, xs), color="#c2185b", lw=1.2, label="parabola")
@@ -575,7 +575,7 @@ class AnchorLayout(ResultDisplay):
         """
         key = self._key(reference, ranking)
         tau, lo, hi = self.tau[key], self.tau_lo[key], self.tau_hi[key]
-        ax = _axes(ax, (6.5, 4.2))
+        ax = panel_axes(ax, (6.5, 4.2))
         color = "#1f5fa8"
         if x == "rank":
             xs = self.anchor_rank(reference)

@@ -56,7 +56,7 @@ from tqdm.auto import tqdm
 
 from judgebayes.anchors.verdicts import VerdictTable, check_scale
 from judgebayes.core.results import ResultDisplay
-from judgebayes.plots import _axes
+from judgebayes.plots import panel_axes
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -234,7 +234,7 @@ class PowerTable(ResultDisplay):
 
     def plot(self, ax: Axes | None = None) -> Axes:
         """Prompts needed against the discordant win rate: base N and each tie rate's total."""
-        ax = _axes(ax, (6, 4))
+        ax = panel_axes(ax, (6, 4))
         ax.plot(self.win_rate, self.n_normal, "o-", label="discordant pairs (no ties)")
         for k, t in enumerate(self.ties):
             ax.plot(self.win_rate, self.totals[:, k], "s--", label=f"total, {t:.0%} ties")
@@ -378,7 +378,7 @@ class WilcoxonPower(ResultDisplay):
 
     def plot(self, ax: Axes | None = None) -> Axes:
         """Simulated power of both tests against N, with the target power."""
-        ax = _axes(ax, (6, 4))
+        ax = panel_axes(ax, (6, 4))
         ax.plot(self.grid, self.power_wilcoxon, "o-", ms=3, label="Wilcoxon signed-rank")
         ax.plot(self.grid, self.power_sign, "s-", ms=3, label="sign test")
         ax.axhline(self.power, color="grey", lw=0.8, ls="--")
@@ -568,7 +568,7 @@ class PowerCheck(ResultDisplay):
 
     def plot(self, ax: Axes | None = None) -> Axes:
         """Power reached against the pair's edge, at N / I_pair and at N / I(p, A)."""
-        ax = _axes(ax, (6, 4))
+        ax = panel_axes(ax, (6, 4))
         p = self.pairs
         ax.scatter(p["edge"], p["power_pair"], s=16, label="N / I of the pair")
         ax.scatter(p["edge"], p["power_anchor"], s=16, marker="x", label="N / I(p, A)")

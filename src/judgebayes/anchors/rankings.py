@@ -34,7 +34,7 @@ from judgebayes.core.bt import solve_map
 from judgebayes.core.pairs import PairStats
 from judgebayes.core.results import ResultDisplay
 from judgebayes.errors import DataError
-from judgebayes.plots import _axes
+from judgebayes.plots import panel_axes
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -288,7 +288,7 @@ class AnchorRankings(ResultDisplay):
             ("human", "win_rate"): self.tau_human,
             ("human", "bt"): self.tau_human_bt,
         }[(reference, method)]
-        ax = _axes(ax, (6.5, 4.2))
+        ax = panel_axes(ax, (6.5, 4.2))
         rank = self.anchor_rank()
         ax.scatter(rank, tau, color="#1f5fa8", s=22, zorder=3)
         ok = np.isfinite(rank) & np.isfinite(tau)

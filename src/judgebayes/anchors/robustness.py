@@ -35,7 +35,7 @@ from judgebayes.anchors.rankings import (
 )
 from judgebayes.anchors.verdicts import VerdictTable
 from judgebayes.core.results import ResultDisplay
-from judgebayes.plots import _axes
+from judgebayes.plots import panel_axes
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -116,7 +116,7 @@ class SizeCurve(ResultDisplay):
     def plot(self, ax: Axes | None = None, *, highlight: Sequence[str] = ()) -> Axes:
         """Figure 4: mean τ (± sd over repeats) of quadratic and mean-anchor rankings."""
         f = self.to_frame()
-        ax = _axes(ax, (6.5, 4.2))
+        ax = panel_axes(ax, (6.5, 4.2))
         _band(ax, self.sizes, f["quadratic_mean"], f["quadratic_sd"], "quadratic", "#c2185b")
         _band(ax, self.sizes, f["anchor_mean"], f["anchor_sd"], "mean over anchors", "#1f5fa8")
         per = self.per_anchor()
@@ -240,7 +240,7 @@ class AnchorCountCurve(ResultDisplay):
     def plot(self, ax: Axes | None = None) -> Axes:
         """Figure 7: mean τ ± sd against the number of anchors."""
         f = self.to_frame()
-        ax = _axes(ax, (6, 4))
+        ax = panel_axes(ax, (6, 4))
         _band(
             ax,
             f["n_anchors"].to_numpy(),
@@ -351,7 +351,7 @@ class PilotAccuracy(ResultDisplay):
     def plot(self, ax: Axes | None = None) -> Axes:
         """Mean Pearson r (± sd) against the number of target models."""
         f = self.to_frame()
-        ax = _axes(ax, (6, 4))
+        ax = panel_axes(ax, (6, 4))
         _band(
             ax,
             f["n_models"].to_numpy(),

@@ -48,7 +48,7 @@ from judgebayes.consensus.recursion import elo_scan_judges
 from judgebayes.core.battles import Battles
 from judgebayes.core.results import ResultDisplay
 from judgebayes.errors import DataError
-from judgebayes.plots import _axes
+from judgebayes.plots import panel_axes
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -370,7 +370,7 @@ class UDAAdapter(ResultDisplay):
 
     def plot(self, ax: Axes | None = None) -> Axes:
         """Training and validation loss (Eq. 3) by epoch, the kept epoch marked."""
-        ax = _axes(ax, (4.5, 3.0))
+        ax = panel_axes(ax, (4.5, 3.0))
         ax.plot(self.history["epoch"], self.history["train_loss"], label="train")
         ax.plot(self.history["epoch"], self.history["val_loss"], label="validation")
         ax.axvline(self.best_epoch, color="0.5", ls=":", label="kept")

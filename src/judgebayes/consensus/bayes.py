@@ -33,8 +33,8 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from judgebayes.bayes.inference import fit
-from judgebayes.consensus.elo import _components
-from judgebayes.consensus.metrics import _pearson
+from judgebayes.consensus.elo import battle_components
+from judgebayes.consensus.metrics import pearson_within_components
 from judgebayes.consensus.ratings import JudgeRatings
 from judgebayes.core.battles import Battles
 from judgebayes.core.bt import ELO_BASE, ELO_SCALE
@@ -123,7 +123,9 @@ class BayesConsensus(ResultDisplay):
         """Pearson r of the consensus Elo with a reference, within components."""
         frame = self.elo.set_index("model")
         ref = reference.reindex(frame.index).to_numpy(float)
-        return _pearson(frame["elo"].to_numpy(), ref, frame["component"].to_numpy())
+        return pearson_within_components(
+            frame["elo"].to_numpy(), ref, frame["component"].to_numpy()
+        )
 
     def eta_coverage(self, truth: pd.Series) -> pd.DataFrame:
         """:attr:`eta` beside the true η by judge (simulations), with ``covered``."""
@@ -247,7 +249,7 @@ def fit_consensus(
                 column="model",
                 expected="a model that appears in the battles",
             )
-    component = _components(battles) or (0,) * len(battles.models)
+    component = battle_components(battles) or (0,) * len(battles.models)
     groups = [
         [m for m, c in zip(battles.models, component, strict=True) if c == g]
         for g in sorted(set(component))

@@ -37,7 +37,14 @@ from judgebayes.core.bt import fit_bt
 from judgebayes.core.graph import check_graph
 from judgebayes.errors import DataError, DisconnectedGraphWarning
 
-__all__ = ["battle_order", "bt_by_judge", "elo_loop", "judge_sequences", "online_elo"]
+__all__ = [
+    "battle_components",
+    "battle_order",
+    "bt_by_judge",
+    "elo_loop",
+    "judge_sequences",
+    "online_elo",
+]
 
 Order = Literal["given", "shuffle"] | Sequence[int] | np.ndarray | None
 
@@ -147,7 +154,24 @@ def elo_loop(
     return np.asarray(ratings)
 
 
-def _components(battles: Battles) -> tuple[int, ...] | None:
+def battle_components(battles: Battles) -> tuple[int, ...] | None:
+    """Each model's component of the comparison graph, or ``None`` when it is connected.
+
+    Ratings of models in different components are not on a common scale (each
+    component's mean is arbitrary), so comparisons with a reference centre within
+    components (:func:`~judgebayes.consensus.metrics.pearson_within_components`).
+
+    Parameters
+    ----------
+    battles
+        The battles whose graph (an edge per pair of models that met) is checked.
+
+    Returns
+    -------
+    tuple of int or None
+        The component of each of ``battles.models``, in their order; ``None`` when the
+        graph is connected.
+    """
     graph = check_graph(battles.pair_stats(np.full(len(battles), 0.5)))
     if graph.connected:
         return None
@@ -202,7 +226,7 @@ def online_elo(
         judges,
         battles.models,
         np.vstack(rows),
-        _components(battles),
+        battle_components(battles),
         tuple(len(s) for s in seqs),
     )
 
@@ -229,7 +253,7 @@ def bt_by_judge(
             row[[battles.models.index(m) for m in fit.models]] = fit.elo
             rows.append(row)
             counts.append(len(sub))
-    component = _components(battles)
+    component = battle_components(battles)
     if component is not None:
         warnings.warn(
             f"the comparison graph has {len(set(component))} disconnected components: "

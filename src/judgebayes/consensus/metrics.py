@@ -28,7 +28,7 @@ import pandas as pd
 from judgebayes.consensus.ratings import EloTable, JudgeRatings
 from judgebayes.core.results import ResultDisplay
 from judgebayes.errors import DataError
-from judgebayes.plots import _axes
+from judgebayes.plots import panel_axes
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ConsensusComparison",
     "compare_rating_methods",
+    "pearson_within_components",
     "reference_correlation",
     "self_preference_deviation",
 ]
@@ -53,7 +54,28 @@ def _centred(values: np.ndarray, component: Sequence[int] | None) -> np.ndarray:
     return values
 
 
-def _pearson(x: np.ndarray, y: np.ndarray, component: Sequence[int] | None) -> float:
+def pearson_within_components(
+    x: np.ndarray, y: np.ndarray, component: Sequence[int] | None
+) -> float:
+    """Pearson's r of two ratings of the same models, centred within graph components.
+
+    Each vector is centred by its mean within each component of the comparison graph
+    (:func:`~judgebayes.consensus.elo.battle_components`); then r = Σxy / √(Σx² Σy²)
+    over the models where both are finite. With one component (``component=None``) this
+    is the ordinary Pearson r.
+
+    Parameters
+    ----------
+    x, y
+        Ratings of the same models, in the same order (NaN where absent).
+    component
+        Each model's component, or ``None`` for a connected graph.
+
+    Returns
+    -------
+    float
+        r; NaN when fewer than 3 models have both ratings or either is constant there.
+    """
     x, y = _centred(x, component), _centred(y, component)
     ok = np.isfinite(x) & np.isfinite(y)
     if ok.sum() < 3 or np.std(x[ok]) == 0 or np.std(y[ok]) == 0:
@@ -85,8 +107,8 @@ def reference_correlation(ratings: JudgeRatings, reference: pd.Series) -> pd.Ser
             "the reference rates fewer than 3 of the models",
             expected=f"ratings of {list(ratings.models)}",
         )
-    rows = [_pearson(row, ref, ratings.component) for row in ratings.ratings]
-    rows.append(_pearson(ratings.consensus.to_numpy(), ref, ratings.component))
+    rows = [pearson_within_components(row, ref, ratings.component) for row in ratings.ratings]
+    rows.append(pearson_within_components(ratings.consensus.to_numpy(), ref, ratings.component))
     return pd.Series(
         rows,
         index=pd.Index([*ratings.judges, "consensus"], name="judge"),
@@ -272,7 +294,7 @@ class ConsensusComparison(ResultDisplay):
         if self.correlation is None:
             raise ValueError("no reference: nothing to correlate with")
         judges = self.correlation.index.drop("consensus")
-        ax = _axes(ax, (0.5 * len(judges) + 2.5, 3.2))
+        ax = panel_axes(ax, (0.5 * len(judges) + 2.5, 3.2))
         colors = ["#1f5fa8", "#e07b00", "#2e7d32", "#c2185b", "#6a1b9a"]
         for k, method in enumerate(self.correlation.columns):
             c = colors[k % len(colors)]

@@ -25,7 +25,7 @@ from judgebayes.core.io import read_frame, reading
 from judgebayes.core.results import ResultDisplay
 from judgebayes.datasets import load_uda_elo
 from judgebayes.errors import DataError
-from judgebayes.plots import _axes
+from judgebayes.plots import panel_axes
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -146,7 +146,7 @@ class JudgeRatings(ResultDisplay):
         if reference is not None:
             rows = np.vstack([rows, reference.reindex(list(self.models)).to_numpy(float)])
             labels.append(str(reference.name or "reference"))
-        ax = _axes(ax, (0.55 * len(self.models) + 2.5, 0.3 * len(labels) + 1.6))
+        ax = panel_axes(ax, (0.55 * len(self.models) + 2.5, 0.3 * len(labels) + 1.6))
         image = ax.imshow(
             rows, aspect="auto", cmap=cmap, vmin=vmin, vmax=vmax, interpolation="nearest"
         )

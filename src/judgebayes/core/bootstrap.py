@@ -64,6 +64,7 @@ from judgebayes.core.bt import (
 from judgebayes.core.clusters import Clusters
 from judgebayes.core.davidson import solve_davidson_columns
 from judgebayes.core.pairs import PairStats
+from judgebayes.core.pinning import held_models
 from judgebayes.core.ranksets import RankSets, rank_sets
 from judgebayes.core.sandwich import design_effect
 from judgebayes.errors import DataError
@@ -608,9 +609,8 @@ def bootstrap_bt(
     stats, name, clusters = as_clustered_stats(data, target, weights, cluster)
     fit = replace(fit_bt(stats, lam=lam, fixed=fixed, ties=ties), target=name)
     fixed_theta = anchor_theta(stats, fixed)
-    pinned = sorted(fixed_theta) if fixed_theta else ([0] if lam == 0 else [])
     fitted = np.setdiff1d(np.arange(stats.n_models), sorted(fixed_theta))  # not anchors
-    free = np.setdiff1d(np.arange(stats.n_models), pinned)
+    free = np.setdiff1d(np.arange(stats.n_models), held_models(lam, fixed_theta))
     if within is not None:
         if within not in stats.models:
             raise DataError(

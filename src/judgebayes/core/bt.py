@@ -36,6 +36,7 @@ from judgebayes.core.clusters import Clusters, resolve_clusters
 from judgebayes.core.davidson import solve_davidson, tie_counts
 from judgebayes.core.graph import GraphCheck, check_graph
 from judgebayes.core.pairs import PairStats
+from judgebayes.core.pinning import map_start
 from judgebayes.core.report import DropReport
 from judgebayes.core.results import ResultDisplay
 from judgebayes.errors import DataError
@@ -257,13 +258,7 @@ def solve_map(
     theta0: np.ndarray | None = None,
 ) -> tuple[np.ndarray, int]:
     """MAP of Eq. 1 over the free models, anchors held at ``fixed`` (θ scale)."""
-    m = stats.n_models
-    theta = np.zeros(m) if theta0 is None else np.array(theta0, dtype=float)
-    for k, v in fixed.items():
-        theta[k] = v
-    pin_first = lam == 0 and not fixed
-    fixed_idx = sorted(fixed) if not pin_first else [0]
-    free = np.setdiff1d(np.arange(m), fixed_idx)
+    theta, free, pin_first = map_start(stats.n_models, lam, fixed, theta0)
     if len(free) == 0:
         return theta, 0
 

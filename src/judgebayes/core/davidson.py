@@ -36,6 +36,7 @@ from scipy.optimize import minimize
 from scipy.sparse import csr_matrix
 
 from judgebayes.core.pairs import PairStats
+from judgebayes.core.pinning import map_start
 from judgebayes.errors import DataError
 
 __all__ = [
@@ -128,12 +129,7 @@ def solve_davidson(
     :func:`~judgebayes.core.bt.solve_map` does.
     """
     m = stats.n_models
-    theta = np.zeros(m) if theta0 is None else np.array(theta0, dtype=float)
-    for k, v in fixed.items():
-        theta[k] = v
-    pin_first = lam == 0 and not fixed
-    held = sorted(fixed) if not pin_first else [0]
-    free = np.setdiff1d(np.arange(m), held)
+    theta, free, pin_first = map_start(m, lam, fixed, theta0)
     index = np.r_[free, m]
 
     def unpack(x: np.ndarray) -> float:

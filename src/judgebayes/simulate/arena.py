@@ -44,24 +44,78 @@ from judgebayes.core.bt import ELO_SCALE, fit_bt, theta_to_elo
 from judgebayes.core.pairs import PairStats
 from judgebayes.core.results import ResultDisplay
 
-__all__ = ["SimulatedArena", "davidson_probs", "simulate_arena", "simulate_bt"]
+__all__ = [
+    "SimulatedArena",
+    "davidson_probs",
+    "draw_pairs",
+    "draw_strengths",
+    "model_names",
+    "simulate_arena",
+    "simulate_bt",
+]
 
 
-def _model_names(n_models: int) -> list[str]:
+def model_names(n_models: int) -> list[str]:
+    """The simulators' model names: ``model-0`` … ``model-{n-1}``, zero-padded to sort.
+
+    Parameters
+    ----------
+    n_models
+        How many models.
+
+    Returns
+    -------
+    list of str
+        ``model-k`` with ``k`` padded to the width of ``n_models - 1`` (``model-07`` when
+        there are 11 to 100 models), so the names sort in their numeric order.
+    """
     width = len(str(n_models - 1))
     return [f"model-{k:0{width}d}" for k in range(n_models)]
 
 
-def _draw_strengths(n_models: int, elo_sd: float, rng: np.random.Generator) -> np.ndarray:
+def draw_strengths(n_models: int, elo_sd: float, rng: np.random.Generator) -> np.ndarray:
+    """True strengths θ of simulated models: normal with Elo sd ``elo_sd``, centred.
+
+    Parameters
+    ----------
+    n_models
+        How many models.
+    elo_sd
+        Standard deviation of the strengths on the Elo scale (θ = Elo / ``ELO_SCALE``).
+    rng
+        The simulation's generator (draws ``n_models`` normals from it).
+
+    Returns
+    -------
+    numpy.ndarray
+        θ on the logit scale, shifted to mean exactly 0 (the identifiability constraint
+        of the fitted Bradley-Terry model).
+    """
     theta = rng.normal(0.0, elo_sd / ELO_SCALE, n_models)
     return theta - theta.mean()
 
 
-def _draw_pairs(
+def draw_pairs(
     n_models: int,
     n_battles: int,
     rng: np.random.Generator,
 ) -> tuple[np.ndarray, np.ndarray]:
+    """Random matchups: model A uniform over the models, B uniform over the others.
+
+    Parameters
+    ----------
+    n_models
+        How many models (at least 2).
+    n_battles
+        How many matchups.
+    rng
+        The simulation's generator (draws two integer vectors of length ``n_battles``).
+
+    Returns
+    -------
+    a, b : numpy.ndarray
+        Model indices of each battle's two sides, ``a != b`` always.
+    """
     a = rng.integers(0, n_models, n_battles)
     b = (a + rng.integers(1, n_models, n_battles)) % n_models  # uniform over b != a
     return a, b
@@ -217,10 +271,10 @@ def simulate_bt(
         Random seed.
     """
     rng = np.random.default_rng(seed)
-    theta = _draw_strengths(n_models, elo_sd, rng) if theta is None else np.asarray(theta, float)
+    theta = draw_strengths(n_models, elo_sd, rng) if theta is None else np.asarray(theta, float)
     n_models = len(theta)
-    names = _model_names(n_models)
-    a, b = _draw_pairs(n_models, n_battles, rng)
+    names = model_names(n_models)
+    a, b = draw_pairs(n_models, n_battles, rng)
     win, tie, _ = davidson_probs(theta[a] - theta[b], tie_nu)
     u = rng.random(n_battles)
     label = np.where(u < win, 1.0, np.where(u < win + tie, 0.5, 0.0))
@@ -295,11 +349,11 @@ def simulate_arena(
         ``s_a_first`` (A shown first) and ``s_b_first`` (B shown first).
     """
     rng = np.random.default_rng(seed)
-    names = np.asarray(_model_names(n_models))
+    names = np.asarray(model_names(n_models))
     if judge_model is not None and judge_model not in names:
         raise ValueError(f"judge_model {judge_model!r} is not one of the simulated models")
-    theta = _draw_strengths(n_models, elo_sd, rng)
-    a, b = _draw_pairs(n_models, n_battles, rng)
+    theta = draw_strengths(n_models, elo_sd, rng)
+    a, b = draw_pairs(n_models, n_battles, rng)
     d = theta[a] - theta[b]
     c = np.sqrt(1.0 + np.pi * beta**2 * tau**2 / 8.0) / beta
     z = rng.normal(c * d, tau)
