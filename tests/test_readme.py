@@ -51,8 +51,6 @@ INTERNAL = re.compile(r"\bseeds?[ -]?0{2}[0-4]\b|\.\./shared|^\|\s*seeds?\s*\|",
 PENDING = (
     "src/judgebayes/rankings/",
     "src/judgebayes/models.py",
-    "src/judgebayes/auditing/",
-    "docs/audit.md",
 )
 
 
