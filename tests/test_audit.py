@@ -237,6 +237,42 @@ def test_cli_writes_the_report(tmp_path: Path, sim, capsys: pytest.CaptureFixtur
     assert (out / "report.html").exists() and (out / "report.json").exists()
 
 
+def test_cli_demo_finds_each_known_defect_and_nothing_else(tmp_path: Path, capsys) -> None:
+    """``judgebayes audit --demo`` (the README's first command): the simulated judges' known
+    properties decide their verdicts: 'fine' is trusted for both uses, 'position' fails
+    pairwise comparisons on position bias, 'self' fails on self-preference towards its own
+    model, 'uneven' fails pairwise comparisons on ΔJ; the report is written."""
+    out = tmp_path / "demo"
+    assert main(["audit", "--demo", "--no-progress", "--no-budget", "--out", str(out)]) == 0
+    assert "four judges, each with one known property" in capsys.readouterr().out
+    v = pd.read_csv(out / "verdicts.csv").set_index(["judge", "use"])
+    pair = "pairwise comparisons"
+    assert (v.loc["fine", "verdict"] == "trust").all()
+    assert v.loc[("position", pair), ["verdict", "diagnostic"]].tolist() == [
+        "do not trust",
+        "position bias",
+    ]
+    assert v.loc[("self", pair), ["verdict", "diagnostic"]].tolist() == [
+        "do not trust",
+        "self-preference η",
+    ]
+    assert v.loc[("uneven", pair), ["verdict", "diagnostic"]].tolist() == [
+        "do not trust",
+        "ΔJ across models",
+    ]
+    assert (out / "report.html").exists()
+
+
+@pytest.mark.parametrize(
+    "argv, needle",
+    [([], "no data: give FILE"), (["--demo", "x.csv"], "--demo audits simulated battles")],
+)
+def test_cli_demo_or_file(argv: list[str], needle: str, capsys) -> None:
+    assert main(["audit", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and needle in err, err
+
+
 def test_cli_reads_aligned_judge_files(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     s = simulate_audit(n_models=5, n_battles=1_500, n_labelled=400, seed=5)
     f = s.battles.frame
