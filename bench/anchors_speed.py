@@ -1,4 +1,6 @@
-"""Speed of judgebayes' anchor analysis (seed 004) at the paper's size, as ratios.
+"""Speed of judgebayes' anchor analysis (Don-Yehiya, Yehudai, Choshen & Abend, *Mediocrity is the
+key for LLM as a Judge Anchor Selection*, ACL 2026, arXiv:2603.16848) at the paper's size, as
+ratios.
 
 What it measures
 ----------------
@@ -6,7 +8,7 @@ On ``judgebayes.anchors.simulate_verdicts(22, 750, seed=0)`` — the paper's 22 
 750 prompts, one judge, every pair judged once per prompt (173,250 verdicts) — four
 routes, each against a plain reference route run in the same process:
 
-1. **informativeness** of all 22 anchors (seed 004, Section 4.3): judgebayes'
+1. **informativeness** of all 22 anchors (Don-Yehiya et al., 2026, Section 4.3): judgebayes'
    histogram-per-(anchor, prompt) computation (``anchors.discordance``) against a
    per-prompt Python loop over the C(21, 2) target pairs (``reference_informativeness``,
    the definition written out). Both read the same verdict tensor; their values are

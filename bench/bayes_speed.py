@@ -2,12 +2,13 @@
 
 What it measures
 ----------------
-On the seed-000-sized simulated arena (``jb.simulate_arena(seed=0)``: 55 models,
-25,000 battles, 1,485 model pairs) the judge's soft targets σ(0.5·s), s the
-battle's ``score_diff`` (seed 000, Eq. 5 with β = 0.5), are aggregated once to pair
-statistics (``battles.pair_stats(soft_targets)``), and the generalised
-Bradley–Terry posterior (seed 000, Eq. 1 as the likelihood, θ ~ ZeroSumNormal with
-σ = 1/√(2λ), λ = 0.01) is sampled by NUTS, 4 chains × 1,000 draws after 1,000
+On a simulated arena the size of that of Kargi & Salinas (*From
+Uncertain Judgments to Calibrated Rankings: Conformal Elo Estimation for LLM Evaluation*, 2026,
+arXiv:2606.13221) (``jb.simulate_arena(seed=0)``: 55 models, 25,000 battles, 1,485 model pairs) the
+judge's soft targets σ(0.5·s), s the battle's ``score_diff`` (Kargi & Salinas, 2026, Eq. 5 with β =
+0.5), are aggregated once to pair statistics (``battles.pair_stats(soft_targets)``), and the
+generalised Bradley–Terry posterior (Kargi & Salinas, 2026, Eq. 1 as the likelihood, θ ~
+ZeroSumNormal with σ = 1/√(2λ), λ = 0.01) is sampled by NUTS, 4 chains × 1,000 draws after 1,000
 warm-up iterations, by three routes:
 
 (i)   **NumPyro** through ``judgebayes.bayes.inference.fit(bt_model, ...)``: NumPyro's

@@ -4,9 +4,10 @@ What it measures
 ----------------
 On simulated Bradley–Terry battles with Davidson ties (``jb.simulate_bt``, ν = 0.5)
 at three sizes — (55 models, 25k battles), (100, 100k) and (200, 1M) — the script
-times three ways of computing the same penalised Bradley–Terry MAP (seed 000, Eq. 1,
-λ = 0.01; a tie counts as two half-weight rows) and its 1000-replicate battle
-bootstrap:
+times three ways of computing the same penalised Bradley–Terry MAP (Kargi & Salinas, *From Uncertain
+Judgments to Calibrated Rankings: Conformal Elo Estimation for LLM Evaluation*, 2026,
+arXiv:2606.13221, Eq. 1, λ = 0.01; a tie counts as two half-weight rows) and its 1000-replicate
+battle bootstrap:
 
 * **judgebayes**: ``jb.fit_bt`` (aggregation of the battles to pair statistics
   included; median of ``--repeats`` runs after one warm-up) and ``jb.bootstrap_bt``

@@ -1,4 +1,5 @@
-"""Full-resolution Section 5 sweep of seed 001 (Figure 1): bias and coverage per estimator.
+"""Full-resolution Section 5 sweep of Fiedler (*Bias and Uncertainty in LLM-as-a-Judge Estimation*,
+2026, arXiv:2605.06939, Figure 1): bias and coverage per estimator.
 
 Runs :func:`judgebayes.calibration.sweep.simulate_sweep` at the paper's grid (J_A from
 0.1 to 0.8 with ΔJ = 0.05; ΔJ from 0 to 0.3 with J_A = 0.3; q0 = q1; Δθ = 0.05) with

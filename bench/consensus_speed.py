@@ -1,8 +1,13 @@
-"""Speed of seed 003's consensus tools, each against a plain reference route in the same process.
+"""Speed of the UDA paper's consensus tools, each against a plain reference route in one process.
+
+Zhang, Wang, Wu, Yu, Wang, Bao & Tang, *UDA: Unsupervised Debiasing Alignment for Pair-wise
+LLM-as-a-Judge* (2025, arXiv:2508.09724).
 
 What it measures
 ----------------
-(1) **Elo recursion** on the real data (seed 002's contests: 24 judges, 66,995 verdicts,
+(1) **Elo recursion** on the real data (the contests of Ramaswamy, Demeure & Rrapaj,
+*Model Consistency as a Cheap yet Predictive Proxy for LLM Elo Scores*, EMNLP 2025,
+arXiv:2509.23510: 24 judges, 66,995 verdicts,
     35 models): the per-step Python loop (``consensus.elo_loop``, judge after judge, what
     ``online_elo`` runs) against the scanned recursion ``consensus.elo_scan_judges`` (one
     ``lax.scan`` over the battles, vectorised over the judges with ``vmap``, jit-compiled;

@@ -25,11 +25,11 @@ import hashlib
 import time
 import warnings
 from collections.abc import Callable
-from pathlib import Path
 
 import arviz as az
 import numpy as np
 
+import _record as record  # bench/ is on sys.path when run as a script
 import judgebayes as jb
 
 
@@ -83,11 +83,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--save", default=None, metavar="PATH")
     args = parser.parse_args()
-    lines: list[str] = []
-
-    def say(text: str) -> None:
-        print(text, flush=True)
-        lines.append(text)
+    say = record.Log()
 
     def route(label: str, call: Callable[[], az.InferenceData]) -> None:
         with warnings.catch_warnings():
@@ -142,8 +138,7 @@ def main() -> None:
 
     route("bt battle_loo refit", loo)
     say(f"# {time.perf_counter() - start:.0f} s")
-    if args.save:
-        Path(args.save).write_text("\n".join(lines) + "\n")
+    say.save(args.save)
 
 
 if __name__ == "__main__":

@@ -63,13 +63,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+import _record as record  # bench/ is on sys.path when run as a script
 
 MARK = "FIRST-CALL-RESULT "
 TARGET_FIRST = 2.0
@@ -207,28 +208,12 @@ def _run_child(route: str, args: argparse.Namespace, env: dict[str, str]) -> dic
     return found
 
 
-def _say(text: str, lines: list[str]) -> None:
-    print(text, flush=True)
-    lines.append(text)
-
-
 def main(args: argparse.Namespace) -> None:
-    lines: list[str] = []
-    rev = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT
-    ).stdout.strip()
-    _say(f"# command: python bench/first_call.py {' '.join(sys.argv[1:])}", lines)
-    _say(
-        f"# recorded: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, judgebayes at "
-        f"commit {rev} (+ the working tree)",
-        lines,
-    )
-    _say(f"# machine: {os.cpu_count()} CPU cores; Python {platform.python_version()}", lines)
-    _say("# load average at start: " + " ".join(f"{x:.2f}" for x in os.getloadavg()), lines)
-    _say(
+    say = record.Log()
+    say.header("first_call.py")
+    say(
         "arena: jb.simulate_arena(seed=0), 55 models, 1,485 pairs; NUTS 4 chains x 1,000 "
         "draws after 1,000 warm-up",
-        lines,
     )
     routes: dict[str, list[dict]] = {"cold": [], "warm cache": [], "pymc": []}
     with tempfile.TemporaryDirectory() as tmp:
@@ -283,16 +268,14 @@ def main(args: argparse.Namespace) -> None:
                 first = found["calls"][0]
                 warm = ", ".join(f"{c['wall']:.2f}" for c in found["calls"][1:])
                 draws = " ".join(c["draws"] for c in found["calls"])
-                _say(
+                say(
                     f"  run {r + 1} {name:<11} imports {found['imports']:5.2f} s, first call "
                     f"{first['wall']:6.2f} s (CPU {first['cpu']:5.2f} s, ESS {first['ess']:5.0f},"
                     f" load {first['load']:4.1f}), warm calls {warm} s; cache files "
                     f"{found['cache_files']}; draws (SHA-1 by seed) {draws}",
-                    lines,
                 )
-    report(routes, args, lines)
-    if args.save:
-        Path(args.save).write_text("\n".join(lines) + "\n")
+    report(routes, args, say)
+    say.save(args.save)
 
 
 def _best(runs: list[dict], first: bool) -> tuple[float, float]:
@@ -301,24 +284,22 @@ def _best(runs: list[dict], first: bool) -> tuple[float, float]:
     return min(c["wall"] for c in calls), statistics.median(c["ess"] for c in calls)
 
 
-def report(routes: dict[str, list[dict]], args: argparse.Namespace, lines: list[str]) -> None:
+def report(routes: dict[str, list[dict]], args: argparse.Namespace, say: record.Log) -> None:
     best = {
         (name, first): _best(runs, first)
         for name, runs in routes.items()
         for first in (True, False)
     }
-    _say(
+    say(
         f"\nbest of {args.repeats} processes (first call) / of all their warm calls: "
         "wall = minimum, ESS = median (min bulk ESS over 55 theta)",
-        lines,
     )
-    _say(f"{'route':<34}{'wall s':>8}{'ESS':>7}{'ESS/s':>8}{'imports s':>11}", lines)
+    say(f"{'route':<34}{'wall s':>8}{'ESS':>7}{'ESS/s':>8}{'imports s':>11}")
     for (name, first), (wall, ess) in best.items():
         imports = min(r["imports"] for r in routes[name])
-        _say(
+        say(
             f"{name + (' first call' if first else ' warm call'):<34}{wall:8.2f}{ess:7.0f}"
             f"{ess / wall:8.0f}{imports:11.2f}",
-            lines,
         )
     for name in ("cold", "warm cache", "before"):
         if name not in routes:
@@ -326,36 +307,33 @@ def report(routes: dict[str, list[dict]], args: argparse.Namespace, lines: list[
         run = min(routes[name], key=lambda r: r["calls"][0]["wall"])
         ev = run["calls"][0]["events"]
         rest = run["calls"][0]["wall"] - sum(ev.values())
-        _say(
+        say(
             f"  {name} first call {run['calls'][0]['wall']:.2f} s = JAX tracing "
             f"{ev.get('trace', 0):.2f} + lowering {ev.get('lower', 0):.2f} + XLA compile "
             f"{ev.get('compile', 0):.2f} (of which loading from the persistent cache "
             f"{ev.get('cache_load', 0):.2f}) + sampling, InferenceData, diagnostics "
             f"{rest:.2f} (a warm call of that process: "
             f"{min(c['wall'] for c in run['calls'][1:]):.2f} s)",
-            lines,
         )
 
     def ratio(a: tuple, b: tuple) -> float:
         return (a[1] / a[0]) / (b[1] / b[0])
 
-    _say("\nTargets (ESS/s ratios; wall-time ratio in brackets)", lines)
+    say("\nTargets (ESS/s ratios; wall-time ratio in brackets)")
     pymc_first, pymc_warm = best[("pymc", True)], best[("pymc", False)]
     for name, label in (("cold", "cold cache"), ("warm cache", "warm persistent cache")):
         r = ratio(best[(name, True)], pymc_first)
-        _say(
+        say(
             f"  first fit in a new process ({label}) vs PyMC first call: {r:.1f}x "
             f"[{pymc_first[0] / best[(name, True)][0]:.1f}x], target >= {TARGET_FIRST:.0f}x: "
             f"{'MET' if r >= TARGET_FIRST else 'NOT MET'}",
-            lines,
         )
     if "pymc cold" in routes:
         r = ratio(best[("cold", True)], best[("pymc cold", True)])
-        _say(
+        say(
             f"  first fit in a new process (cold cache) vs PyMC first call (cold PyTensor "
             f"cache): {r:.1f}x [{best[('pymc cold', True)][0] / best[('cold', True)][0]:.1f}x]"
             f", target >= {TARGET_FIRST:.0f}x: {'MET' if r >= TARGET_FIRST else 'NOT MET'}",
-            lines,
         )
     ours_warm = (
         best[("warm cache", False)]
@@ -363,41 +341,37 @@ def report(routes: dict[str, list[dict]], args: argparse.Namespace, lines: list[
         else best[("cold", False)]
     )
     r = ratio(ours_warm, pymc_warm)
-    _say(
+    say(
         f"  warm fit vs PyMC warm call: {r:.1f}x [{pymc_warm[0] / ours_warm[0]:.1f}x], "
         f"target >= {TARGET_WARM:.0f}x: {'MET' if r >= TARGET_WARM else 'NOT MET'}",
-        lines,
     )
     if "numpyro cold" in routes:
         for name in ("numpyro cold", "numpyro warm"):
             ours = "cold" if name == "numpyro cold" else "warm cache"
             r = ratio(best[(ours, True)], best[(name, True)])
-            _say(
+            say(
                 f"  context: first fit ({ours}) vs stock NumPyro MCMC(jit_model_args=True) "
                 f"first call ({name.split()[1]} JAX cache): ESS/s {r:.1f}x, wall "
                 f"{best[(name, True)][0] / best[(ours, True)][0]:.1f}x",
-                lines,
             )
         warm_np = min(best[("numpyro cold", False)], best[("numpyro warm", False)])
-        _say(
+        say(
             f"  context: warm fit vs stock NumPyro MCMC(jit_model_args=True) warm call "
             f"(same MCMC object, recompiles nothing): ESS/s {ratio(ours_warm, warm_np):.1f}x, "
             f"wall {warm_np[0] / ours_warm[0]:.1f}x",
-            lines,
         )
     if "before" in routes:
         for first in (True, False):
             b = best[("before", first)]
             now = best[("warm cache", True)] if first else ours_warm
             which = "first call (warm cache)" if first else "warm call"
-            _say(
+            say(
                 f"  context: {which} vs the replaced driver ({args.before}): ESS/s "
                 f"{ratio(now, b):.1f}x, wall {b[0] / now[0]:.1f}x; cold first call vs it: "
                 f"wall {best[('before', True)][0] / best[('cold', True)][0]:.1f}x"
                 if first
                 else f"  context: {which} vs the replaced driver ({args.before}): ESS/s "
                 f"{ratio(now, b):.1f}x, wall {b[0] / now[0]:.1f}x",
-                lines,
             )
 
 

@@ -44,11 +44,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import subprocess
 import sys
-import time
 from pathlib import Path
+
+import _record as record  # bench/ is on sys.path when run as a script
 
 ROOT = Path(__file__).resolve().parents[1]
 MARK = "PREDICTIVE-RESULT "
@@ -207,22 +207,8 @@ def main() -> None:
     parser.add_argument("--cases", default=",".join(CASES))
     parser.add_argument("--save", default=None, metavar="PATH")
     args = parser.parse_args()
-    lines: list[str] = []
-
-    def say(text: str) -> None:
-        print(text, flush=True)
-        lines.append(text)
-
-    rev = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT
-    ).stdout.strip()
-    say(f"# command: python bench/predictive_speed.py {' '.join(sys.argv[1:])}")
-    say(
-        f"# recorded: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, judgebayes at "
-        f"commit {rev or '?'} (+ the working tree)"
-    )
-    say(f"# machine: {os.cpu_count()} CPU cores; Python {platform.python_version()}")
-    say("# load average at start: " + " ".join(f"{x:.2f}" for x in os.getloadavg()))
+    say = record.Log()
+    say.header("predictive_speed.py")
     say(
         f"{'case':<20}{'route':<9}{'first wall':>11}{'CPU':>7}{'again wall':>11}{'CPU':>7}"
         f"{'load':>6}  draws (SHA-1)"
@@ -245,9 +231,8 @@ def main() -> None:
         f"\nall cases, wall s: first engine {e[0]:.1f}, numpyro {o[0]:.1f} "
         f"({o[0] / e[0]:.2f}x); again engine {e[1]:.1f}, numpyro {o[1]:.1f} ({o[1] / e[1]:.2f}x)"
     )
-    say("# load average at end: " + " ".join(f"{x:.2f}" for x in os.getloadavg()))
-    if args.save:
-        Path(args.save).write_text("\n".join(lines) + "\n")
+    say(f"# load average at end: {record.load()}")
+    say.save(args.save)
 
 
 if __name__ == "__main__":

@@ -20,15 +20,15 @@ What it measures (one run, printed as ratios)
 2. **Bootstrap.** 1,000 Poisson replicates of the 200-model fit at 10^6 battles
    (``jb.bootstrap_bt`` on the pair statistics; target ≤ 2 s on an idle machine).
 
-3. **Dask.** The full seed-001 sweep (:func:`judgebayes.parallel.run_sweep`: 15 sweep
-   points × 200 replications × 1,000 bootstrap replicates, one unit per point) and SBC of
-   the Bradley–Terry model (:func:`judgebayes.parallel.run_sbc`: 10 models, 200
-   simulations in 2 parts, NUTS 200 + 200) serially and on a 2-worker ``LocalCluster``
-   (single-threaded worker processes): wall times, the speed-up with and without the
-   cluster's start-up (and the workers' first imports of judgebayes and JAX), and whether
-   the results are identical. This process runs with the workers' environment
-   (:data:`judgebayes.parallel.WORKER_ENV`, one BLAS/XLA thread), so "serial" means one
-   core, as each worker has.
+3. **Dask.** The full Fiedler (*Bias and Uncertainty in LLM-as-a-Judge Estimation*, 2026,
+   arXiv:2605.06939) sweep (:func:`judgebayes.parallel.run_sweep`: 15 sweep points × 200
+   replications × 1,000 bootstrap replicates, one unit per point) and SBC of the Bradley–Terry model
+   (:func:`judgebayes.parallel.run_sbc`: 10 models, 200 simulations in 2 parts, NUTS 200 + 200)
+   serially and on a 2-worker ``LocalCluster`` (single-threaded worker processes): wall times, the
+   speed-up with and without the cluster's start-up (and the workers' first imports of judgebayes
+   and JAX), and whether the results are identical. This process runs with the workers' environment
+   (:data:`judgebayes.parallel.WORKER_ENV`, one BLAS/XLA thread), so "serial" means one core, as
+   each worker has.
 
 The machine is shared: the load average is printed beside the timings. Generated files go
 to ``--workdir`` (default: a temporary folder) and are deleted at the end.
@@ -309,7 +309,7 @@ def bench_dask() -> None:
         "progress": False,
     }
     jobs = {
-        "seed-001 sweep (15 points x 200 reps x 1000 boot)": (
+        "Fiedler sweep (15 points x 200 reps x 1000 boot)": (
             lambda where: run_sweep(scheduler=where, seed=SEED, progress=False),
             lambda r: r.frame,
         ),

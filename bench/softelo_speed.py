@@ -2,12 +2,13 @@
 
 What it measures
 ----------------
-The input is the default simulated arena, ``jb.simulate_arena()`` with its defaults (55
-models, 25,000 battles, every battle judged and human-labelled, seed 0), written as a CSV.
-The command is ``judgebayes softelo FILE --format csv --no-progress --out DIR`` with its
-defaults: β on the human non-ties, the held-out protocol of seed 000 (Algorithm 1:
-hard, soft and human targets for each of the 55 held-out models, 20 within-model
-bootstrap replicates for each judge method's SE) and split-conformal intervals on 5
+The input is the default simulated arena, ``jb.simulate_arena()``
+with its defaults (55 models, 25,000 battles, every battle judged and human-labelled, seed 0),
+written as a CSV. The command is ``judgebayes softelo FILE --format csv --no-progress --out DIR``
+with its defaults: β on the human non-ties, the held-out protocol (Algorithm 1) of Kargi & Salinas
+(*From Uncertain Judgments to Calibrated Rankings: Conformal Elo Estimation for LLM Evaluation*,
+2026, arXiv:2606.13221; hard, soft and human targets for each of the 55 held-out models, 20
+within-model bootstrap replicates for each judge method's SE) and split-conformal intervals on 5
 random model splits. That is about 2,500 Bradley–Terry fits on 1,485 pairs.
 
 Two routes, each run as its own process (``python -c``: interpreter, ``import

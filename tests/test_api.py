@@ -616,8 +616,8 @@ ENGINE_LAYERS = [{"keys", "cache", "xla"}, {"nuts", "sites"}, {"model"}, {"lapla
 
 def test_the_engine_is_private_and_layered() -> None:
     """``bayes.engine`` exports nothing; only ``bayes`` and ``calibration`` import it; each
-    engine module imports only modules of lower layers; no private name (``_x``) is
-    imported from another judgebayes module by the engine or by its callers in ``bayes``."""
+    engine module imports only modules of lower layers (no private name crosses a module
+    anywhere in the package: ``test_no_module_reads_another_modules_private_names``)."""
     import judgebayes.bayes.engine as engine
 
     assert engine.__all__ == []
@@ -636,13 +636,93 @@ def test_the_engine_is_private_and_layered() -> None:
             assert all(layer[m] < layer[path.stem] for m in below), (path.stem, below)
         elif used:
             assert module.startswith(("judgebayes.bayes.", "judgebayes.calibration.")), module
-        if module.startswith("judgebayes.bayes."):
-            for node in ast.walk(ast.parse(path.read_text())):
-                if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
-                    "judgebayes"
+
+
+def _private_reads(src: Path, root: str) -> list[str]:
+    """Every place a module of the package ``root`` in ``src`` uses another module's
+    private name (``_x``, not a dunder): ``from root.m import _x`` (relative imports
+    included) or ``m._x`` on an imported module ``m``, as ``path:line: root.m._x``. A
+    private *module* (``root._stats``) is the package's own and may be imported by any of
+    its modules; its private names may not."""
+
+    def is_module(dotted: str) -> bool:
+        path = src.parent.joinpath(*dotted.split("."))
+        return path.with_suffix(".py").exists() or (path / "__init__.py").exists()
+
+    def private(name: str) -> bool:
+        return name.startswith("_") and not name.startswith("__")
+
+    found = []
+    for path in sorted(src.rglob("*.py")):
+        parts = path.relative_to(src.parent).with_suffix("").parts
+        module = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+        tree = ast.parse(path.read_text())
+        bound: dict[str, str] = {}  # local name -> the root module it is
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                base = package.rsplit(".", node.level - 1)[0] if node.level else ""
+                source = ".".join(p for p in (base, node.module) if p)
+                if not source.split(".")[0] == root:
+                    continue
+                for alias in node.names:
+                    if is_module(f"{source}.{alias.name}"):
+                        bound[alias.asname or alias.name] = f"{source}.{alias.name}"
+                    elif private(alias.name) and source != module:
+                        found.append(f"{path}:{node.lineno}: {source}.{alias.name}")
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name.split(".")[0] == root:
+                        bound[alias.asname or root] = alias.name if alias.asname else root
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and private(node.attr):
+                owner = ast.unparse(node.value)
+                head, _, rest = owner.partition(".")
+                if head not in bound:
+                    continue
+                target = ".".join(p for p in (bound[head], rest) if p)
+                if (
+                    is_module(target)
+                    and target != module
+                    and not is_module(f"{target}.{node.attr}")
                 ):
-                    private = [a.name for a in node.names if a.name.startswith("_")]
-                    assert not private, (module, node.module, private)
+                    found.append(f"{path}:{node.lineno}: {target}.{node.attr}")
+    return found
+
+
+def test_no_module_reads_another_modules_private_names() -> None:
+    """A private name (``_x``) stays in its module: where another module needs it, it is
+    public in its module or lives where its concern is (the project's rule)."""
+    found = _private_reads(SRC, "judgebayes")
+    assert not found, "private names used across modules:\n" + "\n".join(found)
+
+
+def test_the_private_name_check_can_fail(tmp_path: Path) -> None:
+    pkg = tmp_path / "probe"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "_util.py").write_text("def shared(): ...\ndef _own(): ...\n")
+    (pkg / "sub" / "__init__.py").write_text("")
+    (pkg / "sub" / "a.py").write_text("def _helper(): ...\nx = _helper\n")
+    (pkg / "sub" / "b.py").write_text(
+        "from probe import _util\nfrom probe._util import shared\n"
+        "import probe.sub.a as a\nfrom . import a as same\n"
+        "y = (a.__name__, same.__doc__, _util.shared, shared)\n"
+    )
+    assert _private_reads(pkg, "probe") == []  # private modules, dunders, own names
+    (pkg / "sub" / "c.py").write_text(
+        "from probe.sub.a import _helper\nfrom .a import _helper as h\n"
+        "from ..sub import a\nimport probe\nimport probe._util as u\n"
+        "def later():\n    return a._helper, probe.sub.a._helper, u._own\n"
+    )
+    c = pkg / "sub" / "c.py"
+    assert _private_reads(pkg, "probe") == [
+        f"{c}:1: probe.sub.a._helper",
+        f"{c}:2: probe.sub.a._helper",
+        f"{c}:7: probe.sub.a._helper",
+        f"{c}:7: probe.sub.a._helper",
+        f"{c}:7: probe._util._own",
+    ]
 
 
 # Each module is imported in a fork of an interpreter that has imported the package

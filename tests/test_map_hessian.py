@@ -23,12 +23,11 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 from jax.flatten_util import ravel_pytree
-from scipy.optimize import minimize
 
 import judgebayes as jb
 from judgebayes.bayes.bt_models import bt_data, bt_model
 from judgebayes.bayes.engine import laplace
-from judgebayes.bayes.engine.laplace import central_hessian
+from judgebayes.bayes.engine.laplace import central_hessian, lbfgs_mode
 from judgebayes.bayes.engine.model import CompiledModel
 from judgebayes.bayes.spec import ModelSpec
 
@@ -61,18 +60,7 @@ def at_mode(request) -> dict:
     with jax.enable_x64(True):
         compiled, arrays = CompiledModel.of(spec.model, spec.data)
         flat0, value_and_grad, _ = compiled.flat_potential()
-
-        def fun(x: np.ndarray) -> tuple[float, np.ndarray]:
-            v, g = value_and_grad(jnp.asarray(x), arrays)
-            return float(v), np.asarray(g, dtype=float)
-
-        mode = minimize(
-            fun,
-            flat0,
-            jac=True,
-            method="L-BFGS-B",
-            options={"maxiter": 10_000, "gtol": 1e-9, "ftol": 1e-15},
-        ).x
+        mode = lbfgs_mode(value_and_grad, flat0, arrays).x
         autodiff = _autodiff_hessian(compiled)
         # a point away from the mode too: the third derivatives are not small there
         away = mode + np.random.default_rng(0).uniform(-0.5, 0.5, mode.size)

@@ -17,7 +17,7 @@ from judgebayes.core.davidson import (
     solve_davidson_columns,
     tie_counts,
 )
-from judgebayes.core.ties import _loo_davidson, _loo_half
+from judgebayes.core.ties import loo_davidson, loo_half
 from judgebayes.simulate import davidson_probs
 
 
@@ -128,8 +128,8 @@ def test_one_step_loo_equals_exact_refits() -> None:
     stats = sim.battles.pair_stats()
     t = stats.cell_target
     for ties, loo in (
-        ("half", _loo_half(stats, 0.01)),
-        ("davidson", _loo_davidson(stats, 0.01)[0]),
+        ("half", loo_half(stats, 0.01)),
+        ("davidson", loo_davidson(stats, 0.01)[0]),
     ):
         fit = jb.fit_bt(stats, lam=0.01, ties=ties)
         d = (fit.theta[stats.i] - fit.theta[stats.j])[stats.cell_pair]

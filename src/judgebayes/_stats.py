@@ -18,6 +18,7 @@ from scipy import special
 __all__ = [
     "chi2_ppf",
     "kendall_tau",
+    "linregress_line",
     "norm_ppf",
     "pearson_r",
     "poisson_cdf",
@@ -133,3 +134,38 @@ def kendall_tau(x: np.ndarray, y: np.ndarray) -> float:
     from scipy.stats import kendalltau  # warns or returns NaN as SciPy does
 
     return float(kendalltau(x, y).statistic)
+
+
+def linregress_line(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """Intercept and slope of the least-squares line of y on x.
+
+    The arithmetic of :func:`scipy.stats.linregress` (same operations, so the same
+    floating-point results): slope = S_xy / S_xx from the biased covariance matrix,
+    intercept = ȳ − slope · x̄; without its argument-checking wrapper, whose cost per call
+    (``docs/benchmarks.md``) adds up in the leave-one-judge-out and split-conformal
+    loops, which fit thousands of lines.
+
+    Parameters
+    ----------
+    x, y
+        Equal-length 1-D arrays.
+
+    Returns
+    -------
+    tuple of float
+        ``(intercept, slope)``; both NaN when either array is empty (as ``linregress``,
+        which also warns).
+
+    Raises
+    ------
+    ValueError
+        When all of ``x`` (more than one value) are identical, with SciPy's message.
+    """
+    x, y = np.asarray(x), np.asarray(y)
+    if x.size == 0 or y.size == 0:
+        return float("nan"), float("nan")  # as linregress (which also warns)
+    if len(x) > 1 and np.amax(x) == np.amin(x):
+        raise ValueError("Cannot calculate a linear regression if all x values are identical")
+    ssxm, ssxym, _, _ = np.cov(x, y, bias=1).flat
+    slope = ssxym / ssxm
+    return float(np.mean(y, None) - slope * np.mean(x, None)), float(slope)

@@ -1,16 +1,17 @@
 r"""Split-conformal prediction intervals around any point estimate.
 
-The construction of seed 000, Section 3.3 (used there for a new model's human
-Elo from its judge-derived Elo; used by :mod:`judgebayes.consistency` for a new
-judge's Elo from its Consistency score). For calibration items i = 1..n with
-reference value y_i, estimate ŷ_i and optional local scale SE_i:
+The construction of Kargi & Salinas (*From Uncertain Judgments to Calibrated Rankings: Conformal Elo
+Estimation for LLM Evaluation*, 2026, arXiv:2606.13221), Section 3.3 (used there for a new model's
+human Elo from its judge-derived Elo; used by :mod:`judgebayes.consistency` for a new judge's Elo
+from its Consistency score). For calibration items i = 1..n with reference value y_i, estimate ŷ_i
+and optional local scale SE_i:
 
-* signed residual ε_i = ŷ_i − y_i (seed 000, Eq. 2);
+* signed residual ε_i = ŷ_i − y_i (Kargi & Salinas, 2026, Eq. 2);
 * nonconformity score S_i = |ε_i| / SE_i, the *normalised* score of
-  Papadopoulos et al. (2008) (seed 000, Eq. 3), or S_i = |ε_i| when no scale
+  Papadopoulos et al. (2008) (Kargi & Salinas, 2026, Eq. 3), or S_i = |ε_i| when no scale
   is given (the plain absolute-residual score);
 * q̂ = the ⌈(1 − α)(n + 1)⌉-th smallest of S_1..S_n;
-* interval for a new item C = [ŷ − q̂·SE, ŷ + q̂·SE] (seed 000, Eq. 4), or ŷ ± q̂.
+* interval for a new item C = [ŷ − q̂·SE, ŷ + q̂·SE] (Kargi & Salinas, 2026, Eq. 4), or ŷ ± q̂.
 
 If the test score is exchangeable with the calibration scores, P(y ∈ C) ≥ 1 − α
 (and ≤ 1 − α + 1/(n + 1) for continuous scores). When ⌈(1 − α)(n + 1)⌉ > n the
@@ -93,7 +94,7 @@ def _as_scale(se: object, n: int, name: str) -> np.ndarray:
 def nonconformity_scores(
     y: np.ndarray, estimate: np.ndarray, se: np.ndarray | None = None
 ) -> np.ndarray:
-    """Nonconformity scores S_i = |ŷ_i − y_i| / SE_i (seed 000, Eqs. 2–3).
+    """Nonconformity scores S_i = |ŷ_i − y_i| / SE_i (Kargi & Salinas, 2026, Eqs. 2–3).
 
     Parameters
     ----------
@@ -162,7 +163,7 @@ def _unbounded_note(n: int, alpha: float) -> str:
 def conformal_quantile(
     scores: np.ndarray, alpha: float, *, on_infinite: OnInfinite = "inf"
 ) -> float:
-    """q̂: the ⌈(1 − α)(n + 1)⌉-th smallest calibration score (seed 000, Eq. 4).
+    """q̂: the ⌈(1 − α)(n + 1)⌉-th smallest calibration score (Kargi & Salinas, 2026, Eq. 4).
 
     Parameters
     ----------
@@ -303,7 +304,7 @@ def split_conformal(
     alpha: float = 0.1,
     on_infinite: OnInfinite = "inf",
 ) -> ConformalInterval:
-    """Split-conformal intervals for new items (seed 000, Eqs. 2–4).
+    """Split-conformal intervals for new items (Kargi & Salinas, 2026, Eqs. 2–4).
 
     Parameters
     ----------
@@ -387,12 +388,12 @@ class ConformalEvaluation(ResultDisplay):
 
     @property
     def coverage(self) -> float:
-        """Mean empirical coverage over splits (seed 000, Table 3)."""
+        """Mean empirical coverage over splits (Kargi & Salinas, 2026, Table 3)."""
         return float(self.coverage_per_split.mean())
 
     @property
     def median_width(self) -> float:
-        """Mean over splits of the median interval width (seed 000, Table 3)."""
+        """Mean over splits of the median interval width (Kargi & Salinas, 2026, Table 3)."""
         return float(self.median_width_per_split.mean())
 
     @property
@@ -486,7 +487,7 @@ def evaluate_split_conformal(
 ) -> ConformalEvaluation:
     """Coverage and width of split-conformal intervals over random splits.
 
-    The protocol of seed 000, Section 5.3 / Table 3: items are split at random
+    The protocol of Kargi & Salinas (2026), Section 5.3 / Table 3: items are split at random
     into a calibration set and a test set; q̂ comes from the calibration scores,
     the test items get ŷ ± q̂·SE; the split's coverage is the fraction of test
     references inside their interval and its width the median interval width.

@@ -4,16 +4,25 @@ Each ``load_*`` function returns the package's own types (:class:`~judgebayes.Ba
 through the package's loaders, data frames for Elo tables):
 
 ==============================  =========================================================
-:func:`load_consistency`        seed 002: 24 LLM judges × 2,796 contests (Ramaswamy et al.)
+:func:`load_consistency`        Ramaswamy, Demeure & Rrapaj (*Model Consistency as a Cheap yet
+Predictive Proxy for LLM Elo Scores*, EMNLP 2025, arXiv:2509.23510): 24 LLM judges × 2,796 contests
+(Ramaswamy et al.)
 :func:`load_judge_elo`          the 24 judges' Chatbot Arena Elo (the paper's Table 1)
 :func:`load_contestant_elo`     the 35 contestants' Chatbot Arena Elo (Table 2)
-:func:`load_softelo_sample`     seed 000: 1,000 LMArena battles with human and judge labels
-:func:`load_uda_elo`            seed 003: per-judge Elo tables of the UDA paper (shipped)
+:func:`load_softelo_sample`     Kargi & Salinas (*From Uncertain Judgments to Calibrated Rankings:
+Conformal Elo Estimation for LLM Evaluation*, 2026, arXiv:2606.13221): 1,000 LMArena battles with
+human and judge labels
+:func:`load_uda_elo`            Zhang, Wang, Wu, Yu, Wang, Bao & Tang (*UDA: Unsupervised Debiasing
+Alignment for Pair-wise LLM-as-a-Judge*, 2025, arXiv:2508.09724): per-judge Elo tables of the UDA
+paper (shipped)
 :func:`load_ppr`                humans and 3 LLM judges on the same 26,919 Chatbot Arena
                                 battles (Chatzi et al., a multi-judge ``Battles``)
-:func:`load_debias_judge`       seed 001: claude-opus-4 against 3 models, one judge's pick
+:func:`load_debias_judge`       Fiedler (*Bias and Uncertainty in LLM-as-a-Judge Estimation*, 2026,
+arXiv:2605.06939): claude-opus-4 against 3 models, one judge's pick
                                 and the human winner per battle (``JudgedItems``)
-:func:`load_arena_bench_v1`     seed 004: GPT-4's 1-10 grades of 15 models on 300 prompts
+:func:`load_arena_bench_v1`     Don-Yehiya, Yehudai, Choshen & Abend (*Mediocrity is the key for LLM
+as a Judge Anchor Selection*, ACL 2026, arXiv:2603.16848): GPT-4's 1-10 grades of 15 models on 300
+prompts
                                 as pairwise battles and verdicts, with the human Arena Elo
 ==============================  =========================================================
 
@@ -299,7 +308,7 @@ _CONTEST_HASHES = {
 }
 
 JUDGES: tuple[str, ...] = tuple(sorted(_CONTEST_HASHES))
-"""The 24 judge LLMs of seed 002, as named in the contest files."""
+"""The 24 judge LLMs of Ramaswamy et al. (2025), as named in the contest files."""
 
 _ENTRIES: dict[str, tuple[str, str]] = {  # cache path -> (upstream URL, SHA-256)
     **{
@@ -465,7 +474,8 @@ def _download(name: str) -> Path:
 
 
 def load_consistency(judges: Sequence[str] | None = None) -> Battles:
-    """The contests of seed 002: each of 24 judge LLMs judged the same 2,796 contests.
+    """The contests of Ramaswamy et al. (2025): each of 24 judge LLMs judged the same 2,796
+    contests.
 
     35 contestant models in 7 groups of 5 that never meet across groups (70 unordered
     pairs, both presentation orders); ``winner`` strings become ``judge_label`` (1 = the
@@ -536,7 +546,7 @@ def _elo_table(which: str) -> pd.DataFrame:
 
 
 def load_judge_elo() -> pd.DataFrame:
-    """The 24 judges' Chatbot Arena Elo, as integers (seed 002, Table 1).
+    """The 24 judges' Chatbot Arena Elo, as integers (Ramaswamy et al., 2025, Table 1).
 
     Returns
     -------
@@ -548,7 +558,7 @@ def load_judge_elo() -> pd.DataFrame:
 
 
 def load_contestant_elo() -> pd.DataFrame:
-    """The 35 contestant models' Chatbot Arena Elo, as integers (seed 002, Table 2).
+    """The 35 contestant models' Chatbot Arena Elo, as integers (Ramaswamy et al., 2025, Table 2).
 
     Returns
     -------
@@ -559,7 +569,7 @@ def load_contestant_elo() -> pd.DataFrame:
 
 
 def load_softelo_sample() -> Battles:
-    """Seed 000's sample of 1,000 real LMArena battles between 14 models.
+    """Kargi & Salinas's (2026) sample of 1,000 real LMArena battles between 14 models.
 
     Human preferences, one LLM judge's preference and its six rubric scores per answer
     (:func:`~judgebayes.read_softelo`: 0 = A wins upstream becomes ``judge_label`` /
@@ -577,7 +587,7 @@ def load_softelo_sample() -> Battles:
 
 
 def load_uda_elo(table: Literal["arenahard", "transfer"] = "arenahard") -> pd.DataFrame:
-    """Per-judge Elo of 10 models from the UDA paper's appendix (seed 003), shipped.
+    """Per-judge Elo of 10 models from the UDA paper's appendix (Zhang et al., 2025), shipped.
 
     Ten judges ``J1`` … ``J10``, each with Elo from its own verdicts with K = 32
     (``method = "baseline_elo"``) and after the paper's debiasing (``"uda"``);
@@ -646,7 +656,7 @@ def load_debias_judge(
     Chatbot Arena battles of claude-opus-4-20250514 against gemini-2.5-flash (325),
     gemini-2.5-pro (277) and qwen3-235b-a22b-no-thinking (275), each judged by
     gpt-4o-mini and by gpt-5.2, from the R package of github.com/yiqunchen/debias-llm-
-    as-a-judge (MIT, ``data/judge_results/``). As judged items (seed 001,
+    as-a-judge (MIT, ``data/judge_results/``). As judged items (Fiedler (2026),
     :func:`~judgebayes.calibration.read_prevalence`): θ = P(humans prefer claude-opus-4)
     per opponent (the items' ``model``), the judge's pick as its label; a battle without
     a pick is left out and counted in ``report``. The package's vignette "Real Data
@@ -691,10 +701,10 @@ def load_arena_bench_v1() -> ArenaBench:
     null where the grade could not be parsed. Every prompt and pair of models that both
     have a grade becomes a battle (:func:`~judgebayes.read_grades`) and a three-point
     verdict (the sign of the grade difference), so any of the 15 models can serve as
-    the anchor of seed 004. The human side is the Chatbot Arena Elo of Feb 2 and April
-    18, 2024 in tatsu-lab/alpaca_eval's ``notebooks/benchmarks.csv`` (Apache-2.0), whose
-    model names differ: :data:`ARENA_BENCH_NAMES` maps them explicitly and says how
-    each was matched (11 of 15 have an Elo; gpt-4-1106-preview only the April one).
+    the anchor of Don-Yehiya et al. (2026). The human side is the Chatbot Arena Elo of Feb 2 and
+    April 18, 2024 in tatsu-lab/alpaca_eval's ``notebooks/benchmarks.csv`` (Apache-2.0), whose model
+    names differ: :data:`ARENA_BENCH_NAMES` maps them explicitly and says how each was matched (11
+    of 15 have an Elo; gpt-4-1106-preview only the April one).
 
     Returns
     -------

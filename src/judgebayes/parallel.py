@@ -26,9 +26,11 @@ and seed beside it).
 
 Dask is an optional extra (``pip install "judgebayes[dask]"``); ``scheduler="serial"``
 needs none. Recipes run the package's studies through the runner: :func:`run_sweep`
-(the seed-001 sweep over J and ΔJ, one unit per sweep point), :func:`run_sbc`
-(simulation-based calibration in parts) and :func:`run_held_out` (the held-out Soft-Elo
-protocol of seed 000, one unit per judge).
+(the sweep of Fiedler, *Bias and Uncertainty in LLM-as-a-Judge Estimation*, 2026, arXiv:2605.06939,
+over J and ΔJ, one unit per sweep point), :func:`run_sbc` (simulation-based calibration in parts)
+and :func:`run_held_out` (the held-out Soft-Elo protocol of Kargi & Salinas (*From Uncertain
+Judgments to Calibrated Rankings: Conformal Elo Estimation for LLM Evaluation*, 2026,
+arXiv:2606.13221), one unit per judge).
 """
 
 from __future__ import annotations
@@ -349,7 +351,7 @@ def run_units(
 
 # ------------------------------------------------------------------ recipes
 def _sweep_point(config: Mapping[str, Any], seed: int, **settings: Any) -> Sweep:
-    """One point of the seed-001 sweep (a unit of :func:`run_sweep`)."""
+    """One point of Fiedler's (2026) sweep (a unit of :func:`run_sweep`)."""
     from judgebayes.calibration.sweep import simulate_sweep
 
     values = {"j_a_values": (), "delta_j_values": ()}
@@ -367,7 +369,7 @@ def run_sweep(
     progress: bool = True,
     **settings: Any,
 ) -> Sweep:
-    """The seed-001 sweep over J_A and ΔJ (Figure 1), one unit per sweep point.
+    """Fiedler's (2026) sweep over J_A and ΔJ (Figure 1), one unit per sweep point.
 
     Each point runs :func:`~judgebayes.calibration.sweep.simulate_sweep` on that point
     alone with the unit's seed, so the numbers are those of the runner's seeds (the
@@ -488,7 +490,7 @@ def run_sbc(
 def _held_out_judge(
     config: Mapping[str, Any], seed: int, *, battles: Battles, **options: Any
 ) -> pd.DataFrame:
-    """The held-out protocol of seed 000 on one judge's battles."""
+    """The held-out protocol of Kargi & Salinas (2026) on one judge's battles."""
     from judgebayes.softelo.held_out import held_out_elo
 
     return held_out_elo(
@@ -506,7 +508,7 @@ def run_held_out(
     progress: bool = True,
     **options: Any,
 ) -> RunResult:
-    """Held-out Soft-Elo (seed 000, Algorithm 1) of every judge, one unit per judge.
+    """Held-out Soft-Elo (Kargi & Salinas, 2026, Algorithm 1) of every judge, one unit per judge.
 
     Parameters
     ----------

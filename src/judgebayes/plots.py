@@ -29,6 +29,7 @@ __all__ = [
     "held_out_plot",
     "interval_bars",
     "order_lanes_plot",
+    "panel_axes",
     "ppc_plot",
     "quartile_residual_plot",
     "reliability_plot",
@@ -47,7 +48,24 @@ def _frame(data: Tabular | pd.DataFrame) -> pd.DataFrame:
     return data if isinstance(data, pd.DataFrame) else data.to_frame()
 
 
-def _axes(ax: Axes | None, figsize: tuple[float, float]) -> Axes:
+def panel_axes(ax: Axes | None, figsize: tuple[float, float]) -> Axes:
+    """The axes one panel is drawn on: those given, or those of a new figure.
+
+    Every helper here, and every result's ``plot()``, starts with it, so that ``ax=``
+    draws into existing axes and no ``ax`` opens a figure of the panel's own size.
+
+    Parameters
+    ----------
+    ax
+        Axes to draw on, or ``None`` for a new figure.
+    figsize
+        Width and height in inches of the new figure (unused when ``ax`` is given).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        ``ax`` itself when given; otherwise the single axes of a new figure.
+    """
     if ax is not None:
         return ax
     import matplotlib.pyplot as plt
@@ -85,7 +103,7 @@ def forest(
         Show at most this many models (the first ones).
     """
     frame = _frame(board).head(max_models).iloc[::-1]
-    ax = _axes(ax, (6.5, 0.18 * len(frame) + 1.2))
+    ax = panel_axes(ax, (6.5, 0.18 * len(frame) + 1.2))
     pos = np.arange(len(frame))
     ax.errorbar(
         frame["elo"],
@@ -151,7 +169,7 @@ def ppc_plot(
     """
     rep = check["replicated"].values.reshape(check["replicated"].shape[0], -1)
     obs = check["observed"].values.reshape(-1)
-    ax = _axes(ax, (max(5.0, 0.25 * len(obs) + 1.5), 3.4))
+    ax = panel_axes(ax, (max(5.0, 0.25 * len(obs) + 1.5), 3.4))
     pos = np.arange(len(obs))
     q = np.quantile(rep, [0.025, 0.25, 0.75, 0.975], axis=0)
     ax.vlines(pos, q[0], q[3], color="#9bb7dd", lw=3, label="95% predictive")
@@ -173,7 +191,9 @@ def reliability_plot(
     beta: float | None = None,
     ece: float | None = None,
 ) -> Axes:
-    """Reliability diagram of σ(β*|s|) as P(judge's side = human's side) (seed 000, Fig. 15).
+    """Reliability diagram of σ(β*|s|) as P(judge's side = human's side) (Kargi & Salinas, *From
+    Uncertain Judgments to Calibrated Rankings: Conformal Elo Estimation for LLM Evaluation*, 2026,
+    arXiv:2606.13221, Fig. 15).
 
     Parameters
     ----------
@@ -186,7 +206,7 @@ def reliability_plot(
     beta, ece
         β* and the ECE, for the title.
     """
-    ax = _axes(ax, (3.8, 3.6))
+    ax = panel_axes(ax, (3.8, 3.6))
     ax.plot([0.5, 1], [0.5, 1], "k--", lw=0.8)
     ax.plot(table["p_mean"], table["outcome_mean"], "o-", color="#c2185b", ms=4)
     title = [f"β* = {beta:.3f}"] if beta is not None else []
@@ -203,13 +223,13 @@ def reliability_plot(
 def held_out_plot(
     held: Tabular | pd.DataFrame, ax: Axes | None = None, *, start: str = "hard", end: str = "soft"
 ) -> Axes:
-    """Held-out judge Elo vs human Elo, ``start`` → ``end`` arrows (seed 000, Fig. 4a).
+    """Held-out judge Elo vs human Elo, ``start`` → ``end`` arrows (Kargi & Salinas, 2026, Fig. 4a).
 
     ``held`` has one row per model with ``elo_human``, ``elo_<start>`` and
     ``elo_<end>`` (``HeldOutElo.table``, or the result itself).
     """
     t = _frame(held)
-    ax = _axes(ax, (4.6, 4.4))
+    ax = panel_axes(ax, (4.6, 4.4))
     x = t["elo_human"].to_numpy()
     y0, y1 = t[f"elo_{start}"].to_numpy(), t[f"elo_{end}"].to_numpy()
     for xi, a, b in zip(x, y0, y1, strict=True):
@@ -226,12 +246,13 @@ def held_out_plot(
 
 
 def quartile_residual_plot(ramp: pd.DataFrame, ax: Axes | None = None) -> Axes:
-    """Mean signed residual per human-Elo quartile, one line per method (seed 000, Fig. 4b).
+    """Mean signed residual per human-Elo quartile, one line per method (Kargi & Salinas, 2026, Fig.
+    4b).
 
     ``ramp`` has one row per quartile and one column per method
     (``HeldOutElo.residual_by_quartile()``).
     """
-    ax = _axes(ax, (4.6, 3.6))
+    ax = panel_axes(ax, (4.6, 3.6))
     for method, colour in zip(ramp.columns, ["#1f5fa8", "#c2185b", "0.5", "0.7"], strict=False):
         ax.plot(ramp.index.astype(str), ramp[method], "o-", color=colour, label=method)
     ax.axhline(0, color="k", lw=0.8)
@@ -248,7 +269,7 @@ def conformal_plot(
     methods: tuple[str, ...] = ("hard", "soft"),
 ) -> Axes:
     """Per-model conformal intervals (mean q̂ over splits × SE_i), sorted by human Elo
-    (seed 000, Fig. 1c / 8).
+    (Kargi & Salinas, 2026, Fig. 1c / 8).
 
     ``held`` has one row per model with ``elo_human``, ``elo_<method>`` and
     ``se_<method>`` (``HeldOutElo.table``, or the result itself); ``comparison`` one
@@ -256,7 +277,7 @@ def conformal_plot(
     result itself).
     """
     t = _frame(held).sort_values("elo_human", ignore_index=True)
-    ax = _axes(ax, (7, 3.6))
+    ax = panel_axes(ax, (7, 3.6))
     pos = np.arange(len(t))
     colours = {"hard": "#1f5fa8", "soft": "#c2185b"}
     q = _frame(comparison).set_index("method")["q_hat"]
@@ -285,7 +306,8 @@ def width_decomposition_plot(
     start: str = "hard",
     end: str = "soft",
 ) -> Axes:
-    """Width decomposition in the (q̂, median SE) plane (seed 000, Appendix I, Fig. 17).
+    """Width decomposition in the (q̂, median SE) plane (Kargi & Salinas, 2026, Appendix I, Fig.
+    17).
 
     Each row of ``points`` (a judge, or one conformal comparison) is drawn as a
     ``start`` point (blue) and an ``end`` point (pink) at (q̂, median_i SE_i), joined
@@ -297,7 +319,7 @@ def width_decomposition_plot(
     q = t[[f"q_hat_{start}", f"q_hat_{end}"]].to_numpy(float)
     se = t[[f"median_se_{start}", f"median_se_{end}"]].to_numpy(float)
     keep = np.isfinite(q).all(axis=1) & np.isfinite(se).all(axis=1)
-    ax = _axes(ax, (4.8, 4.2))
+    ax = panel_axes(ax, (4.8, 4.2))
     if not keep.any():
         ax.set_title("no finite q̂: intervals are unbounded")
         return ax
@@ -336,13 +358,13 @@ def interval_bars(
     ylabel: str = "",
     title: str = "",
 ) -> Axes:
-    """One bar per label with its interval and a zero line (e.g. seed 000, Fig. 13).
+    """One bar per label with its interval and a zero line (e.g. Kargi & Salinas (2026), Fig. 13).
 
     Intervals that are NaN (not computed) are left out; the bar is still drawn.
     """
     est = np.asarray(estimate, float)
     lo, hi = np.asarray(lower, float), np.asarray(upper, float)
-    ax = _axes(ax, (max(3.5, 0.6 * len(est) + 1.5), 3.4))
+    ax = panel_axes(ax, (max(3.5, 0.6 * len(est) + 1.5), 3.4))
     pos = np.arange(len(est))
     ax.bar(pos, est, color=np.where(est >= 0, "#c2185b", "#1f5fa8"), alpha=0.75)
     ok = np.isfinite(lo) & np.isfinite(hi)
@@ -362,7 +384,8 @@ def interval_bars(
 
 
 def order_lanes_plot(table: Tabular | pd.DataFrame, ax: Axes | None = None) -> Axes:
-    """Per-model |ε| of Hard-Elo fitted on each presentation order alone (seed 000, Fig. 11b).
+    """Per-model |ε| of Hard-Elo fitted on each presentation order alone (Kargi & Salinas, 2026,
+    Fig. 11b).
 
     ``table`` has ``abs_resid_a_first`` and ``abs_resid_b_first`` per model (A shown
     first: top lane, blue; B first: bottom lane, pink); grey connectors join a model's
@@ -370,7 +393,7 @@ def order_lanes_plot(table: Tabular | pd.DataFrame, ax: Axes | None = None) -> A
     """
     t = _frame(table)
     a, b = t["abs_resid_a_first"].to_numpy(float), t["abs_resid_b_first"].to_numpy(float)
-    ax = _axes(ax, (6, 2.6))
+    ax = panel_axes(ax, (6, 2.6))
     for x0, x1 in zip(a, b, strict=True):
         ax.plot([x0, x1], [1, 0], color="0.8", lw=0.6, zorder=1)
     ax.plot(a, np.ones_like(a), "o", color="#1f5fa8", ms=4, label="A in position 1")
@@ -394,10 +417,10 @@ def agreement_plot(
     r: float | None = None,
 ) -> Axes:
     """Judge–human agreement on decisive battles by |s| bin, ± 1 binomial SE
-    (seed 000, Fig. 3a / 7a). ``table`` has ``abs_s_mean, agreement, se`` per bin
+    (Kargi & Salinas, 2026, Fig. 3a / 7a). ``table`` has ``abs_s_mean, agreement, se`` per bin
     (``Temperature.agreement``); ``r`` is the Pearson r(|s|, agreement), for the title.
     """
-    ax = _axes(ax, (4.2, 3.4))
+    ax = panel_axes(ax, (4.2, 3.4))
     ax.errorbar(
         table["abs_s_mean"],
         table["agreement"],
@@ -421,7 +444,7 @@ def win_rate_heatmap(
 ) -> Axes:
     """Heatmap of a models × models table of win rates (rows beat columns), values printed
     where there are at most 20 models."""
-    ax = _axes(ax, (0.35 * len(matrix) + 2.5, 0.35 * len(matrix) + 2.0))
+    ax = panel_axes(ax, (0.35 * len(matrix) + 2.5, 0.35 * len(matrix) + 2.0))
     values = matrix.to_numpy(dtype=float)
     image = ax.imshow(values, cmap="RdBu", vmin=0, vmax=1)
     ticks = np.arange(len(matrix))

@@ -1,4 +1,6 @@
-"""Anchor-based evaluation (seed 004): anchor rankings, informativeness, power analysis,
+"""Anchor-based evaluation (Don-Yehiya, Yehudai, Choshen & Abend, *Mediocrity is the key for LLM as
+a Judge Anchor Selection*, ACL 2026, arXiv:2603.16848): anchor rankings, informativeness, power
+analysis,
 robustness, the decision framework, and an ordered-logistic model of five-point verdicts.
 
 Modules: ``verdicts`` (the verdict table, position-debiasing, the verdict tensor),

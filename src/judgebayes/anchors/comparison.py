@@ -1,12 +1,13 @@
 """Does keeping the margin rank better? Ordered logistic vs {−1, 0, 1} BT vs win-rate.
 
-A simulation at equal budget (beyond seed 004, answering its stated limitation that
-Bradley–Terry on {−1, 0, 1} discards the margin): for each replication, verdicts are
-simulated from :func:`~judgebayes.anchors.simulate.simulate_verdicts` (known θ), one
-anchor-based table per anchor position (strongest, median, weakest model) is cut from
-the same tensor, and three rankers see exactly the same N·(M − 1) verdicts:
+A simulation at equal budget (beyond Don-Yehiya, Yehudai, Choshen & Abend (*Mediocrity is the key
+for LLM as a Judge Anchor Selection*, ACL 2026, arXiv:2603.16848), answering its stated limitation
+that Bradley–Terry on {−1, 0, 1} discards the margin): for each replication, verdicts are simulated
+from :func:`~judgebayes.anchors.simulate.simulate_verdicts` (known θ), one anchor-based table per
+anchor position (strongest, median, weakest model) is cut from the same tensor, and three rankers
+see exactly the same N·(M − 1) verdicts:
 
-* **win-rate** (seed 004, Section 2, the anchor scored 1 − mean target win-rate);
+* **win-rate** (Don-Yehiya et al., 2026, Section 2, the anchor scored 1 − mean target win-rate);
 * **BT** on the {−1, 0, 1} verdicts (Section 2);
 * **ordinal**: the ordered-logistic model of :mod:`judgebayes.anchors.model`, its
   MAP (``jb.fit(..., method="map")``) or its NUTS posterior mean.
@@ -41,7 +42,7 @@ from judgebayes.anchors.simulate import SimulatedVerdicts, simulate_verdicts
 from judgebayes.bayes.inference import fit
 from judgebayes.core.bootstrap import one_blas_thread
 from judgebayes.core.results import ResultDisplay
-from judgebayes.plots import _axes
+from judgebayes.plots import panel_axes
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -114,7 +115,7 @@ class RankerComparison(ResultDisplay):
     def plot(self, ax: Axes | None = None) -> Axes:
         """Mean τ with the truth (± se) per anchor position, one bar per method."""
         f = self.to_frame()
-        ax = _axes(ax, (6.5, 4))
+        ax = panel_axes(ax, (6.5, 4))
         positions = list(dict.fromkeys(f["position"]))
         width = 0.8 / len(METHODS)
         for k, method in enumerate(METHODS):

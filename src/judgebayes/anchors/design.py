@@ -1,6 +1,7 @@
-"""Anchor-free adaptive design: which pairs to judge next (beyond seed 004).
+"""Anchor-free adaptive design: which pairs to judge next (beyond Don-Yehiya, Yehudai, Choshen &
+Abend (*Mediocrity is the key for LLM as a Judge Anchor Selection*, ACL 2026, arXiv:2603.16848)).
 
-Seed 004 asks which single anchor wastes the fewest judgments. An adaptive design
+Don-Yehiya et al. (2026) ask which single anchor wastes the fewest judgments. An adaptive design
 drops the anchor: after each batch, the ordered-logistic model
 (:mod:`judgebayes.anchors.model`, without answer effects or prompt difficulty, so that
 verdicts are exchangeable given θ) is refitted by MAP + Laplace, and the next batch is
@@ -11,13 +12,13 @@ parameters (BALD: the mutual information between the verdict and the parameters)
 
 estimated from the Laplace draws. Pairs near a tie in strength *and* uncertain win;
 a pair whose verdict is already predictable (a strong model against a weak one: the
-saturation of seed 004, Figure 2) loses.
+saturation of Don-Yehiya et al. (2026), Figure 2) loses.
 
 :func:`adaptive_design` replays this on a :class:`~judgebayes.anchors.simulate.SimulatedVerdicts`
 tensor (each judgment reads a verdict of the chosen pair on a prompt not yet used for
 it) against two fixed designs of the same budget: every model against one anchor
-(seed 004's design) and uniformly random pairs, and records Kendall τ of each design's
-MAP ranking with the true θ as the budget is spent.
+(Don-Yehiya et al.'s (2026) design) and uniformly random pairs, and records Kendall τ of each
+design's MAP ranking with the true θ as the budget is spent.
 
 It does not win. Over 8 simulations (12 models × 200 prompts, seeds 20–27, budget 400 in
 batches of 50) τ with the truth at 400 judgments was 0.864 ± 0.018 (adaptive), 0.856 ±
@@ -47,7 +48,7 @@ from judgebayes.anchors.verdicts import verdict_table
 from judgebayes.bayes.inference import fit
 from judgebayes.core.bootstrap import one_blas_thread
 from judgebayes.core.results import ResultDisplay
-from judgebayes.plots import _axes
+from judgebayes.plots import panel_axes
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -120,7 +121,7 @@ class AdaptiveDesign(ResultDisplay):
 
     def plot(self, ax: Axes | None = None) -> Axes:
         """τ with the truth against judgments spent, one line per design."""
-        ax = _axes(ax, (6, 4))
+        ax = panel_axes(ax, (6, 4))
         for design, rows in self.curve.groupby("design", sort=False):
             ax.plot(rows["n_judgments"], rows["tau"], "o-", ms=3, label=str(design))
         ax.set_xlabel("judgments")

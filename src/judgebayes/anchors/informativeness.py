@@ -1,4 +1,5 @@
-"""Anchor informativeness (seed 004, Sections 4.2–4.3, Figures 2–3, Table 9).
+"""Anchor informativeness (Don-Yehiya, Yehudai, Choshen & Abend, *Mediocrity is the key for LLM as a
+Judge Anchor Selection*, ACL 2026, arXiv:2603.16848, Sections 4.2–4.3, Figures 2–3, Table 9).
 
 A prompt i is informative about two targets a, b under anchor A when their verdicts
 against A differ, v_{i,a}^A ≠ v_{i,b}^A; the anchor's informativeness is the share
@@ -6,7 +7,7 @@ of (prompt, target pair) that are (Section 4.3)
 
     I(p, A) = 1 / (N·C(M, 2)) · Σ_i Σ_{a<b} 1[v_{i,a}^A ≠ v_{i,b}^A],
 
-over the M targets (every model but the anchor; seed 004, Appendix C counts
+over the M targets (every model but the anchor; Don-Yehiya et al. (2026), Appendix C counts
 22·C(21, 2) target pairs for 22 anchors). Per prompt the count is
 C(m_i, 2) − Σ_v C(n_{i,v}, 2), n_{i,v} the targets with verdict v, so the whole
 computation is one histogram per (anchor, prompt). A (prompt, pair) with a missing
@@ -31,7 +32,7 @@ from scipy.stats import linregress
 from judgebayes.anchors.rankings import AnchorRankings, anchor_index
 from judgebayes.anchors.verdicts import VerdictTable, check_scale
 from judgebayes.core.results import ResultDisplay
-from judgebayes.plots import _axes
+from judgebayes.plots import panel_axes
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -175,7 +176,7 @@ class AnchorInformativeness(ResultDisplay):
     def plot(self, ax: Axes | None = None) -> Axes:
         """Informativeness per anchor with its interval, least informative at the top."""
         frame = self.to_frame()
-        ax = _axes(ax, (5.5, 0.22 * len(frame) + 1.2))
+        ax = panel_axes(ax, (5.5, 0.22 * len(frame) + 1.2))
         y = np.arange(len(frame))[::-1]
         est = frame["informativeness"]
         err = np.vstack([est - frame["lo"], frame["hi"] - est])
@@ -204,7 +205,8 @@ def informativeness(
     level: float = 0.95,
     seed: int = 0,
 ) -> AnchorInformativeness:
-    """I(p, A) of every anchor (seed 004, Section 4.3), with a bootstrap over prompts.
+    """I(p, A) of every anchor (Don-Yehiya et al., 2026, Section 4.3), with a bootstrap over
+    prompts.
 
     Parameters
     ----------
@@ -245,7 +247,8 @@ def informativeness(
 
 @dataclass(frozen=True, repr=False)
 class WinHistogram(ResultDisplay):
-    """How many targets beat the anchor on each prompt (seed 004, Section 4.2, Figure 2).
+    """How many targets beat the anchor on each prompt (Don-Yehiya et al., 2026, Section 4.2, Figure
+    2).
 
     Attributes
     ----------
@@ -365,7 +368,7 @@ class TauInformativeness(ResultDisplay):
 
     def plot(self, ax: Axes | None = None, *, labels: bool = True) -> Axes:
         """Figure 3: τ against I(p, A) with the least-squares line."""
-        ax = _axes(ax, (6, 4.2))
+        ax = panel_axes(ax, (6, 4.2))
         ax.scatter(self.informativeness, self.tau, color="#1f5fa8", s=22, zorder=3)
         xs = np.linspace(np.nanmin(self.informativeness), np.nanmax(self.informativeness), 50)
         ax.plot(xs, self.intercept + self.slope * xs, color="#c2185b", label=f"R² = {self.r2:.3f}")

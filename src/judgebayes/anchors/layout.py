@@ -1,4 +1,6 @@
-"""The layout of real anchor benchmarks: a few anchors × many models (seed 004, Section 2).
+"""The layout of real anchor benchmarks: a few anchors × many models (Don-Yehiya, Yehudai, Choshen &
+Abend, *Mediocrity is the key for LLM as a Judge Anchor Selection*, ACL 2026, arXiv:2603.16848,
+Section 2).
 
 Arena-Hard, AlpacaEval and WildBench judge every model against one anchor or a few,
 never against each other: the verdicts form a star (or a few stars), not the full
@@ -63,7 +65,7 @@ from judgebayes.anchors.rankings import human_vector, kendall_rows, quadratic_sc
 from judgebayes.anchors.verdicts import VerdictTable, check_scale
 from judgebayes.core.results import ResultDisplay
 from judgebayes.errors import DataError
-from judgebayes.plots import _axes
+from judgebayes.plots import panel_axes
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -219,7 +221,7 @@ class InvertedU(ResultDisplay):
 
     τ_A = a + b·q_A + c·q_A² by least squares across anchors, q_A = (rank − 1) /
     (M − 1) the anchor's position in a ranking of the M models (0 the best, 1 the
-    worst). Seed 004's inverted U (Section 4.1, Figure 1) is c < 0 with the vertex
+    worst). Don-Yehiya et al.'s (2026) inverted U (Section 4.1, Figure 1) is c < 0 with the vertex
     −b / 2c inside (0, 1); −c / 4 is how far a parabola peaked at ½ falls by the ends.
 
     Attributes
@@ -264,7 +266,7 @@ class InvertedU(ResultDisplay):
 
     def plot(self, ax: Axes | None = None, *, labels: bool = True) -> Axes:
         """τ against the anchor's position with the fitted parabola (Figure 1)."""
-        ax = _axes(ax, (6.5, 4.2))
+        ax = panel_axes(ax, (6.5, 4.2))
         ax.scatter(self.position, self.tau, color="#1f5fa8", s=22, zorder=3)
         xs = np.linspace(0.0, 1.0, 100)
         ax.plot(xs, np.polyval(self.coef, xs), color="#c2185b", lw=1.2, label="parabola")
@@ -521,7 +523,7 @@ class AnchorLayout(ResultDisplay):
         """τ on the anchor's position as a parabola, with its curvature's interval.
 
         ``by``: the ranking that places the anchors (default ``reference``); anchors
-        without a place in it (no human score) are left out. Seed 004 places them in
+        without a place in it (no human score) are left out. Don-Yehiya et al. (2026) place them in
         π_quad (Figure 1) and finds the inverted U against both references.
         """
         key = self._key(reference, ranking)
@@ -573,7 +575,7 @@ class AnchorLayout(ResultDisplay):
         """
         key = self._key(reference, ranking)
         tau, lo, hi = self.tau[key], self.tau_lo[key], self.tau_hi[key]
-        ax = _axes(ax, (6.5, 4.2))
+        ax = panel_axes(ax, (6.5, 4.2))
         color = "#1f5fa8"
         if x == "rank":
             xs = self.anchor_rank(reference)
@@ -644,10 +646,10 @@ def anchor_layout(
 ) -> AnchorLayout:
     """Per anchor: I(p, A), its win-rate and five-level rankings, τ with humans and π_quad.
 
-    Seed 004, Sections 2–4: the anchor-based ranking (win rate with ties half, and the
-    five-level mean), its Kendall τ with a human ranking (Eq. 1) and, where every pair
-    was judged, with π_quad; the anchor's informativeness I(p, A) (Section 4.3); all with
-    percentile intervals from one bootstrap over prompts (module docstring).
+    Don-Yehiya et al. (2026), Sections 2–4: the anchor-based ranking (win rate with ties half, and
+    the five-level mean), its Kendall τ with a human ranking (Eq. 1) and, where every pair was
+    judged, with π_quad; the anchor's informativeness I(p, A) (Section 4.3); all with percentile
+    intervals from one bootstrap over prompts (module docstring).
 
     Parameters
     ----------

@@ -1,6 +1,7 @@
-r"""An ordered-logistic generative model of five-point verdicts (beyond seed 004).
+r"""An ordered-logistic generative model of five-point verdicts (beyond Don-Yehiya, Yehudai, Choshen
+& Abend (*Mediocrity is the key for LLM as a Judge Anchor Selection*, ACL 2026, arXiv:2603.16848)).
 
-Seed 004 collapses the margins to {−1, 0, 1} for Bradley–Terry and names the loss
+Don-Yehiya et al. (2026) collapse the margins to {−1, 0, 1} for Bradley–Terry and names the loss
 (Limitations: "The standard BT method does not take into account the magnitude of
 the judgments"). This model keeps them. For a verdict row r — judge k, prompt i,
 target t shown first against o —

@@ -1,4 +1,6 @@
-"""Power analysis of anchor-based comparisons (seed 004, Section 4.3, Table 2, Appendix C).
+"""Power analysis of anchor-based comparisons (Don-Yehiya, Yehudai, Choshen & Abend, *Mediocrity is
+the key for LLM as a Judge Anchor Selection*, ACL 2026, arXiv:2603.16848, Section 4.3, Table 2,
+Appendix C).
 
 **Sign test.** Two models a, b judged against one anchor on N prompts; the prompts on
 which their verdicts differ are the discordant pairs, and a wins a share p of them.
@@ -54,7 +56,7 @@ from tqdm.auto import tqdm
 
 from judgebayes.anchors.verdicts import VerdictTable, check_scale
 from judgebayes.core.results import ResultDisplay
-from judgebayes.plots import _axes
+from judgebayes.plots import panel_axes
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -91,7 +93,7 @@ def sign_test_n(
     power: float = 0.8,
     method: str = "normal",
 ) -> np.ndarray:
-    """Discordant pairs a one-sided sign test needs (seed 004, Table 2, "Base").
+    """Discordant pairs a one-sided sign test needs (Don-Yehiya et al., 2026, Table 2, "Base").
 
     Parameters
     ----------
@@ -182,7 +184,7 @@ def n_total(n: int | np.ndarray, informativeness: float | np.ndarray) -> int | n
 
 @dataclass(frozen=True, repr=False)
 class PowerTable(ResultDisplay):
-    """Table 2 of seed 004: sign-test sample sizes and totals at given tie rates.
+    """Table 2 of Don-Yehiya et al. (2026): sign-test sample sizes and totals at given tie rates.
 
     Attributes
     ----------
@@ -232,7 +234,7 @@ class PowerTable(ResultDisplay):
 
     def plot(self, ax: Axes | None = None) -> Axes:
         """Prompts needed against the discordant win rate: base N and each tie rate's total."""
-        ax = _axes(ax, (6, 4))
+        ax = panel_axes(ax, (6, 4))
         ax.plot(self.win_rate, self.n_normal, "o-", label="discordant pairs (no ties)")
         for k, t in enumerate(self.ties):
             ax.plot(self.win_rate, self.totals[:, k], "s--", label=f"total, {t:.0%} ties")
@@ -263,7 +265,7 @@ def power_table(
     alpha: float = 0.05,
     power: float = 0.8,
 ) -> PowerTable:
-    """Seed 004's Table 2: the sign test's N and N_total = N / (1 − ties)."""
+    """Don-Yehiya et al.'s (2026) Table 2: the sign test's N and N_total = N / (1 − ties)."""
     p = np.asarray(win_rates, dtype=float)
     t = tuple(float(x) for x in ties)
     if any(not 0 <= x < 1 for x in t):
@@ -376,7 +378,7 @@ class WilcoxonPower(ResultDisplay):
 
     def plot(self, ax: Axes | None = None) -> Axes:
         """Simulated power of both tests against N, with the target power."""
-        ax = _axes(ax, (6, 4))
+        ax = panel_axes(ax, (6, 4))
         ax.plot(self.grid, self.power_wilcoxon, "o-", ms=3, label="Wilcoxon signed-rank")
         ax.plot(self.grid, self.power_sign, "s-", ms=3, label="sign test")
         ax.axhline(self.power, color="grey", lw=0.8, ls="--")
@@ -439,8 +441,8 @@ def wilcoxon_power(
 ) -> WilcoxonPower:
     """Simulated N of the Wilcoxon signed-rank test on empirical verdict distributions.
 
-    Seed 004, Appendix C (Listing 1), with the sign test run on the same draws; see the
-    module docstring. ``table`` must be quadratic (every anchor, every target pair).
+    Don-Yehiya et al. (2026), Appendix C (Listing 1), with the sign test run on the same draws; see
+    the module docstring. ``table`` must be quadratic (every anchor, every target pair).
 
     Parameters
     ----------
@@ -566,7 +568,7 @@ class PowerCheck(ResultDisplay):
 
     def plot(self, ax: Axes | None = None) -> Axes:
         """Power reached against the pair's edge, at N / I_pair and at N / I(p, A)."""
-        ax = _axes(ax, (6, 4))
+        ax = panel_axes(ax, (6, 4))
         p = self.pairs
         ax.scatter(p["edge"], p["power_pair"], s=16, label="N / I of the pair")
         ax.scatter(p["edge"], p["power_anchor"], s=16, marker="x", label="N / I(p, A)")

@@ -1,12 +1,15 @@
-"""Anchor-based and quadratic rankings and their agreement (seed 004, Sections 2–4.1).
+"""Anchor-based and quadratic rankings and their agreement (Don-Yehiya, Yehudai, Choshen & Abend,
+*Mediocrity is the key for LLM as a Judge Anchor Selection*, ACL 2026, arXiv:2603.16848, Sections
+2–4.1).
 
 Per anchor A the verdicts of every target j against A give two scores (Section 2):
 
 * **win-rate**: verdicts collapsed to {0, ½, 1}, s_j = (1/N) Σ_i v_{i,j}^A, and the
   anchor's own s_A = 1 − Σ_{j≠A} s_j / (M − 1);
 * **Bradley–Terry** on the {−1, 0, 1} verdicts (a tie counts ½), fitted by the
-  package's engine (:func:`judgebayes.core.bt.solve_map`, λ = 0.01 as in seed 000) on
-  the star graph of the anchor's pairs.
+  package's engine (:func:`judgebayes.core.bt.solve_map`, λ = 0.01 as in Kargi & Salinas (*From
+  Uncertain Judgments to Calibrated Rankings: Conformal Elo Estimation for LLM Evaluation*, 2026,
+  arXiv:2606.13221)) on the star graph of the anchor's pairs.
 
 The **quadratic ranking** π_quad is Bradley–Terry on every pair (Section 3.2), and an
 anchor's quality is Kendall's τ between its ranking and π_quad or a human ranking
@@ -31,7 +34,7 @@ from judgebayes.core.bt import solve_map
 from judgebayes.core.pairs import PairStats
 from judgebayes.core.results import ResultDisplay
 from judgebayes.errors import DataError
-from judgebayes.plots import _axes
+from judgebayes.plots import panel_axes
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -50,7 +53,8 @@ _LAM = 0.01
 
 
 def kendall(x: np.ndarray, y: np.ndarray) -> float:
-    """Kendall's τ-b (seed 004, Eq. 1) over the entries finite in both; NaN below 3."""
+    """Kendall's τ-b (Don-Yehiya et al., 2026, Eq. 1) over the entries finite in both; NaN below
+    3."""
     x, y = np.asarray(x, float), np.asarray(y, float)
     ok = np.isfinite(x) & np.isfinite(y)
     if ok.sum() < 3:
@@ -59,7 +63,7 @@ def kendall(x: np.ndarray, y: np.ndarray) -> float:
 
 
 def kendall_rows(scores: np.ndarray, reference: np.ndarray) -> np.ndarray:
-    """Kendall's τ-b of every row of ``scores`` with ``reference`` (seed 004, Eq. 1).
+    """Kendall's τ-b of every row of ``scores`` with ``reference`` (Don-Yehiya et al., 2026, Eq. 1).
 
     τ-b = Σ_{i<j} s_ij·r_ij / √(Σ s_ij² · Σ r_ij²) with s_ij = sign(x_i − x_j) and
     r_ij = sign(y_i − y_j), over the pairs of models finite in the row and in the
@@ -97,7 +101,7 @@ def bt_scores(n: np.ndarray, y: np.ndarray, *, lam: float = _LAM) -> np.ndarray:
     ``y[a, b]`` is a's summed {0, ½, 1} score against b over ``n[a, b]`` verdicts
     (``n`` symmetric, ``y[a, b] + y[b, a] = n[a, b]``). Models in no pair get NaN.
     The fit is :func:`judgebayes.core.bt.solve_map` on
-    :class:`~judgebayes.core.pairs.PairStats` (seed 000, Eq. 1, λ = 0.01).
+    :class:`~judgebayes.core.pairs.PairStats` (Kargi & Salinas, 2026, Eq. 1, λ = 0.01).
     """
     m = n.shape[0]
     i, j = np.nonzero(np.triu(n, k=1) > 0)
@@ -284,7 +288,7 @@ class AnchorRankings(ResultDisplay):
             ("human", "win_rate"): self.tau_human,
             ("human", "bt"): self.tau_human_bt,
         }[(reference, method)]
-        ax = _axes(ax, (6.5, 4.2))
+        ax = panel_axes(ax, (6.5, 4.2))
         rank = self.anchor_rank()
         ax.scatter(rank, tau, color="#1f5fa8", s=22, zorder=3)
         ok = np.isfinite(rank) & np.isfinite(tau)
@@ -342,7 +346,7 @@ def anchor_rankings(
         Human scores ``{model: score}`` (higher is better), e.g. Chatbot Arena Elo
         (Section 3.3).
     lam
-        L2 penalty of the Bradley–Terry fits (seed 000's λ = 0.01).
+        L2 penalty of the Bradley–Terry fits (Kargi & Salinas's (2026) λ = 0.01).
     """
     table = table.one_judge(judge)
     idx = anchor_index(table, anchors)

@@ -1,4 +1,5 @@
-"""Choosing and reporting an anchor (seed 004, Section 6, Figure 5).
+"""Choosing and reporting an anchor (Don-Yehiya, Yehudai, Choshen & Abend, *Mediocrity is the key
+for LLM as a Judge Anchor Selection*, ACL 2026, arXiv:2603.16848, Section 6, Figure 5).
 
 :func:`recommend_anchor` turns a pilot (a quadratic verdict table on a few prompts,
 Section 5.3) into the decision of Figure 5: compare all pairs when there are at most
@@ -131,7 +132,7 @@ def recommend_anchor(
     judge: str | None = None,
     seed: int = 0,
 ) -> AnchorRecommendation:
-    """Seed 004's decision framework (Figure 5) on a pilot sample.
+    """Don-Yehiya et al.'s (2026) decision framework (Figure 5) on a pilot sample.
 
     Parameters
     ----------
@@ -266,8 +267,8 @@ class AnchorAnalysis(ResultDisplay):
         totals = _totals(self.n_base, self.info.informativeness)
         lines = [
             str(self.layout),
-            f"N_total at +{self.effect:.0%} (seed 004, Section 4.3): {self.n_base} discordant "
-            f"pairs / I = "
+            f"N_total at +{self.effect:.0%} (Don-Yehiya et al., 2026, Section 4.3): "
+            f"{self.n_base} discordant pairs / I = "
             + ", ".join(
                 f"{a} {'n/a' if not np.isfinite(t) else format(t, ',.0f')}"
                 for a, t in zip(self.layout.anchors, totals, strict=True)

@@ -1,4 +1,5 @@
-"""Robustness of anchor-based rankings (seed 004, Sections 5.1, 5.3 and Appendix E).
+"""Robustness of anchor-based rankings (Don-Yehiya, Yehudai, Choshen & Abend, *Mediocrity is the key
+for LLM as a Judge Anchor Selection*, ACL 2026, arXiv:2603.16848, Sections 5.1, 5.3 and Appendix E).
 
 * :func:`tau_vs_size` — Figure 4: τ of the quadratic ranking and of every anchor's
   ranking with a reference ranking as the benchmark shrinks (random prompt subsets
@@ -34,7 +35,7 @@ from judgebayes.anchors.rankings import (
 )
 from judgebayes.anchors.verdicts import VerdictTable
 from judgebayes.core.results import ResultDisplay
-from judgebayes.plots import _axes
+from judgebayes.plots import panel_axes
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -58,7 +59,7 @@ def _band(
 
 @dataclass(frozen=True, repr=False)
 class SizeCurve(ResultDisplay):
-    """τ against benchmark size (seed 004, Section 5.1, Figure 4).
+    """τ against benchmark size (Don-Yehiya et al., 2026, Section 5.1, Figure 4).
 
     Attributes
     ----------
@@ -115,7 +116,7 @@ class SizeCurve(ResultDisplay):
     def plot(self, ax: Axes | None = None, *, highlight: Sequence[str] = ()) -> Axes:
         """Figure 4: mean τ (± sd over repeats) of quadratic and mean-anchor rankings."""
         f = self.to_frame()
-        ax = _axes(ax, (6.5, 4.2))
+        ax = panel_axes(ax, (6.5, 4.2))
         _band(ax, self.sizes, f["quadratic_mean"], f["quadratic_sd"], "quadratic", "#c2185b")
         _band(ax, self.sizes, f["anchor_mean"], f["anchor_sd"], "mean over anchors", "#1f5fa8")
         per = self.per_anchor()
@@ -200,7 +201,7 @@ def tau_vs_size(
 
 @dataclass(frozen=True, repr=False)
 class AnchorCountCurve(ResultDisplay):
-    """τ with π_quad against the number of anchors (seed 004, Appendix E, Figure 7).
+    """τ with π_quad against the number of anchors (Don-Yehiya et al., 2026, Appendix E, Figure 7).
 
     Attributes
     ----------
@@ -239,7 +240,7 @@ class AnchorCountCurve(ResultDisplay):
     def plot(self, ax: Axes | None = None) -> Axes:
         """Figure 7: mean τ ± sd against the number of anchors."""
         f = self.to_frame()
-        ax = _axes(ax, (6, 4))
+        ax = panel_axes(ax, (6, 4))
         _band(
             ax,
             f["n_anchors"].to_numpy(),
@@ -271,7 +272,7 @@ def anchor_count_curve(
     seed: int = 0,
     progress: bool = True,
 ) -> AnchorCountCurve:
-    """τ with π_quad as random anchors are added (seed 004, Appendix E).
+    """τ with π_quad as random anchors are added (Don-Yehiya et al., 2026, Appendix E).
 
     With anchor set S, Bradley–Terry is fitted on the {−1, 0, 1} verdicts of every pair
     with at least one model in S (the paper's "recompute the ranking").
@@ -303,7 +304,8 @@ def anchor_count_curve(
 
 @dataclass(frozen=True, repr=False)
 class PilotAccuracy(ResultDisplay):
-    """Informativeness from a pilot vs the full data (seed 004, Section 5.3, Table 10).
+    """Informativeness from a pilot vs the full data (Don-Yehiya et al., 2026, Section 5.3, Table
+    10).
 
     Attributes
     ----------
@@ -349,7 +351,7 @@ class PilotAccuracy(ResultDisplay):
     def plot(self, ax: Axes | None = None) -> Axes:
         """Mean Pearson r (± sd) against the number of target models."""
         f = self.to_frame()
-        ax = _axes(ax, (6, 4))
+        ax = panel_axes(ax, (6, 4))
         _band(
             ax,
             f["n_models"].to_numpy(),
@@ -376,7 +378,8 @@ def pilot_informativeness(
     seed: int = 0,
     progress: bool = True,
 ) -> PilotAccuracy:
-    """How well a small pilot ranks anchors by informativeness (seed 004, Section 5.3).
+    """How well a small pilot ranks anchors by informativeness (Don-Yehiya et al., 2026, Section
+    5.3).
 
     For each target-pool size M: draw M models and ``n_prompts`` prompts, compute every
     anchor's I(p, A) against the drawn targets (the anchor itself left out), and

@@ -1,4 +1,6 @@
-"""A simulator of the full quadratic verdict tensor with a known truth (beyond seed 004).
+"""A simulator of the full quadratic verdict tensor with a known truth (beyond Don-Yehiya, Yehudai,
+Choshen & Abend (*Mediocrity is the key for LLM as a Judge Anchor Selection*, ACL 2026,
+arXiv:2603.16848)).
 
 The story is the ordered-logistic verdict model of :mod:`judgebayes.anchors.model`,
 so every analysis of the paper runs without external data and the Bayesian model can
@@ -14,7 +16,7 @@ discrimination ψ_k (1/ψ_k is the judge's noise; geometric mean 1) and position
 γ_k. δ_i is the prompt's difficulty: on an easy prompt (δ_i < 0) every answer is
 good enough and verdicts pile up at ties, on a hard one (δ_i > 0) strength shows and
 a strong (weak) anchor wins (loses) clearly against every target — the two kinds of
-prompt on which an extreme anchor learns nothing, the saturation of seed 004's
+prompt on which an extreme anchor learns nothing, the saturation of Don-Yehiya et al.'s (2026)
 Figure 2. u_{i,A} makes one prompt's verdicts against the same anchor correlated (a
 good anchor answer beats every target on that prompt).
 """
@@ -182,16 +184,15 @@ def simulate_verdicts(
 ) -> SimulatedVerdicts:
     """Simulate the quadratic verdict tensor (prompts × models × models) with known truth.
 
-    The defaults were chosen so that 22 models × 750 prompts look like seed 004's
+    The defaults were chosen so that 22 models × 750 prompts look like Don-Yehiya et al.'s (2026)
     data: five-point informativeness from about 0.42 (an extreme anchor) to 0.66
-    (seed 004, Table 9: 0.455 to 0.611), extreme anchors ranking worst (the inverted U
-    of Figure 1) and R² ≈ 0.4 of τ on informativeness (Figure 3: 0.594), averaged
-    over six seeds.
+    (Don-Yehiya et al., 2026, Table 9: 0.455 to 0.611), extreme anchors ranking worst (the inverted
+    U of Figure 1) and R² ≈ 0.4 of τ on informativeness (Figure 3: 0.594), averaged over six seeds.
 
     Parameters
     ----------
     n_models, n_prompts, n_judges
-        Sizes (seed 004 uses 22 models, 750 prompts, 5 judges).
+        Sizes (Don-Yehiya et al. (2026) use 22 models, 750 prompts, 5 judges).
     theta
         True strengths; default Normal(0, ``theta_sd``) draws.
     sigma_prompt

@@ -1,7 +1,9 @@
-"""The verdict table of anchor-based evaluation (seed 004, Section 2) and its tensor.
+"""The verdict table of anchor-based evaluation (Don-Yehiya, Yehudai, Choshen & Abend, *Mediocrity
+is the key for LLM as a Judge Anchor Selection*, ACL 2026, arXiv:2603.16848, Section 2) and its
+tensor.
 
 A verdict is the judge's margin of ``model_a`` over ``model_b`` on one prompt on the
-Arena-Hard five-point scale (seed 004, Section 2: v ∈ {−2, −1, 0, 1, 2}):
+Arena-Hard five-point scale (Don-Yehiya et al., 2026, Section 2: v ∈ {−2, −1, 0, 1, 2}):
 
 ======== ====== ===================================
 verdict  string meaning
@@ -108,7 +110,7 @@ def _names(frame: pd.DataFrame, column: str) -> np.ndarray:
 
 @dataclass(frozen=True, repr=False)
 class VerdictTable(ResultDisplay):
-    """Validated five-point verdicts (seed 004, Section 2), one row per judgment.
+    """Validated five-point verdicts (Don-Yehiya et al., 2026, Section 2), one row per judgment.
 
     Build it with :func:`verdict_table` (a frame) or :func:`read_verdicts` (a file).
 
@@ -261,8 +263,8 @@ class VerdictTable(ResultDisplay):
 
         ``V[i, a, b]`` is the margin of model a over model b on prompt i, antisymmetric,
         NaN where the pair was not judged on that prompt (and on the diagonal).
-        ``scale="three"`` collapses margins to their sign {−1, 0, 1} (seed 004, Section 2,
-        the Bradley–Terry input); ``"five"`` keeps them (averaged orders may give
+        ``scale="three"`` collapses margins to their sign {−1, 0, 1} (Don-Yehiya et al., 2026,
+        Section 2, the Bradley–Terry input); ``"five"`` keeps them (averaged orders may give
         half-margins such as 0.5).
         """
         check_scale(scale)
@@ -323,7 +325,7 @@ def check_scale(scale: str) -> None:
 def verdict_table(
     frame: pd.DataFrame | Mapping, *, columns: Mapping[str, str] | None = None
 ) -> VerdictTable:
-    """Validate verdicts into a :class:`VerdictTable` (seed 004, Section 2).
+    """Validate verdicts into a :class:`VerdictTable` (Don-Yehiya et al., 2026, Section 2).
 
     Parameters
     ----------
@@ -414,11 +416,11 @@ def verdicts_from_battles(battles: Battles, *, clear_gap: float | None = None) -
     battles
         Battles with a ``verdict``, ``score_diff`` or ``judge_label`` column.
     clear_gap
-        Single grades on seed 004's five-point scale (Section 2) instead of their sign:
-        a grade difference d gives the margin sign(d)·(1 + [|d| ≥ clear_gap]) — equal
-        grades a tie, a gap below ``clear_gap`` "slightly better" (±1), a gap of at
-        least ``clear_gap`` "clearly better" (±2). With 1–10 grades, ``clear_gap=3``
-        calls a gap of one or two points slight. Only for battles with ``score_diff``.
+        Single grades on Don-Yehiya et al.'s (2026) five-point scale (Section 2) instead of their
+        sign: a grade difference d gives the margin sign(d)·(1 + [|d| ≥ clear_gap]) — equal grades a
+        tie, a gap below ``clear_gap`` "slightly better" (±1), a gap of at least ``clear_gap``
+        "clearly better" (±2). With 1–10 grades, ``clear_gap=3`` calls a gap of one or two points
+        slight. Only for battles with ``score_diff``.
     """
     frame = battles.frame
     if clear_gap is not None and ("verdict" in frame or "score_diff" not in frame):

@@ -168,24 +168,40 @@ def theta_figure(by_model: JudgeByModel) -> Figure:
 
 
 def eta_figure(prefs: Mapping[str, SelfPreference]) -> Figure:
-    """η of every judge with ``--own`` (logit scale), its interval and the zero line."""
-    from judgebayes.plots import interval_bars
+    """Every judge with ``--own``: η against the humans and ξ beyond the other judges
+    (logit scale), each with its interval, beside the zero line and the size that fails."""
+    from judgebayes.auditing.verdict import ETA_LARGE
 
     rows = [p for p in prefs.values() if p is not None]
-    fig, (ax,) = _figure(max(3.5, 1.9 * len(rows) + 1.5), 3.4)
-    interval_bars(
-        [f"{p.judge}\n→ " + "\n  ".join(p.own) for p in rows],
-        [p.eta.estimate for p in rows],
-        [p.eta.lo for p in rows],
-        [p.eta.hi for p in rows],
-        ax=ax,
-        ylabel="self-preference η (logit)",
-        title="extra log-odds of 'my model wins' beyond the humans' verdict",
-    )
-    ax.title.set_fontsize(8)
-    ax.tick_params(axis="x", labelrotation=0, labelsize=7)
-    for tick in ax.get_xticklabels():
-        tick.set_horizontalalignment("center")
+    fig, (ax,) = _figure(7.2, 0.75 * len(rows) + 1.5)
+    y = np.arange(len(rows))[::-1].astype(float)
+    series = [("η: beyond the humans' verdict and strengths", "eta", "o", "#1f5fa8", 0.14)]
+    if any(p.excess is not None for p in rows):
+        series.append(("ξ: η beyond the other judges' η", "excess", "s", "#c2185b", -0.14))
+    for label, attr, marker, color, shift in series:
+        est = [getattr(p, attr) for p in rows]
+        keep = [k for k, e in enumerate(est) if e is not None]
+        x = np.array([est[k].estimate for k in keep])
+        lo = np.array([est[k].lo for k in keep])
+        hi = np.array([est[k].hi for k in keep])
+        ax.errorbar(
+            x,
+            y[keep] + shift,
+            xerr=[x - lo, hi - x],
+            fmt=marker,
+            color=color,
+            ms=5,
+            capsize=3,
+            label=label,
+        )
+    ax.axvline(0, color="k", lw=0.8)
+    for edge in (-ETA_LARGE, ETA_LARGE):
+        ax.axvline(edge, color="#8a5a00", lw=0.8, ls=":")
+    ax.set_yticks(y, [f"{p.judge} → {', '.join(p.own)}" for p in rows], fontsize=8)
+    ax.set_ylim(-0.6, len(rows) - 0.4)
+    ax.set_xlabel(f"extra log-odds of 'my model wins' (dotted: ±{ETA_LARGE}, the size that fails)")
+    ax.legend(frameon=False, fontsize=7.5, loc="upper center", bbox_to_anchor=(0.5, -0.28), ncol=2)
+    ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
     return fig
 

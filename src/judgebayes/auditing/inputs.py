@@ -9,8 +9,9 @@ turns a :class:`~judgebayes.Battles` table (one judge, or several judges' rows j
   and the human label where there is one), plus what the table has beside verdicts: judge
   score differences (``score_diff``, Soft-Elo's input), prompts (``prompt_id``, for
   clustered intervals), and whether one prompt was judged in both orders;
-* judged items stay :class:`~judgebayes.JudgedItems` (seed 001's setting: a correctness
-  label per model and item).
+* judged items stay :class:`~judgebayes.JudgedItems` (the setting of Fiedler, *Bias and
+  Uncertainty in LLM-as-a-Judge Estimation*, 2026, arXiv:2605.06939: a correctness label
+  per model and item).
 
 ``human_labels=n`` keeps the human label on ``n`` battles (or items) drawn at random and
 hides the rest: what an audit on a smaller labelling budget says.

@@ -249,8 +249,8 @@ def _audit_battles(
         items[j] = JudgedItems.from_battles(inp.judge_battles(j))
         by_model[j] = judge_by_model(items[j], j, alpha=alpha, n_boot=n_boot, seed=seed)
     bar.update()
-    prefs = self_preferences(data, own, alpha=alpha) if own else {}
     board = audit_board(inp, alpha=alpha, seed=seed)
+    prefs = self_preferences(data, own, alpha=alpha) if own else {}
     bar.update()
     # the calibration designs of one judge: the one asked for, else the best by Ĵ
     design, reason = None, "human labels on some battles (the designs are fitted to them)"

@@ -37,7 +37,7 @@ from judgebayes.auditing.orders import OrderCheck
 from judgebayes.auditing.result import Section
 from judgebayes.auditing.scores import ScoreCalibration
 from judgebayes.auditing.self_preference import SelfPreference
-from judgebayes.auditing.verdict import BIAS_LARGE, ECE_HIGH, ETA_SMALL, J_LOW
+from judgebayes.auditing.verdict import BIAS_LARGE, ECE_HIGH, ETA_LARGE, J_LOW
 from judgebayes.core.graph import check_graph
 from judgebayes.core.pairs import PairStats
 
@@ -87,8 +87,12 @@ def verdict_section(
             "for ranking.",
             f"- Position bias: an interval excluding 0 is a caveat; with |bias| ≥ {BIAS_LARGE} "
             "it fails pairwise comparisons.",
-            "- Self-preference: η > 0 with an interval excluding 0 fails both uses; an "
-            f"interval reaching above {ETA_SMALL} is a caveat (too few labels to rule one out).",
+            "- Self-preference: η (the judge's extra log-odds for its own models beyond the "
+            "humans' verdict, the two models' strengths and the position) and ξ (η minus the "
+            "other judges' η on the same models) both above 0, the smaller reaching "
+            f"{ETA_LARGE}, fail both uses; a smaller clear preference, or intervals that "
+            f"cannot rule out {ETA_LARGE}, is a caveat. An η every judge shares is no "
+            "self-preference.",
             "- Ranking: a model whose judge-only rank lies outside its calibrated rank-set "
             f"fails it; a score ECE above {ECE_HIGH} is a caveat (Kargi & Salinas, From "
             "Uncertain Judgments to Calibrated Rankings, 2026, Table 7).",
@@ -421,19 +425,29 @@ def self_preference_section(
         p = prefs.get(j)
         if p is None:
             lines.append(
-                f"- {j}: no labelled battle pits {_list(models)} against another model, so η "
-                "cannot be measured."
+                f"- {j}: no labelled battle it judged pits {_list(models)} against another "
+                "model, so η cannot be measured."
             )
             continue
+        excess = (
+            ""
+            if p.excess is None
+            else (
+                "; the other judges' η on the same models is "
+                + ", ".join(f"{o:+.2f} ({k})" for k, o in p.others.items())
+                + f", so its excess is ξ = {p.excess.text(2, signed=True)}"
+            )
+        )
         lines.append(
-            f"- {j} → {_list(models)}: η = {p.eta.text(2, signed=True)} (logit; p = {p.p:.2g}) "
-            f"from {p.n_own} labelled battles of its model(s), where it also reads the outcome "
+            f"- {j} → {_list(models)}: η = {p.eta.text(2, signed=True)} (logit){excess}. "
+            f"From {p.n_own} labelled battles of its model(s), where it reads the outcome "
             f"δ = {p.accuracy.text(2, signed=True)} better than elsewhere; on them the judge "
             f"gives its model the win in {p.judge_own_wins:.1%} of its decisive verdicts, the "
             f"humans in {p.human_own_wins:.1%} of theirs."
         )
         rows.append(p.to_frame())
     have = {j: p for j, p in prefs.items() if p is not None}
+    board = next(iter(have.values())).strengths if have else ""
     return Section(
         key="self_preference",
         title="4. Self- and family-preference",
@@ -441,15 +455,48 @@ def self_preference_section(
         summary="\n".join(lines)
         + (
             "\n\nη is the extra log-odds the judge gives 'my model wins' beyond what the "
-            "humans' verdict on the same battle explains, δ the extra log-odds of a right "
-            "verdict on those battles (a logistic regression of its decisive verdicts on the "
-            "human outcome, by position, and on which side its model is; a judge more accurate "
-            "on its own battles has δ > 0, not η > 0)."
+            f"position, the two models' strengths (the {board} of the labelled battles) and "
+            "the humans' verdict on the same battle explain: a fractional "
+            "logistic regression of its verdicts on the human-labelled battles. Without the "
+            "strengths every judge would seem to favour strong models, since a judge that "
+            "reads quality better than one human vote calls the stronger model the winner "
+            "where the human saw a tie. δ is the extra log-odds of a right verdict on battles "
+            "of its models (a judge more accurate there has δ > 0, not η > 0). ξ, the excess "
+            "over the other judges, tells a self-preference from a misreading every judge "
+            "shares; the verdict decides on ξ where there are other judges. Intervals: Wald, "
+            "from the judges' regressions stacked over the same battles, with the strengths' "
+            "uncertainty carried through."
             if have
             else ""
         ),
-        tables={"eta": pd.concat(rows, ignore_index=True)} if rows else {},
-        figures={"self-preference η (95% Wald interval)": lambda: eta_figure(have)} if have else {},
+        tables={"η and ξ": _eta_shown(have), "eta": pd.concat(rows, ignore_index=True)}
+        if rows
+        else {},
+        hidden=("eta",),
+        figures={"self-preference η and ξ (95% Wald intervals)": lambda: eta_figure(have)}
+        if have
+        else {},
+    )
+
+
+def _eta_shown(prefs: Mapping[str, SelfPreference]) -> pd.DataFrame:
+    """The page's table of η: each estimate with its interval as text (the numbers in the
+    CSV of table ``eta``)."""
+    return pd.DataFrame(
+        [
+            {
+                "judge": p.judge,
+                "own models": ", ".join(p.own),
+                "η vs humans": p.eta.text(2, signed=True),
+                "other judges' η": "; ".join(f"{v:+.2f} ({k})" for k, v in p.others.items()),
+                "ξ vs other judges": "" if p.excess is None else p.excess.text(2, signed=True),
+                "δ (accuracy on own)": p.accuracy.text(2, signed=True),
+                "labelled battles of own": p.n_own,
+                "own wins, judge": f"{p.judge_own_wins:.1%}",
+                "own wins, humans": f"{p.human_own_wins:.1%}",
+            }
+            for p in prefs.values()
+        ]
     )
 
 

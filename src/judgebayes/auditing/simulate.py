@@ -2,7 +2,7 @@
 
 The story is that of :mod:`judgebayes.rankings.simulate` (a Davidson human outcome per
 battle, each judge reading it through a 3 × 3 confusion matrix by position), with three
-defects a judge may have, each with its size known:
+defects a judge may have, each with its size known, and one property that is none:
 
 * **position bias**: a confusion matrix that calls the answer shown first more often than
   the humans do (its column A heavier than its row A);
@@ -15,10 +15,12 @@ defects a judge may have, each with its size known:
   model m, fall with ρ_jm;
 * **self-preference** η (the multi-judge model's η of :mod:`judgebayes.consensus.bayes`,
   after Zhang et al., *UDA: Unsupervised Debiasing Alignment for Pair-wise
-  LLM-as-a-Judge*, AAAI 2026): the judge adds η to the log-odds of "its own model wins"
-  against "the other wins", whatever the human outcome: its verdict logits are
+  LLM-as-a-Judge*, 2025, arXiv:2508.09724): the judge adds η to the log-odds of "its own
+  model wins" against "the other wins", whatever the human outcome: its verdict logits are
   log C[h, v] + s_v·(η/2)·(o_a − o_b) with s = (1, 0, −1) and o_m = 1 for its own models,
-  so that P(A | h, a decisive verdict) has log-odds log(C[h, A]/C[h, B]) + η·(o_a − o_b).
+  so that P(A | h, a decisive verdict) has log-odds log(C[h, A]/C[h, B]) + η·(o_a − o_b);
+* **quality** ψ (no defect): a judge that also reads the strength gap θ_a − θ_b, adding
+  ψ·(θ_a − θ_b) to the same log-odds, as a judge that sees more than one human vote does.
 
 :func:`simulate_audit` draws the battles; :class:`SimulatedAudit` keeps the truth (Elo,
 each judge's J per model on this design, its position bias and η) beside them.
@@ -62,12 +64,19 @@ class JudgeSpec:
         The judge's own models (self- or family-preference).
     eta
         Its self-preference η (logit scale).
+    quality
+        ψ: extra log-odds of "A wins" per unit of the true strength gap θ_a − θ_b (logit),
+        whatever the human outcome: a judge that reads the answers' quality better than one
+        human vote does (it calls the stronger model the winner where the human saw a tie).
+        No defect, but a self-preference measured against the human verdicts alone would
+        see one for every strong model (:mod:`judgebayes.auditing.self_preference`).
     """
 
     confusion: np.ndarray = field(default_factory=lambda: GOOD_CONFUSION.copy())
     reliability: Mapping[str, float] | None = None
     own: tuple[str, ...] = ()
     eta: float = 0.0
+    quality: float = 0.0
 
 
 def default_judges(models: Sequence[str], *, delta_j: float = 0.3, eta: float = 0.8) -> dict:
@@ -151,7 +160,11 @@ class SimulatedAudit(ResultDisplay):
 
 
 def _battle_probs(
-    spec: JudgeSpec, models: Sequence[str], a: np.ndarray, b: np.ndarray
+    spec: JudgeSpec,
+    models: Sequence[str],
+    a: np.ndarray,
+    b: np.ndarray,
+    theta: np.ndarray | None = None,
 ) -> np.ndarray:
     """P(v | h) of every battle, shape (n, 3, 3) (module docstring)."""
     c = np.asarray(spec.confusion, float)
@@ -164,16 +177,24 @@ def _battle_probs(
     base = r * c[None] + (1.0 - r) * noise[None, None, :]
     own = np.isin(np.asarray(models), spec.own).astype(float)
     shift = 0.5 * spec.eta * (own[a] - own[b])
+    if spec.quality:
+        shift = shift + 0.5 * spec.quality * (theta[a] - theta[b])
     # log C[h, v] + s_v·shift, normalised over v (as rankings.simulate.verdict_probs)
     weight = base * np.exp(np.multiply.outer(shift, SIGNS))[:, None, :]
     return weight / weight.sum(axis=2, keepdims=True)
 
 
 def _truth(
-    name: str, spec: JudgeSpec, models: Sequence[str], a: np.ndarray, b: np.ndarray, ph: np.ndarray
+    name: str,
+    spec: JudgeSpec,
+    models: Sequence[str],
+    a: np.ndarray,
+    b: np.ndarray,
+    ph: np.ndarray,
+    theta: np.ndarray | None = None,
 ) -> pd.DataFrame:
     """J per model and position bias on this design, from the exact probabilities."""
-    pv = _battle_probs(spec, models, a, b)
+    pv = _battle_probs(spec, models, a, b, theta)
     joint = ph[:, :, None] * pv  # P(h, v) per battle
     rows = []
     for k, m in enumerate(models):
@@ -251,7 +272,7 @@ def simulate_audit(
     parts, truth = [], []
     names = np.asarray(models, dtype=object)
     for name, spec in specs.items():
-        pv = _battle_probs(spec, models, a, b)[np.arange(n_battles), h]
+        pv = _battle_probs(spec, models, a, b, theta)[np.arange(n_battles), h]
         v = (rng.random(n_battles)[:, None] > pv.cumsum(axis=1)[:, :2]).sum(axis=1)
         parts.append(
             pd.DataFrame(
@@ -267,7 +288,7 @@ def simulate_audit(
                 }
             )
         )
-        truth.append(_truth(name, spec, models, a, b, ph))
+        truth.append(_truth(name, spec, models, a, b, ph, theta))
     elo = pd.Series(np.asarray(theta_to_elo(theta)), index=pd.Index(models, name="model"))
     return SimulatedAudit(
         Battles(pd.concat(parts, ignore_index=True)),

@@ -36,10 +36,19 @@ Rules (α the audit's level, intervals at 1 − α):
    comparisons fail when the interval excludes 0 and |bias| ≥ 0.10, caveat when it
    excludes 0; ranking: caveat when it excludes 0 (with orders random across battles the
    bias blurs the board rather than reorders it).
-4. **Self-preference η** (``--own``; the η of :mod:`judgebayes.consensus.bayes`, measured
-   against the humans on the same battles): both uses fail when the interval excludes 0
-   with η̂ > 0; caveat when it includes 0 but reaches above 0.5 (half a logit: too few
-   labels on its own models to rule out a real preference), or excludes 0 with η̂ < 0.
+4. **Self-preference η** (``--own``; :mod:`judgebayes.auditing.self_preference`): η is the
+   judge's extra log-odds for its own models beyond what the position, the humans' strength
+   gap of the two models and the humans' verdict on the battle explain; ξ, where other
+   judges judged the battles, is η minus their mean η on the same models. A self-preference
+   is a preference beyond the humans *and* beyond the other judges: both uses fail when the
+   intervals of η and of ξ both lie above 0 and the smaller estimate reaches
+   ``ETA_LARGE`` = 0.4 logit (a win probability near ½ moved by 10 points, the size at
+   which position bias fails); a smaller one that is clear is a caveat, as is one the
+   intervals cannot rule out (η's and ξ's upper ends both reaching 0.4: too few labels on
+   its own models). An η that every judge shares (η clear of 0, ξ not: all of them misread
+   those models against the humans) is no self-preference, nor are η and ξ both below 0
+   (the judge under-credits its models, as a judge that reads some models' wins less well
+   does): ``info``, the matter of rule 2.
 5. **Rank agreement** (ranking): fail when a model's judge-only rank lies outside its
    calibrated rank-set (:mod:`judgebayes.auditing.board`).
 6. **Score calibration** (judges that give scores; Kargi & Salinas, Appendix G and
@@ -80,7 +89,7 @@ if TYPE_CHECKING:
 __all__ = [
     "BIAS_LARGE",
     "ECE_HIGH",
-    "ETA_SMALL",
+    "ETA_LARGE",
     "J_LOW",
     "SEVERITIES",
     "VERDICTS",
@@ -93,8 +102,10 @@ J_LOW = 0.3
 """Ĵ below this is low judge quality (Fiedler, Section 4.4; the package's ``low_j``)."""
 BIAS_LARGE = 0.10
 """|P(judge says first) − P(humans say first)| from which position bias fails comparisons."""
-ETA_SMALL = 0.5
-"""η (logit) an audit wants to rule out before it calls a judge free of self-preference."""
+ETA_LARGE = 0.4
+"""Self-preference (logit) that fails a judge, and that an audit wants to rule out before it
+calls a judge free of one: near P = ½, 0.4 logit is 10 points of win probability, the size
+``BIAS_LARGE`` gives position bias."""
 ECE_HIGH = 0.07
 """ECE above which Kargi & Salinas (Table 7) call a judge's score calibration broken."""
 SEVERITIES = ("ok", "info", "unknown", "caveat", "fail")
@@ -435,57 +446,74 @@ def _self_preference_findings(
     judge: str, self_pref: SelfPreference | None, own: tuple[str, ...]
 ) -> list[Finding]:
     """Rule 4."""
-    rank, pair = "ranking", "pairwise comparisons"
-    out: list[Finding] = []
-    uses = (rank, pair)
+    uses = ("ranking", "pairwise comparisons")
+    who = ", ".join(own)
     if self_pref is None:
-        for use in uses:
-            out.append(
-                Finding(
-                    judge,
-                    use,
-                    "self-preference η",
-                    "unknown",
-                    None,
-                    f"no labelled battle pits {', '.join(own)} against another model",
-                    f"label battles of {', '.join(own)}",
-                )
+        return [
+            Finding(
+                judge,
+                use,
+                "self-preference η",
+                "unknown",
+                None,
+                f"no labelled battle it judged pits {who} against another model",
+                f"label battles of {who}",
             )
-    else:
-        eta = self_pref.eta
-        who = ", ".join(own)
-        if eta.excludes(0.0) and eta.estimate > 0:
-            sev, msg, fix = (
-                "fail",
-                f"the judge favours {who}: η = {eta.text(2, signed=True)} extra log-odds of "
-                f"'its model wins' beyond the humans' verdicts ({self_pref.n_own} labelled "
-                "battles)",
-                f"do not let it judge battles of {who}: use another judge there, or "
-                "calibrate per model",
-            )
-        elif eta.excludes(0.0):
-            sev, msg, fix = (
-                "caveat",
-                f"the judge disfavours {who}: η = {eta.text(2, signed=True)}",
-                f"use another judge for battles of {who}",
-            )
-        elif eta.hi > ETA_SMALL:
-            sev, msg, fix = (
-                "caveat",
-                f"no evidence of self-preference towards {who}, but η = "
-                f"{eta.text(2, signed=True)} cannot rule out one of {ETA_SMALL} logit "
-                f"({self_pref.n_own} labelled battles of its models)",
-                f"label more battles of {who}",
-            )
-        else:
-            sev, msg, fix = (
-                "ok",
-                f"no self-preference towards {who}: η = {eta.text(2, signed=True)}",
-                "",
-            )
-        for use in uses:
-            out.append(Finding(judge, use, "self-preference η", sev, eta, msg, fix))
-    return out
+            for use in uses
+        ]
+    sev, msg, fix = _self_preference_rule(self_pref, who)
+    return [
+        Finding(judge, use, "self-preference η", sev, self_pref.deciding, msg, fix) for use in uses
+    ]
+
+
+def _self_preference_rule(p: SelfPreference, who: str) -> tuple[str, str, str]:
+    """Rule 4 on one judge: severity, message and fix."""
+    eta, xi = p.eta, p.excess
+    both = [eta] if xi is None else [eta, xi]
+    said = f"η = {eta.text(2, signed=True)} beyond the humans' verdicts and strengths" + (
+        "" if xi is None else f", ξ = {xi.text(2, signed=True)} beyond the other judges"
+    )
+    labels = f"{p.n_own} labelled battles of its models"
+    size = min(e.estimate for e in both)
+    if all(e.lo > 0 for e in both) and size >= ETA_LARGE:
+        return (
+            "fail",
+            f"the judge favours {who}: {said} ({labels})",
+            f"do not let it judge battles of {who}: use another judge there, or calibrate per "
+            "model",
+        )
+    if all(e.lo > 0 for e in both):
+        return (
+            "caveat",
+            f"a small preference for {who}, below {ETA_LARGE} logit: {said}",
+            f"use another judge for battles of {who} where a small edge matters",
+        )
+    if min(e.hi for e in both) >= ETA_LARGE:
+        return (
+            "caveat",
+            f"no evidence of a preference for {who}, but the intervals cannot rule out one of "
+            f"{ETA_LARGE} logit: {said} ({labels})",
+            f"label more battles of {who}",
+        )
+    if all(e.hi < 0 for e in both):
+        return (
+            "info",
+            f"no preference for {who}: the judge gives them fewer wins than the humans and "
+            f"the other judges do ({said}), an error on those models (ΔJ across models) that "
+            "does not favour them",
+            "",
+        )
+    if eta.excludes(0.0):
+        side = "favour" if eta.estimate > 0 else "disfavour"
+        return (
+            "info",
+            f"no self-preference towards {who}: the other judges {side} them as much "
+            f"against the humans ({said}), a misreading of those models that every judge "
+            "shares (ΔJ across models)",
+            "",
+        )
+    return "ok", f"no self-preference towards {who}: {said}", ""
 
 
 def _rank_findings(judge: str, ranking: JudgeRanking) -> list[Finding]:

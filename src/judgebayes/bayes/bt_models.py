@@ -6,12 +6,13 @@ r"""Bradley–Terry generative models on pair sufficient statistics.
     y_p ~ :class:`SoftBinomial`\ (n_p, σ(θ_i − θ_j)). With hard labels and ties
     counted as ½, or with soft targets, y_p need not be an integer: the
     likelihood is then the *generalised* likelihood
-    Σ_p y_p log σ(d_p) + (n_p − y_p) log σ(−d_p) of seed 000, Eq. 1 (a Binomial
-    kernel; a "generalised posterior" in the sense of Bissiri et al. 2016). With
-    σ = 1/√(2λ) the log prior is −λ‖θ‖², so the posterior mode is the penalised
-    MLE of Eq. 1 (tested): that MLE already satisfies Σθ = 0, and the zero-sum
-    prior removes the one direction (a common shift) the data cannot identify,
-    which would otherwise dominate every Elo's posterior and stall NUTS.
+    Σ_p y_p log σ(d_p) + (n_p − y_p) log σ(−d_p) of Kargi & Salinas (*From Uncertain Judgments to
+    Calibrated Rankings: Conformal Elo Estimation for LLM Evaluation*, 2026, arXiv:2606.13221), Eq.
+    1 (a Binomial kernel; a "generalised posterior" in the sense of Bissiri et al. 2016). With σ =
+    1/√(2λ) the log prior is −λ‖θ‖², so the posterior mode is the penalised MLE of Eq. 1 (tested):
+    that MLE already satisfies Σθ = 0, and the zero-sum prior removes the one direction (a common
+    shift) the data cannot identify, which would otherwise dominate every Elo's posterior and stall
+    NUTS.
 
 :func:`davidson_model`
     Ties modelled explicitly (Davidson 1970): per pair the counts of
@@ -69,7 +70,8 @@ __all__ = [
 
 @jax.custom_jvp
 def soft_binomial_logpdf(y: jnp.ndarray, n: jnp.ndarray, d: jnp.ndarray) -> jnp.ndarray:
-    r"""y·d − n·softplus(d) = y·log σ(d) + (n − y)·log σ(−d), elementwise (seed 000, Eq. 1).
+    r"""y·d − n·softplus(d) = y·log σ(d) + (n − y)·log σ(−d), elementwise (Kargi & Salinas, 2026,
+    Eq. 1).
 
     The identity uses log σ(d) = d + log σ(−d); softplus(d) = log(1 + e^d) is evaluated as
     max(d, 0) + log1p(e^{−|d|}), as ``jnp.logaddexp(d, 0)`` evaluates it. Its derivatives
@@ -130,7 +132,7 @@ class SoftBinomial(dist.Distribution):
     """Binomial kernel extended to real-valued success totals y ∈ [0, n].
 
     log p(y) = y·log σ(d) + (n − y)·log σ(−d): the (generalised) log-likelihood of
-    seed 000, Eq. 1 for a pair with total weight n and summed soft target y. For
+    Kargi & Salinas (2026), Eq. 1 for a pair with total weight n and summed soft target y. For
     integer y it is the Binomial log-pmf without the binomial coefficient (a
     constant); sampling draws Binomial counts. Written here because NumPyro's
     Binomial rejects non-integer values.
@@ -223,6 +225,14 @@ def prior_sd_from_lam(lam: float) -> float:
     return float(1.0 / np.sqrt(2.0 * lam))
 
 
+def _strengths(n_models: int, prior_sd: float) -> jnp.ndarray:
+    """The strengths of every model here: θ ~ ZeroSumNormal(``prior_sd``), with the Elo
+    1500 + (400 / ln 10)·θ recorded as the deterministic site ``elo``."""
+    theta = numpyro.sample("theta", dist.ZeroSumNormal(prior_sd, event_shape=(n_models,)))
+    numpyro.deterministic("elo", ELO_BASE + ELO_SCALE * theta)
+    return theta
+
+
 def bt_model(
     i: jnp.ndarray,
     j: jnp.ndarray,
@@ -242,12 +252,11 @@ def bt_model(
     n_models
         Number of models.
     prior_sd
-        σ of the zero-sum Normal prior on θ (default 1/√(2·0.01), seed 000's λ).
+        σ of the zero-sum Normal prior on θ (default 1/√(2·0.01), Kargi & Salinas's (2026) λ).
     y
         Summed target of each pair oriented to ``i`` (``None`` generates).
     """
-    theta = numpyro.sample("theta", dist.ZeroSumNormal(prior_sd, event_shape=(n_models,)))
-    numpyro.deterministic("elo", ELO_BASE + ELO_SCALE * theta)
+    theta = _strengths(n_models, prior_sd)
     with numpyro.plate("pair", len(n)):
         numpyro.sample("y", SoftBinomial(n, pair_difference(theta, i, j)), obs=y)
 
@@ -281,9 +290,8 @@ def davidson_model(
     counts
         Array ``(n_pairs, 3)`` of (i wins, ties, j wins); ``None`` generates.
     """
-    theta = numpyro.sample("theta", dist.ZeroSumNormal(prior_sd, event_shape=(n_models,)))
+    theta = _strengths(n_models, prior_sd)
     log_nu = numpyro.sample("log_nu", dist.Normal(0.0, 2.0))
-    numpyro.deterministic("elo", ELO_BASE + ELO_SCALE * theta)
     numpyro.deterministic("nu", jnp.exp(log_nu))
     ti, tj = theta[i], theta[j]
     logits = jnp.stack([ti, log_nu + 0.5 * (ti + tj), tj], axis=-1)
@@ -332,8 +340,7 @@ def bt_prompt_model(
     y
         Summed target of each group oriented to its pair's ``i`` (``None`` generates).
     """
-    theta = numpyro.sample("theta", dist.ZeroSumNormal(prior_sd, event_shape=(n_models,)))
-    numpyro.deterministic("elo", ELO_BASE + ELO_SCALE * theta)
+    theta = _strengths(n_models, prior_sd)
     sigma = numpyro.sample("sigma_prompt", dist.HalfNormal(1.0))
     with numpyro.plate("group", len(n)):
         z = numpyro.sample("z_prompt", dist.Normal(0.0, 1.0))
@@ -368,8 +375,7 @@ def bt_covariate_model(
     y
         Target times weight of each battle (``None`` generates).
     """
-    theta = numpyro.sample("theta", dist.ZeroSumNormal(prior_sd, event_shape=(n_models,)))
-    numpyro.deterministic("elo", ELO_BASE + ELO_SCALE * theta)
+    theta = _strengths(n_models, prior_sd)
     beta = numpyro.sample("beta", dist.Normal(0.0, prior_sd_beta).expand([x.shape[1]]).to_event(1))
     with numpyro.plate("battle", len(n)):
         d = pair_difference(theta, a, b) + x @ beta
@@ -403,8 +409,7 @@ def bt_category_model(
     y
         Summed target of each group oriented to ``i`` (``None`` generates).
     """
-    theta = numpyro.sample("theta", dist.ZeroSumNormal(prior_sd, event_shape=(n_models,)))
-    numpyro.deterministic("elo", ELO_BASE + ELO_SCALE * theta)
+    theta = _strengths(n_models, prior_sd)
     tau = numpyro.sample("tau", dist.HalfNormal(1.0))
     raw = numpyro.sample(
         "delta_raw", dist.Normal(0.0, 1.0).expand([n_categories, n_models]).to_event(2)

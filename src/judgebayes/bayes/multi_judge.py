@@ -16,9 +16,11 @@ For judge k and a battle between models i and j,
   i is judge k's own model (or family), −1 when j is, 0 otherwise.
 
 The likelihood is the generalised Binomial of :class:`~judgebayes.bayes.bt_models.SoftBinomial`
-on per-(judge, pair) sufficient statistics, so ties count ½ as in seed 000,
-Eq. 1. This is the multi-judge model the design card asks for (judge
-discrimination ψ_k as a principled consistency measure, cf. seed 002).
+on per-(judge, pair) sufficient statistics, so ties count ½ as in Kargi & Salinas (*From Uncertain
+Judgments to Calibrated Rankings: Conformal Elo Estimation for LLM Evaluation*, 2026,
+arXiv:2606.13221), Eq. 1. This is the multi-judge model the design card asks for (judge
+discrimination ψ_k as a principled consistency measure, cf. Ramaswamy, Demeure & Rrapaj (*Model
+Consistency as a Cheap yet Predictive Proxy for LLM Elo Scores*, EMNLP 2025, arXiv:2509.23510)).
 """
 
 from __future__ import annotations

@@ -9,7 +9,9 @@ in ``tests/test_pymc_twins.py``):
 
 :func:`bt_model_pymc`
     θ ~ ZeroSumNormal(σ) over the ``model`` dimension and, per pair p = (i, j),
-    the generalised (soft-target) Bradley–Terry log-likelihood of seed 000, Eq. 1,
+    the generalised (soft-target) Bradley–Terry log-likelihood of Kargi & Salinas (*From Uncertain
+    Judgments to Calibrated Rankings: Conformal Elo Estimation for LLM Evaluation*, 2026,
+    arXiv:2606.13221), Eq. 1,
 
         ℓ_p(θ) = y_p log σ(θ_i − θ_j) + (n_p − y_p) log σ(θ_j − θ_i),
 
@@ -84,7 +86,8 @@ def _coords(
 
 
 def _soft_binomial_logp(value: Any, n: Any, d: Any) -> Any:
-    """y log σ(d) + (n − y) log σ(−d) (seed 000, Eq. 1), written as y·d − n·softplus(d).
+    """y log σ(d) + (n − y) log σ(−d) (Kargi & Salinas, 2026, Eq. 1), written as y·d −
+    n·softplus(d).
 
     The same algebra as ``SoftBinomial.log_prob``: log σ(d) = d − softplus(d), so one
     softplus per pair instead of two, on either backend.
@@ -125,7 +128,7 @@ def bt_model_pymc(
     -------
     pymc.Model
         Free variable ``theta`` (dims ``model``), deterministic ``elo`` and the
-        observed ``y`` (dims ``pair``) whose log density is seed 000, Eq. 1, per pair.
+        observed ``y`` (dims ``pair``) whose log density is Kargi & Salinas (2026), Eq. 1, per pair.
 
     Raises
     ------

@@ -1,4 +1,5 @@
-"""Judge misclassification (seed 001): naive, Rogan–Gladen (shared / model-specific) and PPI++
+"""Judge misclassification (Fiedler, *Bias and Uncertainty in LLM-as-a-Judge Estimation*, 2026,
+arXiv:2605.06939): naive, Rogan–Gladen (shared / model-specific) and PPI++
 accuracies, the J and ΔJ diagnostics, the paired bootstrap, the Section 7 report, the
 simulation sweeps, and the Bayesian latent-class designs (shared, model-specific,
 hierarchical, and paired: the models' correctness on one item jointly) with LOO.

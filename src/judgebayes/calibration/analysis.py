@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from judgebayes.calibration.bootstrap import BootstrapEstimate, _fmt, _paired_bootstrap
-from judgebayes.calibration.estimators import _LABELS, ESTIMATORS, _z
+from judgebayes.calibration.bootstrap import BootstrapEstimate, format_interval, paired_bootstrap
+from judgebayes.calibration.estimators import ESTIMATOR_LABELS, ESTIMATORS, two_sided_z
 from judgebayes.calibration.items import JudgedItems
 from judgebayes.calibration.report import CalibrationReport, section7_report
 from judgebayes.core.results import ResultDisplay
@@ -88,14 +88,14 @@ class Comparison(ResultDisplay):
 
     def _headline(self) -> str:
         best = ", ".join(
-            f"{_LABELS[r.method]} {_fmt(r.estimate, *r.ci, signed=True)}"
+            f"{ESTIMATOR_LABELS[r.method]} {format_interval(r.estimate, *r.ci, signed=True)}"
             + ("" if r.verified else " (unverified)")
             for r in self.rows
             if r.method in ("rg", "ppi_2x")
         )
         dj = self.delta_j
         dj_text = (
-            _fmt(dj.estimate, *dj.ci, signed=True)
+            format_interval(dj.estimate, *dj.ci, signed=True)
             if np.isfinite(dj.estimate)
             else "not estimable: shared calibration unverifiable"
         )
@@ -118,12 +118,13 @@ class Comparison(ResultDisplay):
         for r in self.rows:
             se = f"  delta-method se {r.se_delta:.3f}" if np.isfinite(r.se_delta) else ""
             lines.append(
-                f"  {_LABELS[r.method]:<12} {_fmt(r.estimate, *r.ci, signed=True)}"
+                f"  {ESTIMATOR_LABELS[r.method]:<12} "
+                f"{format_interval(r.estimate, *r.ci, signed=True)}"
                 f"{se}" + (f"  [{r.remark}]" if r.remark else "")
             )
         for r in self.diagnostics:
             lines.append(
-                f"  {r.quantity:<12} {_fmt(r.estimate, *r.ci, signed=True)}"
+                f"  {r.quantity:<12} {format_interval(r.estimate, *r.ci, signed=True)}"
                 + (f"  [{r.remark}]" if r.remark else "")
             )
         return "\n".join(lines)
@@ -239,7 +240,7 @@ class Calibration(ResultDisplay):
             )
         return (
             f"{len(self.models)} models, {n_items:,} judged items ({n_cal:,} labelled), "
-            f"{self.n_boot:,} replicates; θ̂ {_LABELS['ppi_2x']}: {theta}{more}{dj}"
+            f"{self.n_boot:,} replicates; θ̂ {ESTIMATOR_LABELS['ppi_2x']}: {theta}{more}{dj}"
         )
 
     def to_frame(self) -> pd.DataFrame:
@@ -352,10 +353,10 @@ class Calibration(ResultDisplay):
 
         def cell(m: str, n: str) -> str:
             e = est[m, n]
-            return _fmt(e.estimate, *e.ci) + marks[m, n]
+            return format_interval(e.estimate, *e.ci) + marks[m, n]
 
         frame = pd.DataFrame(
-            {m: {_LABELS[n]: cell(m, n) for n in ESTIMATORS} for m in self.models}
+            {m: {ESTIMATOR_LABELS[n]: cell(m, n) for n in ESTIMATORS} for m in self.models}
         ).T
         diag = pd.DataFrame({m: {n: cell(m, n) for n in ("q0", "q1", "J")} for m in self.models}).T
         if self.truth is not None and self.truth.notna().any():
@@ -366,7 +367,7 @@ class Calibration(ResultDisplay):
             )
         parts = [head, frame.rename_axis("model").to_string()]
         cond = [
-            f"{_LABELS[n]} for {m} in {est[m, n].n_undefined / self.n_boot:.1%}"
+            f"{ESTIMATOR_LABELS[n]} for {m} in {est[m, n].n_undefined / self.n_boot:.1%}"
             for (m, n), mk in marks.items()
             if "†" in mk
         ]
@@ -434,7 +435,7 @@ class Calibration(ResultDisplay):
                         fmt="o",
                         ms=4,
                         color=colors[e % len(colors)],
-                        label=_LABELS[name] if k == 0 else None,
+                        label=ESTIMATOR_LABELS[name] if k == 0 else None,
                     )
             if m in truth:
                 ax.plot(
@@ -506,7 +507,7 @@ def calibrate(
         raise ValueError(f"n_boot must be at least 100, got {n_boot}")
     if n_splits < 1:
         raise ValueError(f"n_splits must be at least 1, got {n_splits}")
-    _z(alpha)
+    two_sided_z(alpha)
     models = items.models
     sizes = items.summary()
     s = sizes.set_index("model")
@@ -544,7 +545,7 @@ def calibrate(
             column="human_label",
             expected="a baseline with human labels",
         )
-    replicates, plugin, delta = _paired_bootstrap(
+    replicates, plugin, delta = paired_bootstrap(
         items,
         models.index(baseline),
         n_boot=n_boot,

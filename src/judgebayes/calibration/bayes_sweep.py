@@ -45,17 +45,17 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from judgebayes.bayes.engine.model import CompiledModel
-from judgebayes.calibration.bootstrap import _N_CAL, _N_TEST, _estimates
+from judgebayes.calibration.bootstrap import N_CAL_SUMS, N_TEST_SUMS, estimates_from_sums
 from judgebayes.calibration.designs import DESIGNS
 from judgebayes.calibration.paired import PAIRED_DESIGNS
 from judgebayes.calibration.sweep import (
-    _CAL_CELLS,
-    _TEST_CELLS,
+    CAL_CELLS,
+    TEST_CELLS,
     Sweep,
-    _cell_features,
-    _difference_summary,
-    _summarise,
+    cell_features,
+    difference_summary,
     pair_cell_probs,
+    summarise_replications,
 )
 
 __all__ = ["sweep_bayes"]
@@ -103,10 +103,10 @@ def _sweep_items(cal: np.ndarray, test: np.ndarray) -> dict[str, Any]:
     # NUTS kernel.
     rep_c, cell_c = np.nonzero(np.ones_like(cal))
     rep_t, cell_t = np.nonzero(np.ones_like(test))
-    human = np.concatenate([_CAL_CELLS[cell_c][:, [0, 2]], np.full((len(cell_t), 2), -1)]).astype(
+    human = np.concatenate([CAL_CELLS[cell_c][:, [0, 2]], np.full((len(cell_t), 2), -1)]).astype(
         np.int32
     )
-    judge = np.concatenate([_CAL_CELLS[cell_c][:, [1, 3]], _TEST_CELLS[cell_t]])
+    judge = np.concatenate([CAL_CELLS[cell_c][:, [1, 3]], TEST_CELLS[cell_t]])
     return {
         "n_runs": np.ones_like(human),
         "labelled": human >= 0,
@@ -132,7 +132,7 @@ def _bootstrap_intervals(
     calibration and test cells of each replication, RG (shared) from model A's
     calibration), on the replications given.
     """
-    fcal, ftest = _cell_features()
+    fcal, ftest = cell_features()
     n_cal, n_test = int(cal[0].sum()), int(test[0].sum())
 
     def boot(counts: np.ndarray, size: int) -> np.ndarray:
@@ -140,15 +140,15 @@ def _bootstrap_intervals(
         return rng.multinomial(size, p).astype(float)
 
     def est(c: np.ndarray, t: np.ndarray) -> dict[str, np.ndarray]:
-        return _estimates(
-            (c @ fcal).reshape(*c.shape[:-1], 2, _N_CAL),
-            (t @ ftest).reshape(*t.shape[:-1], 2, _N_TEST),
+        return estimates_from_sums(
+            (c @ fcal).reshape(*c.shape[:-1], 2, N_CAL_SUMS),
+            (t @ ftest).reshape(*t.shape[:-1], 2, N_TEST_SUMS),
             0,
         )
 
     reps = est(boot(cal, n_cal), boot(test, n_test))
     plug = est(cal.astype(float), test.astype(float))
-    return {name: _difference_summary(reps[name], plug[name], alpha) for name in names}
+    return {name: difference_summary(reps[name], plug[name], alpha) for name in names}
 
 
 def sweep_bayes(
@@ -253,7 +253,7 @@ def sweep_bayes(
                 th = draws_["theta"].reshape(-1, 2 * n_reps)
                 d = th[:, 1::2] - th[:, 0::2]
                 lo, med, hi = np.quantile(d, [alpha / 2, 0.5, 1 - alpha / 2], axis=0)
-                summary = _summarise(med, lo, hi, np.zeros(n_reps, bool), delta_theta)
+                summary = summarise_replications(med, lo, hi, np.zeros(n_reps, bool), delta_theta)
                 summary["n_failed"] = int(stats["diverging"].sum())
                 rows.append(
                     {
@@ -276,7 +276,7 @@ def sweep_bayes(
                             "J_A": ja,
                             "J_B": ja + dj,
                             "estimator": name,
-                            **_summarise(med, lo, hi, failed.astype(bool), delta_theta),
+                            **summarise_replications(med, lo, hi, failed.astype(bool), delta_theta),
                         }
                     )
     settings = {

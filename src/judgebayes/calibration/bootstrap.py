@@ -5,7 +5,7 @@ items separately and keep items paired across models (Appendix E.4); point
 estimates are bootstrap medians. Every statistic is a function of a handful of
 per-model sums (``n, ΣY, ΣẐ, ΣẐ², ΣYẐ`` on calibration items, ``N, ΣẐ, ΣẐ²`` on test
 items), so a bootstrap replicate is one matrix product of multinomial item weights
-with the distinct item rows (:func:`_estimates` on the sums; the simulation sweeps
+with the distinct item rows (:func:`estimates_from_sums` on the sums; the simulation sweeps
 of :mod:`judgebayes.calibration.sweep` use it too). The delta method
 (:func:`_delta_cov`) differentiates the same function for analytic standard errors.
 :class:`BootstrapEstimate` summarises the replicates of one quantity.
@@ -24,10 +24,19 @@ from tqdm.auto import tqdm
 from judgebayes.calibration.items import JudgedItems
 from judgebayes.core.results import ResultDisplay
 
-__all__ = ["BootstrapEstimate"]
+__all__ = [
+    "N_CAL_SUMS",
+    "N_TEST_SUMS",
+    "BootstrapEstimate",
+    "estimates_from_sums",
+    "format_interval",
+    "paired_bootstrap",
+]
 
-# Per model, calibration sums (n, ΣY, ΣẐ, ΣẐ², ΣYẐ) and test sums (N, ΣẐ, ΣẐ²).
-_N_CAL, _N_TEST = 5, 3
+#: Per model, the number of calibration sums: (n, ΣY, ΣẐ, ΣẐ², ΣYẐ).
+N_CAL_SUMS = 5
+#: Per model, the number of test sums: (N, ΣẐ, ΣẐ²).
+N_TEST_SUMS = 3
 # Estimators that divide by Ĵ* (undefined in a replicate where Ĵ* ≤ 0).
 _J_DIVIDED = ("rg", "rg_2x")
 
@@ -39,8 +48,8 @@ def _core(cal: Any, test: Any, base: int, xp: Any = np) -> dict[str, Any]:
     Values are unclipped; q̂ and Ĵ come from each model's own calibration items, the
     shared RG from the model ``base``'s.
     """
-    n, sy, sh, shh, syh = (cal[..., k] for k in range(_N_CAL))
-    big_n, ts, tss = (test[..., k] for k in range(_N_TEST))
+    n, sy, sh, shh, syh = (cal[..., k] for k in range(N_CAL_SUMS))
+    big_n, ts, tss = (test[..., k] for k in range(N_TEST_SUMS))
     p = ts / big_n
     q1 = syh / sy
     q0 = 1 - (sh - syh) / (n - sy)
@@ -69,7 +78,29 @@ def _finish_rg(raw: np.ndarray, j: np.ndarray) -> np.ndarray:
     return np.where(j > 0, np.clip(raw, 0.0, 1.0), np.nan)
 
 
-def _estimates(cal: np.ndarray, test: np.ndarray, base: int) -> dict[str, np.ndarray]:
+def estimates_from_sums(cal: np.ndarray, test: np.ndarray, base: int) -> dict[str, np.ndarray]:
+    """Every estimator of :func:`~judgebayes.calibration.analysis.calibrate` from the sums.
+
+    The naive accuracy p̂ = ΣẐ/N on test items, the judge's rates q̂0, q̂1 and Youden's
+    Ĵ = q̂0 + q̂1 − 1 on calibration items, Rogan-Gladen (p̂ + q̂0 − 1)/Ĵ with each
+    model's own calibration (``rg_2x``) and with model ``base``'s (``rg``), and PPI++
+    with its power-tuned λ̂ clipped to [0, 1].
+
+    Parameters
+    ----------
+    cal
+        Calibration sums ``(..., M, N_CAL_SUMS)``: n, ΣY, ΣẐ, ΣẐ², ΣYẐ per model.
+    test
+        Test sums ``(..., M, N_TEST_SUMS)``: N, ΣẐ, ΣẐ² per model.
+    base
+        Index of the model whose calibration the shared RG uses.
+
+    Returns
+    -------
+    dict of numpy.ndarray
+        ``naive, rg, rg_2x, ppi_2x, q0, q1, J`` (each ``(..., M)``; RG clipped to [0, 1]
+        and NaN where its Ĵ ≤ 0) and the unclipped ``rg_raw, rg_2x_raw``.
+    """
     with np.errstate(divide="ignore", invalid="ignore"):
         c = _core(cal, test, base)
         return {
@@ -89,7 +120,7 @@ def _unit_features(items: JudgedItems, models: Sequence[str]) -> tuple[np.ndarra
     """Per calibration item (M, 5) and per test item (M, 3) features; 0 where absent."""
     f = items.frame
     out = []
-    for split, width in (("calibration", _N_CAL), ("test", _N_TEST)):
+    for split, width in (("calibration", N_CAL_SUMS), ("test", N_TEST_SUMS)):
         rows = f[f["split"] == split]
         units = pd.Index(pd.unique(rows["item_id"]))
         feats = np.zeros((len(units), len(models), width))
@@ -142,14 +173,14 @@ def _delta_cov(
     nc, nt = len(cal_units), len(test_units)
     m = cal_units.shape[1]
     fc, ft = cal_units.reshape(nc, -1), test_units.reshape(nt, -1)
-    split = m * _N_CAL
+    split = m * N_CAL_SUMS
 
     def g(x: np.ndarray) -> np.ndarray:
         x = np.moveaxis(x, 0, -1)
         batch = x.shape[:-1]
         out = _core(
-            x[..., :split].reshape(*batch, m, _N_CAL) * nc,
-            x[..., split:].reshape(*batch, m, _N_TEST) * nt,
+            x[..., :split].reshape(*batch, m, N_CAL_SUMS) * nc,
+            x[..., split:].reshape(*batch, m, N_TEST_SUMS) * nt,
             base,
         )
         flat = np.stack([out[k] for k in keys], axis=-2).reshape(*batch, -1)
@@ -299,26 +330,39 @@ class BootstrapEstimate(ResultDisplay):
     def _headline(self) -> str:
         return (
             f"{self.quantity} ({self.method}), {self.n_boot:,} replicates; "
-            f"{_fmt(self.estimate, *self.ci)}"
+            f"{format_interval(self.estimate, *self.ci)}"
             + (f", se {self.se:.3f}" if np.isfinite(self.se) else "")
             + (f" ({self.remark})" if self.remark else "")
         )
 
     def __str__(self) -> str:
-        return f"{self.quantity} ({self.method}): {_fmt(self.estimate, *self.ci)}" + (
+        return f"{self.quantity} ({self.method}): {format_interval(self.estimate, *self.ci)}" + (
             f"  [{self.remark}]" if self.remark else ""
         )
 
 
-def _fmt(est: float, lo: float, hi: float, signed: bool = False) -> str:
-    """``est [lo, hi]`` to three decimals, or ``undefined``."""
+def format_interval(est: float, lo: float, hi: float, signed: bool = False) -> str:
+    """``est [lo, hi]`` to three decimals, or ``undefined``.
+
+    Parameters
+    ----------
+    est, lo, hi
+        An estimate and its interval.
+    signed
+        Write a ``+`` before positive numbers (for differences).
+
+    Returns
+    -------
+    str
+        E.g. ``0.712 [0.650, 0.771]``; ``undefined`` when ``est`` is not finite.
+    """
     if not np.isfinite(est):
         return "undefined"
     f = "{:+.3f}" if signed else "{:.3f}"
     return f"{f.format(est)} [{f.format(lo)}, {f.format(hi)}]"
 
 
-def _paired_bootstrap(
+def paired_bootstrap(
     items: JudgedItems,
     base: int,
     *,
@@ -332,7 +376,35 @@ def _paired_bootstrap(
 
     Calibration items are resampled from all of them (and, for PPI++ 1×, from each of
     ``n_splits`` random halves); test items are resampled with them; both keep items
-    paired across models. Shared RG uses the calibration of model ``base``.
+    paired across models (Appendix E.4). Shared RG uses the calibration of model ``base``.
+
+    Parameters
+    ----------
+    items
+        The judged items, calibration and test.
+    base
+        Index (in ``items.models``) of the model whose calibration the shared RG uses.
+    n_boot
+        Bootstrap replicates per resampling (the full calibration set and each half).
+    n_splits
+        Random halves of the calibration items for PPI++ 1×.
+    seed
+        Seed of the resampling and of the halves.
+    progress
+        Show a progress bar.
+    chunk_size
+        Replicates drawn per matrix product (bounds memory).
+
+    Returns
+    -------
+    replicates : dict of numpy.ndarray
+        Per estimator, the replicates ``(n_boot, M)`` (``ppi_1x``:
+        ``(n_boot · n_splits, M)``).
+    plugin : dict of numpy.ndarray
+        Per estimator, the full-data estimate ``(M,)`` (``ppi_1x``: on the first half).
+    delta : dict of numpy.ndarray
+        The delta-method covariance (M × M, unclipped estimators) of ``naive, rg, rg_2x,
+        ppi, q0, q1, J`` (``ppi``: PPI++ 2×) and ``ppi_1x`` (on the first half).
     """
     models = items.models
     cal_units, test_units = _unit_features(items, models)
@@ -344,9 +416,9 @@ def _paired_bootstrap(
     def sums(w: np.ndarray, cells: np.ndarray, width: int) -> np.ndarray:
         return (w @ cells).reshape(*w.shape[:-1], mm, width)
 
-    plugin = _estimates(
-        sums(cal_counts[None].astype(float), cal_cells, _N_CAL),
-        sums(test_counts[None].astype(float), test_cells, _N_TEST),
+    plugin = estimates_from_sums(
+        sums(cal_counts[None].astype(float), cal_cells, N_CAL_SUMS),
+        sums(test_counts[None].astype(float), test_cells, N_TEST_SUMS),
         base,
     )
     plugin = {k: v[0] for k, v in plugin.items()}
@@ -354,9 +426,9 @@ def _paired_bootstrap(
     rng = np.random.default_rng(seed)
     half = n_cal // 2
     selections = [rng.multivariate_hypergeometric(cal_counts, half) for _ in range(n_splits)]
-    first = _estimates(
-        sums(selections[0][None].astype(float), cal_cells, _N_CAL),
-        sums(test_counts[None].astype(float), test_cells, _N_TEST),
+    first = estimates_from_sums(
+        sums(selections[0][None].astype(float), cal_cells, N_CAL_SUMS),
+        sums(test_counts[None].astype(float), test_cells, N_TEST_SUMS),
         base,
     )
     plugin["ppi_1x"] = first["ppi_2x"][0]
@@ -371,7 +443,9 @@ def _paired_bootstrap(
                 b = min(chunk_size, n_boot - start)
                 wc = r.multinomial(size, counts / counts.sum(), size=b).astype(float)
                 wt = r.multinomial(n_test, test_counts / n_test, size=b).astype(float)
-                est = _estimates(sums(wc, cal_cells, _N_CAL), sums(wt, test_cells, _N_TEST), base)
+                est = estimates_from_sums(
+                    sums(wc, cal_cells, N_CAL_SUMS), sums(wt, test_cells, N_TEST_SUMS), base
+                )
                 if job == 0:
                     for k in keys:
                         reps[k].append(est[k])

@@ -1,7 +1,7 @@
 """Latent-class models of judge misclassification: shared, model-specific, hierarchical.
 
-The story of seed 001 (Eq. 1) as a generative model. For every judged response of
-base model m on item i,
+The story of Fiedler (*Bias and Uncertainty in LLM-as-a-Judge Estimation*, 2026, arXiv:2605.06939)
+(Eq. 1) as a generative model. For every judged response of base model m on item i,
 
     Z_mi ~ Bernoulli(θ_m)                              (true correctness)
     Ẑ_mi | Z_mi ~ Binomial(k_mi, q1_m)      if Z_mi = 1  (k_mi judge runs)

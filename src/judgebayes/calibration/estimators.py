@@ -39,6 +39,7 @@ from judgebayes.errors import DataError
 
 __all__ = [
     "ESTIMATORS",
+    "ESTIMATOR_LABELS",
     "AccuracyEstimate",
     "JudgeRates",
     "judge_rates",
@@ -47,20 +48,39 @@ __all__ = [
     "rg_shared_difference",
     "rogan_gladen",
     "shared_calibration_bias",
+    "two_sided_z",
 ]
 
 ESTIMATORS: tuple[str, ...] = ("naive", "rg", "rg_2x", "ppi_1x", "ppi_2x")
 """The estimator names of :func:`~judgebayes.calibration.analysis.calibrate`, in table order."""
-_LABELS = {
+ESTIMATOR_LABELS = {
     "naive": "naive",
     "rg": "RG (shared)",
     "rg_2x": "RG 2×",
     "ppi_1x": "PPI++ 1×",
     "ppi_2x": "PPI++ 2×",
 }
+"""How tables, reports and plots name each of :data:`ESTIMATORS`."""
 
 
-def _z(alpha: float) -> float:
+def two_sided_z(alpha: float) -> float:
+    """The normal quantile z₁₋α/₂ of a two-sided (1 − α) interval, α checked.
+
+    Parameters
+    ----------
+    alpha
+        Miscoverage, in (0, 1).
+
+    Returns
+    -------
+    float
+        Φ⁻¹(1 − α/2) (1.96 for α = 0.05).
+
+    Raises
+    ------
+    ValueError
+        When ``alpha`` is not in (0, 1).
+    """
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")
     return float(norm_ppf(1 - alpha / 2))
@@ -73,7 +93,7 @@ def _ci(
     lo: float = -np.inf,
     hi: float = np.inf,
 ) -> tuple[float, float]:
-    z = _z(alpha)
+    z = two_sided_z(alpha)
     return float(np.clip(est - z * se, lo, hi)), float(np.clip(est + z * se, lo, hi))
 
 

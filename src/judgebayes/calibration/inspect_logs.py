@@ -1,4 +1,5 @@
-"""Inspect AI eval logs as judged items: a model-graded score per sample (seed 001).
+"""Inspect AI eval logs as judged items: a model-graded score per sample (Fiedler, *Bias and
+Uncertainty in LLM-as-a-Judge Estimation*, 2026, arXiv:2605.06939).
 
 An Inspect (github.com/UKGovernmentBEIS/inspect_ai) evaluation of a model writes a
 log (``.eval``, or ``.json``) holding one score per sample and epoch from each

@@ -1,4 +1,5 @@
-"""Judged items: the validated table every calibration estimator reads (seed 001).
+"""Judged items: the validated table every calibration estimator reads (Fiedler, *Bias and
+Uncertainty in LLM-as-a-Judge Estimation*, 2026, arXiv:2605.06939).
 
 :class:`JudgedItems` holds one row per judged response (``model, item_id,
 judge_label`` plus optional ``human_label``, ``split``, ``run``). Rows with a human

@@ -1,13 +1,13 @@
 """Paired latent-class calibration: the models' correctness on one item modelled jointly.
 
-Seed 001's measurement model (Eq. 1, p = θ q1 + (1 − θ)(1 − q0)) holds per model; its
-comparisons are *paired*: both models answer the same items, and the paper resamples
-paired item indices because "the dependence induced by paired items" matters (Sections
-4.2 and Appendix B: paired per-input differences "capture model correlation
-directly"). The designs of :mod:`judgebayes.calibration.designs` give each model's
-correctness Z_mi its own Bernoulli(θ_m), independent across models given θ, so a hard
-item that both models fail is two unrelated events and the Δθ posterior is ≈ 20%
-wider than PPI++ 2× with the paired bootstrap when the models are correlated.
+Fiedler's (*Bias and Uncertainty in LLM-as-a-Judge Estimation*, 2026, arXiv:2605.06939) measurement
+model (Eq. 1, p = θ q1 + (1 − θ)(1 − q0)) holds per model; its comparisons are *paired*: both models
+answer the same items, and the paper resamples paired item indices because "the dependence induced
+by paired items" matters (Sections 4.2 and Appendix B: paired per-input differences "capture model
+correlation directly"). The designs of :mod:`judgebayes.calibration.designs` give each model's
+correctness Z_mi its own Bernoulli(θ_m), independent across models given θ, so a hard item that both
+models fail is two unrelated events and the Δθ posterior is ≈ 20% wider than PPI++ 2× with the
+paired bootstrap when the models are correlated.
 
 This design keeps Eq. 1 per model and replaces the independent Z_mi by a joint latent
 class over the *correctness pattern* of the S models that answered item i,

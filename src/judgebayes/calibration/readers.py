@@ -88,7 +88,8 @@ def read_prevalence(
     calibration: float | None = None,
     seed: int = 0,
 ) -> JudgedItems:
-    """Pairwise battles of one model against opponents, as judged items (seed 001).
+    """Pairwise battles of one model against opponents, as judged items (Fiedler, *Bias and
+    Uncertainty in LLM-as-a-Judge Estimation*, 2026, arXiv:2605.06939).
 
     θ = P(humans prefer ``target``) per opponent: each battle of ``target`` against an
     opponent is one item of that opponent (the :class:`JudgedItems` ``model``), its

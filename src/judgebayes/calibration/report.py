@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from judgebayes.calibration.bootstrap import _fmt
-from judgebayes.calibration.estimators import _LABELS
+from judgebayes.calibration.bootstrap import format_interval
+from judgebayes.calibration.estimators import ESTIMATOR_LABELS
 from judgebayes.core.results import ResultDisplay
 
 if TYPE_CHECKING:
@@ -103,17 +103,17 @@ def section7_report(
         for name in ("rg", "rg_2x"):
             raw = cal.plugin[f"{name}_raw"][cal._k(m)]
             if np.isfinite(raw) and not 0 <= raw <= 1:
-                flags.append(f"{m}: {_LABELS[name]} = {raw:.3f} outside [0, 1], clipped")
+                flags.append(f"{m}: {ESTIMATOR_LABELS[name]} = {raw:.3f} outside [0, 1], clipped")
     # Intervals over the replicates with Ĵ* > 0 only (RG divides by Ĵ*).
     conditional = [
-        (f"{_LABELS['rg_2x']} for {m}", cal.estimate(m, "rg_2x"))
+        (f"{ESTIMATOR_LABELS['rg_2x']} for {m}", cal.estimate(m, "rg_2x"))
         for m in cal.models
         if m not in cal.unlabelled
     ]
     conditional.insert(
         0,
         (
-            f"{_LABELS['rg']} (every model, {cal.baseline}'s calibration)",
+            f"{ESTIMATOR_LABELS['rg']} (every model, {cal.baseline}'s calibration)",
             cal.estimate(cal.baseline, "rg"),
         ),
     )
@@ -135,7 +135,7 @@ def section7_report(
                 f"{c.a} vs {c.b}: shared calibration is unverifiable: {who} "
                 f"{'has' if len(missing) == 1 else 'have'} no calibration labels, "
                 f"so ΔĴ cannot be estimated and RG (shared) Δθ = "
-                f"{_fmt(rg.estimate, *rg.ci, True)} rests on {cal.baseline}'s "
+                f"{format_interval(rg.estimate, *rg.ci, True)} rests on {cal.baseline}'s "
                 f"calibration unchecked. Shared calibration cannot be a default "
                 f"(Section 7): label a calibration sample of {who}'s items, or "
                 f"state the assumption and weaken the claim"
@@ -175,8 +175,8 @@ def section7_report(
         if pos and neg:
             flags.append(
                 f"{c.a} vs {c.b}: confident comparisons of opposite sign "
-                f"({', '.join(_LABELS[k] for k in pos)} > 0; "
-                f"{', '.join(_LABELS[k] for k in neg)} < 0): a wrong-sign claim "
+                f"({', '.join(ESTIMATOR_LABELS[k] for k in pos)} > 0; "
+                f"{', '.join(ESTIMATOR_LABELS[k] for k in neg)} < 0): a wrong-sign claim "
                 f"is likely; prefer model-specific PPI++ and weaken the claim"
             )
     flags += [
@@ -194,7 +194,7 @@ def section7_report(
     diag = "; ".join(
         f"{m}: "
         + ", ".join(
-            f"{n} {_fmt(e.estimate, *e.ci)}"
+            f"{n} {format_interval(e.estimate, *e.ci)}"
             for n, e in ((n, cal.estimate(m, n)) for n in ("q0", "q1", "J"))
         )
         if s.loc[m, "n_cal"] > 0
@@ -205,7 +205,7 @@ def section7_report(
         "; ".join(
             f"ΔĴ[{c.a} − {c.b}] "
             + (
-                _fmt(c.delta_j.estimate, *c.delta_j.ci, True)
+                format_interval(c.delta_j.estimate, *c.delta_j.ci, True)
                 if c.verified
                 else "not estimable (no calibration labels), shared calibration unverifiable"
             )

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from judgebayes.calibration.analysis import calibrate
-from judgebayes.calibration.estimators import _LABELS, ESTIMATORS
+from judgebayes.calibration.estimators import ESTIMATOR_LABELS, ESTIMATORS
 from judgebayes.calibration.items import JudgedItems
 from judgebayes.core.results import ResultDisplay
 from judgebayes.errors import DataError
@@ -56,8 +56,8 @@ def _row(
 
 def _label(estimator: str) -> str:
     """Display name of an estimator (``bayes_<design>``, ``bayes_loo`` included)."""
-    if estimator in _LABELS:
-        return _LABELS[estimator]
+    if estimator in ESTIMATOR_LABELS:
+        return ESTIMATOR_LABELS[estimator]
     if estimator == "bayes_loo":
         return "Bayes, LOO's pick"
     return "Bayes " + estimator.removeprefix("bayes_").replace("_", "-")

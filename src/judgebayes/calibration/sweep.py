@@ -33,19 +33,24 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from judgebayes._stats import norm_ppf
-from judgebayes.calibration.bootstrap import _N_CAL, _N_TEST, _estimates
-from judgebayes.calibration.estimators import _LABELS
+from judgebayes.calibration.bootstrap import N_CAL_SUMS, N_TEST_SUMS, estimates_from_sums
+from judgebayes.calibration.estimators import ESTIMATOR_LABELS
 from judgebayes.calibration.items import JudgedItems
 from judgebayes.core.results import ResultDisplay
 from judgebayes.errors import DataError
 
 __all__ = [
+    "CAL_CELLS",
+    "TEST_CELLS",
     "SimulatedItems",
     "Sweep",
+    "cell_features",
+    "difference_summary",
     "paper_table6",
     "plot_sweep",
     "simulate_items",
     "simulate_sweep",
+    "summarise_replications",
 ]
 
 # Table 6 (q̂0, q̂1), Table 7 (true test accuracy θ) and Table 5 (items after filtering).
@@ -207,19 +212,33 @@ def simulate_items(
 
 
 # -------------------------------------------------------------------- sweeps
-_CAL_CELLS = np.array(list(itertools.product((0, 1), repeat=4)))  # (z_a, h_a, z_b, h_b)
-_TEST_CELLS = np.array(list(itertools.product((0, 1), repeat=2)))  # (h_a, h_b)
+#: The 16 kinds of calibration item of two models: rows (z_a, h_a, z_b, h_b) of 0/1.
+CAL_CELLS = np.array(list(itertools.product((0, 1), repeat=4)))
+#: The 4 kinds of test item of two models: rows (h_a, h_b) of 0/1.
+TEST_CELLS = np.array(list(itertools.product((0, 1), repeat=2)))
 
 
-def _cell_features() -> tuple[np.ndarray, np.ndarray]:
-    """Sums features of each cell: calibration (16, 2·5), test (4, 2·3)."""
-    cal = np.zeros((16, 2, _N_CAL))
+def cell_features() -> tuple[np.ndarray, np.ndarray]:
+    """The sums' features of each cell of :data:`CAL_CELLS` and :data:`TEST_CELLS`.
+
+    A calibration item adds (1, Z, Ẑ, Ẑ², ZẐ) to each model's calibration sums and a
+    test item (1, Ẑ, Ẑ²) to its test sums, so cell counts times these features are the
+    sums :func:`~judgebayes.calibration.bootstrap.estimates_from_sums` takes.
+
+    Returns
+    -------
+    cal : numpy.ndarray
+        ``(16, 2 · N_CAL_SUMS)``: per calibration cell, model A's sums then model B's.
+    test : numpy.ndarray
+        ``(4, 2 · N_TEST_SUMS)``: per test cell, model A's sums then model B's.
+    """
+    cal = np.zeros((16, 2, N_CAL_SUMS))
     for m in range(2):
-        z, h = _CAL_CELLS[:, 2 * m], _CAL_CELLS[:, 2 * m + 1]
+        z, h = CAL_CELLS[:, 2 * m], CAL_CELLS[:, 2 * m + 1]
         cal[:, m] = np.column_stack([np.ones(16), z, h, h * h, z * h])
-    test = np.zeros((4, 2, _N_TEST))
+    test = np.zeros((4, 2, N_TEST_SUMS))
     for m in range(2):
-        h = _TEST_CELLS[:, m]
+        h = TEST_CELLS[:, m]
         test[:, m] = np.column_stack([np.ones(4), h, h * h])
     return cal.reshape(16, -1), test.reshape(4, -1)
 
@@ -251,7 +270,7 @@ def pair_cell_probs(
         pos = q1[m] if z == 1 else 1 - q0[m]
         return pos if h == 1 else 1 - pos
 
-    cal = np.array([pz[(za, zb)] * ph(ha, za, 0) * ph(hb, zb, 1) for za, ha, zb, hb in _CAL_CELLS])
+    cal = np.array([pz[(za, zb)] * ph(ha, za, 0) * ph(hb, zb, 1) for za, ha, zb, hb in CAL_CELLS])
     test = cal.reshape(2, 2, 2, 2).sum(axis=(0, 2)).ravel()
     cal, test = np.clip(cal, 0, None), np.clip(test, 0, None)
     return cal / cal.sum(), test / test.sum()
@@ -269,7 +288,7 @@ def _sweep_chunk(
     alpha: float,
 ) -> dict[str, np.ndarray]:
     """Δθ = θ_B − θ_A of ``r`` replications: bootstrap median, interval and failure."""
-    fcal, ftest = _cell_features()
+    fcal, ftest = cell_features()
     cal = rng.multinomial(n_cal, pcal, size=r)
     half = np.stack([rng.multivariate_hypergeometric(c, n_cal // 2) for c in cal])
     test = rng.multinomial(n_test, ptest, size=r)
@@ -281,9 +300,9 @@ def _sweep_chunk(
     bc, bh, bt = boot(cal, n_cal), boot(half, n_cal // 2), boot(test, n_test)
 
     def est(c: np.ndarray, t: np.ndarray) -> dict[str, np.ndarray]:
-        return _estimates(
-            (c @ fcal).reshape(*c.shape[:-1], 2, _N_CAL),
-            (t @ ftest).reshape(*t.shape[:-1], 2, _N_TEST),
+        return estimates_from_sums(
+            (c @ fcal).reshape(*c.shape[:-1], 2, N_CAL_SUMS),
+            (t @ ftest).reshape(*t.shape[:-1], 2, N_TEST_SUMS),
             base,
         )
 
@@ -306,15 +325,27 @@ def _sweep_chunk(
         "ppi_1x": phalf["ppi_2x"],
         "ppi_2x": pfull["ppi_2x"],
     }
-    return {name: _difference_summary(x, plug[name], alpha) for name, x in reps.items()}
+    return {name: difference_summary(x, plug[name], alpha) for name, x in reps.items()}
 
 
-def _difference_summary(reps: np.ndarray, plug: np.ndarray, alpha: float) -> np.ndarray:
+def difference_summary(reps: np.ndarray, plug: np.ndarray, alpha: float) -> np.ndarray:
     """Median, percentile interval and failure flag of the difference model 1 − model 0.
 
-    ``reps`` holds bootstrap replicates ``(r, n_boot, 2)`` of each replication's two
-    estimates, ``plug`` the plug-in estimates ``(r, 2)``; a replication fails when its
-    plug-in difference or its median is not finite. Returns ``(4, r)``.
+    A replication fails when its plug-in difference or its median is not finite.
+
+    Parameters
+    ----------
+    reps
+        Bootstrap replicates ``(r, n_boot, 2)`` of each replication's two estimates.
+    plug
+        The plug-in estimates ``(r, 2)``.
+    alpha
+        The percentile interval is [α/2, 1 − α/2] (NaN replicates ignored).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(4, r)``: median, lower, upper bound and failure flag (1.0 or 0.0).
     """
     d = reps[..., 1] - reps[..., 0]  # (r, n_boot)
     with warnings.catch_warnings():
@@ -480,7 +511,7 @@ def simulate_sweep(
                         "J_A": ja,
                         "J_B": ja + dj,
                         "estimator": name,
-                        **_summarise(med, lo, hi, failed.astype(bool), delta_theta),
+                        **summarise_replications(med, lo, hi, failed.astype(bool), delta_theta),
                     }
                 )
     frame = pd.DataFrame(rows)
@@ -501,10 +532,27 @@ def simulate_sweep(
     return Sweep(frame, settings)
 
 
-def _summarise(
+def summarise_replications(
     point: np.ndarray, lo: np.ndarray, hi: np.ndarray, failed: np.ndarray, truth: float
 ) -> dict[str, float]:
-    """Bias, coverage (failures are misses), width and RMSE with Monte Carlo errors."""
+    """Bias, coverage (failures are misses), width and RMSE with Monte Carlo errors.
+
+    Parameters
+    ----------
+    point, lo, hi
+        Per replication, the point estimate and the interval.
+    failed
+        Per replication, whether the estimator failed (its interval then misses).
+    truth
+        The true value.
+
+    Returns
+    -------
+    dict
+        ``bias`` and ``bias_mcse`` (sd / √n over the replications that did not fail),
+        ``coverage`` and ``coverage_mcse`` (√(c(1 − c)/n) over all), ``width``,
+        ``rmse``, ``n_reps`` and ``n_failed``.
+    """
     ok = ~failed
     n = len(point)
     err = point[ok] - truth
@@ -567,7 +615,7 @@ def plot_sweep(
                         ms=3,
                         capsize=2,
                         color=colors[k % len(colors)],
-                        label=_LABELS.get(name, name),
+                        label=ESTIMATOR_LABELS.get(name, name),
                     )
             ax.axhline(nominal if what == "coverage" else 0.0, ls=":", color="k")
             ax.set_ylabel(ylabel)

@@ -41,13 +41,34 @@ VERB_MODULES = {
 }
 
 
+DESCRIPTION = """\
+Calibrated, uncertainty-aware model evaluation from LLM-judge verdicts.
+
+Start here: judgebayes audit FILE [--judge NAME=FILE ...] [--own JUDGE=MODEL] --out DIR
+answers "can I trust this judge, and what does it say?" in one report: per judge, a
+verdict for ranking and for pairwise comparisons (trust / trust with caveats / do not
+trust) with the diagnostic that decided it and the fix; agreement and confusion with the
+humans, J per model and ΔJ, position bias, self-preference, the calibrated board with
+rank-sets, the calibration design, and how many more human labels would help.
+
+The other verbs run one method each and cite the paper it follows in their --help:
+Soft-Elo (Kargi & Salinas 2026), judge calibration (Fiedler 2026), Consistency (Ramaswamy
+et al. 2025), consensus (Zhang et al. 2025), anchors (Don-Yehiya et al. 2026), calibrated
+rankings (Chatzi et al. 2024; Angelopoulos et al. 2023). Try one without data:
+judgebayes demo."""
+
+
 def _module(name: str) -> ModuleType:
     return importlib.import_module(f"{__name__}.{name}")
 
 
 def _parser(modules: Sequence[str]) -> argparse.ArgumentParser:
     """The parser with the verbs registered by ``modules`` (module names, in order)."""
-    parser = argparse.ArgumentParser(prog="judgebayes", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="judgebayes",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     every = list(dict.fromkeys(VERB_MODULES.values()))
     # A parser with some verbs names all of them in its usage line, as the full parser does,
     # so that its error messages are the same. (Not on the full parser: a metavar would also

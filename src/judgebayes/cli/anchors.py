@@ -1,4 +1,7 @@
-"""`judgebayes anchors`: anchor-based evaluation (seed 004).
+"""`judgebayes anchors`: anchor-based evaluation.
+
+Don-Yehiya, Yehudai, Choshen & Abend, *Mediocrity is the key for LLM as a Judge Anchor Selection*
+(ACL 2026, arXiv:2603.16848).
 
 ``judgebayes anchors power [--ties 0.39 0.55]`` prints the sign-test sample sizes of
 Table 2 (win rates 55–75 %, with the totals at the given tie rates);
@@ -19,6 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from judgebayes.cli.common import count, non_negative_int, number, probability
+from judgebayes.cli.papers import PAPERS, described
 from judgebayes.core.io import read_frame, reading, require_file, write_json
 from judgebayes.errors import DataError
 
@@ -81,7 +85,8 @@ def _power(args: argparse.Namespace) -> int:
 
     table = power_table(ties=args.ties, alpha=args.alpha, power=args.power)
     print(
-        f"One-sided sign test (seed 004, Table 2): α = {args.alpha:g}, power {args.power:g}; "
+        f"One-sided sign test (Don-Yehiya et al., 2026, Table 2): α = {args.alpha:g}, "
+        f"power {args.power:g}; "
         f"base N = discordant pairs, total = N / (1 - ties)"
     )
     print(table)
@@ -105,7 +110,7 @@ def _power(args: argparse.Namespace) -> int:
 
 
 def _anchors(args: argparse.Namespace) -> int:
-    """Seed 004: per anchor informativeness, its ranking, τ with humans / π_quad, N_total."""
+    """Per anchor informativeness, its ranking, τ with humans / π_quad, N_total (Don-Yehiya)."""
     if str(args.file) == "power":
         return _power(args)
     from judgebayes.anchors.verdicts import read_verdicts, verdict_format
@@ -210,15 +215,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add the verb's parser."""
     p = sub.add_parser(
         "anchors",
-        help="anchor-based evaluation (seed 004): informativeness, τ, power",
-        description="judgebayes anchors FILE: per anchor (the models every other model "
-        "meets) its informativeness I(p, A), the ranking it induces, Kendall τ with the "
-        "human ranking (--human) and, on a full matrix, the quadratic ranking, with "
-        "bootstrap intervals over prompts, and N_total at +5% (Don-Yehiya, Yehudai, "
-        "Choshen & Abend, 'Mediocrity is the key for LLM as a Judge Anchor Selection', "
-        "2026, arXiv:2603.16848). "
-        "judgebayes anchors power: the sign-test table (Table 2). "
-        "(A verdict file named 'power' is ./power.)",
+        help=f"anchor-based evaluation ({PAPERS['anchors'].short}): informativeness, τ, power",
+        description=described(
+            "judgebayes anchors FILE: per anchor (the models every other model meets) its "
+            "informativeness I(p, A), the ranking it induces, Kendall τ with the human ranking "
+            "(--human) and, on a full matrix, the quadratic ranking, with bootstrap intervals "
+            "over prompts, and N_total at +5%.",
+            PAPERS["anchors"],
+            "judgebayes anchors power: the sign-test table (Table 2). (A verdict file named "
+            "'power' is ./power.)",
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(
         "file",

@@ -1,6 +1,8 @@
 """`judgebayes demo` and `judgebayes elo`: Bradley–Terry leaderboards with intervals.
 
-Seed 000, Eq. 1 on per-pair statistics (:func:`judgebayes.fit_bt`, :func:`judgebayes.bootstrap_bt`).
+Eq. 1 of Kargi & Salinas, *From Uncertain Judgments to Calibrated Rankings: Conformal Elo
+Estimation for LLM Evaluation* (2026, arXiv:2606.13221), on per-pair statistics
+(:func:`judgebayes.fit_bt`, :func:`judgebayes.bootstrap_bt`).
 ``demo`` simulates an arena with a few human labels and sets the judge-only Hard-Elo board
 (bootstrap intervals) beside the calibrated Soft-Elo board (β from the human labels, the
 held-out protocol, jackknife+ conformal intervals: :func:`judgebayes.run_softelo`), each
@@ -38,6 +40,7 @@ from judgebayes.cli.judges import (
     resolve_inputs,
     shows_judges_beside_humans,
 )
+from judgebayes.cli.papers import PAPERS, described
 from judgebayes.core.battles import Battles
 from judgebayes.core.board import EloBoard
 from judgebayes.core.bootstrap import bootstrap_bt
@@ -211,7 +214,8 @@ def _demo(args: argparse.Namespace) -> int:
             f"hard: Hard-Elo from the judge's labels alone, {level} bootstrap intervals "
             f"({args.n_boot} replicates).\n"
             f"soft: Soft-Elo, BT on σ(β·s) with β = {temp.beta:.2f} fitted on {temp.n:,} decisive "
-            f"human labels, held out per model (Algorithm 1 of seed 000), {level} jackknife+ "
+            f"human labels, held out per model (Algorithm 1 of Kargi & Salinas 2026, "
+            f"arXiv:2606.13221), {level} jackknife+ "
             f"conformal intervals on the human Elo axis.\n"
         )
     )
@@ -552,8 +556,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add the verb's parser."""
     demo = sub.add_parser(
         "demo",
-        help="simulate a judged arena with a few human labels; "
-        "judge-only Hard-Elo beside calibrated Soft-Elo",
+        help="simulate a judged arena with a few human labels; judge-only Hard-Elo beside "
+        f"calibrated Soft-Elo ({PAPERS['softelo'].short})",
+        description=described(
+            "A simulated arena judged by an LLM, with human labels on a few battles (no data "
+            "needed): the judge-only Hard-Elo board (bootstrap intervals) beside the calibrated "
+            "Soft-Elo board (temperature β from the human labels, held-out protocol, jackknife+ "
+            "conformal intervals), each with its coverage of the simulated truth; with --out, "
+            "both boards as CSV, summary.json and a two-panel forest.png.",
+            PAPERS["softelo"],
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     demo.add_argument("--models", type=count, default=55)
     demo.add_argument("--battles", type=positive_int, default=25_000)
@@ -587,6 +600,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "elo",
         help="Bradley–Terry Elo leaderboard with bootstrap intervals; with several judges' "
         "verdicts and human labels, the human board beside each judge's",
+        description=described(
+            "A Bradley–Terry Elo leaderboard (Eq. 1, fitted on per-pair statistics) with "
+            "bootstrap or sandwich intervals, simultaneous rank-sets and tiers; with several "
+            "judges' files (--judge NAME=FILE) and human labels, the human board beside each "
+            "judge's with Kendall τ and MAE to the human Elo.",
+            PAPERS["softelo"],
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _add_input_options(elo)
     elo.add_argument("--out", type=Path, default=None)

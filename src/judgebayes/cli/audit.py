@@ -51,6 +51,7 @@ each anchor's informativeness, the recommended anchor and the prompts a +5% edge
 Selection", 2026, arXiv:2603.16848).
 
 examples:
+  judgebayes audit --demo                             # simulated judges with known defects
   judgebayes audit ppr/human.json --judge gpt-4=ppr/gpt-4-0125-preview.json \\
       --judge claude-3-opus=ppr/claude-3-opus-20240229.json \\
       --judge gpt-3.5-turbo=ppr/gpt-3.5-turbo.json --own gpt-3.5-turbo=gpt-3.5-turbo \\
@@ -166,13 +167,49 @@ def _read(args: argparse.Namespace) -> tuple[Battles | JudgedItems, str | None]:
     return battles, None
 
 
+def _demo(args: argparse.Namespace) -> tuple[Battles, dict[str, list[str]], str]:
+    """``--demo``: simulated battles whose judges each have one known property."""
+    from judgebayes.auditing.simulate import simulate_audit
+
+    if args.file is not None or args.judge or args.own:
+        raise DataError(
+            "--demo audits simulated battles: it takes no FILE, --judge or --own",
+            expected="judgebayes audit --demo, or judgebayes audit FILE ...",
+        )
+    sim = simulate_audit(seed=args.seed)
+    own = {name: list(spec.own) for name, spec in sim.judges.items() if spec.own}
+    frame = sim.battles.frame
+    n_labelled = int(frame.drop_duplicates("battle_id")["human_label"].notna().sum())
+    print(
+        f"demo: {frame['battle_id'].nunique():,} simulated battles of {len(sim.elo)} models, "
+        f"{n_labelled:,} with a human label; four judges, each with one known property: "
+        "'fine' (none), 'position' (calls the answer shown first), 'uneven' (its J differs "
+        "by 0.30 across models), 'self' (η = 0.8 towards its own model)"
+    )
+    return sim.battles, own, "simulated battles, four judges with known defects"
+
+
 def _run(args: argparse.Namespace) -> int:
     from judgebayes.auditing.run import audit
 
-    data, judge = _read(args)
-    own: dict[str, list[str]] = {}
-    for j, model in args.own or ():
-        own.setdefault(j, []).append(model)
+    if args.demo:
+        data, own, title = _demo(args)
+        judge = None
+    elif args.file is None:
+        raise DataError(
+            "no data: give FILE (battles or judged items), or --demo for simulated battles",
+            expected="judgebayes audit FILE [--judge NAME=FILE ...], or judgebayes audit --demo",
+        )
+    else:
+        data, judge = _read(args)
+        own = {}
+        for j, model in args.own or ():
+            own.setdefault(j, []).append(model)
+        title = (
+            args.file.name
+            if args.file.is_dir()
+            else f"{args.file.resolve().parent.name}/{args.file.name}"
+        )
     result = audit(
         data,
         own=own,
@@ -186,9 +223,7 @@ def _run(args: argparse.Namespace) -> int:
         budget=not args.no_budget,
         seed=args.seed,
         progress=not args.no_progress,
-        title=args.file.name
-        if args.file.is_dir()
-        else f"{args.file.resolve().parent.name}/{args.file.name}",
+        title=title,
     )
     print(result.title)
     print()
@@ -218,8 +253,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "file",
         type=Path,
+        nargs="?",
         help="battles (judge_label and, on some, human_label), the human file of aligned "
         "judge files (--judge NAME=FILE), a folder of them, or judged items",
+    )
+    p.add_argument(
+        "--demo",
+        action="store_true",
+        help="no FILE: audit simulated battles (8 models, 20,000 battles, 2,000 human "
+        "labels) judged by four judges, each with one known property (none, position "
+        "bias, J uneven across models, self-preference): the report must find each",
     )
     p.add_argument(
         "--judge",

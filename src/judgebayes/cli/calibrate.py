@@ -1,4 +1,6 @@
-"""`judgebayes calibrate`: judge misclassification (seed 001).
+"""`judgebayes calibrate`: judge misclassification.
+
+Fiedler, *Bias and Uncertainty in LLM-as-a-Judge Estimation* (2026, arXiv:2605.06939).
 
 The frequentist table (naive, Rogan–Gladen, PPI++ with the paired bootstrap) and, with
 ``--bayes``, the Bayesian latent-class designs of :mod:`judgebayes.calibration.designs`
@@ -26,6 +28,7 @@ from judgebayes.cli.common import (
     positive_int,
     probability,
 )
+from judgebayes.cli.papers import PAPERS, described
 from judgebayes.core.io import reading, require_file, write_json
 
 if TYPE_CHECKING:
@@ -157,7 +160,7 @@ def _read_items(args: argparse.Namespace) -> JudgedItems:
 
 
 def _calibrate(args: argparse.Namespace) -> int:
-    """Seed 001: naive, Rogan–Gladen and PPI++ accuracies with J / ΔJ diagnostics."""
+    """Naive, Rogan–Gladen and PPI++ accuracies with J / ΔJ diagnostics (Fiedler)."""
     import pandas as pd
 
     from judgebayes.calibration import calibrate
@@ -226,7 +229,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add the verb's parser."""
     cal = sub.add_parser(
         "calibrate",
-        help="judge misclassification (seed 001): naive, Rogan-Gladen, PPI++ with q0, q1, J and ΔJ",
+        help=f"judge misclassification ({PAPERS['calibration'].short}): naive, Rogan-Gladen, "
+        "PPI++ with q0, q1, J and ΔJ",
+        description=described(
+            "Each model's accuracy from an imperfect judge and a human-labelled calibration "
+            "subset: naive, Rogan-Gladen and PPI++ estimates with the judge's q0, q1, Youden's J "
+            "per model and ΔJ; with --bayes, the shared, model-specific and hierarchical "
+            "calibration designs compared by PSIS-LOO.",
+            PAPERS["calibration"],
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     cal.add_argument(
         "file",

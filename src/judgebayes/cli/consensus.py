@@ -1,4 +1,8 @@
-"""`judgebayes consensus`: inter-judge dispersion, human agreement, self-preference (seed 003)."""
+"""`judgebayes consensus`: inter-judge dispersion, human agreement, self-preference.
+
+Zhang, Wang, Wu, Yu, Wang, Bao & Tang, *UDA: Unsupervised Debiasing Alignment for Pair-wise
+LLM-as-a-Judge* (2025, arXiv:2508.09724).
+"""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from judgebayes.cli.common import column_pair, label_pair, non_negative_int, number, positive_int
+from judgebayes.cli.papers import PAPERS, described
 from judgebayes.core.io import file_format, read_frame, reading, write_json
 from judgebayes.core.loaders import FORMATS as BATTLE_FORMATS
 from judgebayes.core.loaders import (
@@ -131,7 +136,7 @@ def _write_sd(out: Path, comparison: object) -> Path:
 
 
 def _consensus(args: argparse.Namespace) -> int:
-    """Seed 003's metrics on an Elo table, or per-judge Elo + the multi-judge model on battles."""
+    """The UDA paper's metrics on an Elo table, or per-judge Elo + the multi-judge model."""
     from judgebayes.consensus.metrics import compare_rating_methods
 
     kind, data = _read(args)
@@ -363,8 +368,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add the verb's parser."""
     cons = sub.add_parser(
         "consensus",
-        help="multi-judge consensus (seed 003): inter-judge SD, correlation with a "
-        "human row, per-judge Elo, the multi-judge BT and self-preference η",
+        help=f"multi-judge consensus ({PAPERS['consensus'].short}): inter-judge SD, correlation "
+        "with a human row, per-judge Elo, the multi-judge BT and self-preference η",
+        description=described(
+            "Several judges on the same models: on an Elo table (judge × model), the inter-judge "
+            "dispersion and each judge's correlation with a human row; on battles, each judge's "
+            "online Elo and Bradley–Terry board, and the Bayesian multi-judge model's consensus, "
+            "discrimination and self-preference η (--own JUDGE=MODEL).",
+            PAPERS["consensus"],
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     cons.add_argument(
         "path",
@@ -394,7 +407,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         help="CSV model,elo (e.g. human Arena Elo) to correlate ratings with",
     )
-    cons.add_argument("--k", type=number, default=32.0, help="online Elo K (seed 003: 32)")
+    cons.add_argument("--k", type=number, default=32.0, help="online Elo K (the paper: 32)")
     cons.add_argument("--scale", type=number, default=400.0)
     cons.add_argument("--initial", type=number, default=1200.0)
     cons.add_argument(

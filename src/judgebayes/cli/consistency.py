@@ -1,4 +1,8 @@
-"""`judgebayes consistency`: each judge's Consistency score (seed 002)."""
+"""`judgebayes consistency`: each judge's Consistency score.
+
+Ramaswamy, Demeure & Rrapaj, *Model Consistency as a Cheap yet Predictive Proxy for LLM Elo Scores*
+(EMNLP 2025, arXiv:2509.23510).
+"""
 
 from __future__ import annotations
 
@@ -9,13 +13,14 @@ from judgebayes.cli.common import (
     column_pair,
     label_pair,
 )
+from judgebayes.cli.papers import PAPERS, described
 from judgebayes.core.io import read_frame, reading, require_file, write_json
 from judgebayes.core.loaders import FORMATS, battle_format, read_battles
 from judgebayes.errors import DataError
 
 
 def _consistency(args: argparse.Namespace) -> int:
-    """Seed 002: each judge's Consistency score, optionally against its Arena Elo."""
+    """Each judge's Consistency score (Ramaswamy et al.), optionally against its Arena Elo."""
     from judgebayes.consistency import (
         compare_elo,
         judge_consistency,
@@ -114,7 +119,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add the verb's parser."""
     cons = sub.add_parser(
         "consistency",
-        help="each judge's Consistency score (seed 002), optionally against the judges' Arena Elo",
+        help=f"each judge's Consistency score ({PAPERS['consistency'].short}), optionally "
+        "against the judges' Arena Elo",
+        description=described(
+            "Each judge's Consistency score, 1 − 4·V̄ (Eq. 2) over the contests it judged in both "
+            "orders, and, with --judge-elo, its correlation with the judges' Arena Elo: which "
+            "judge to trust, without human labels.",
+            PAPERS["consistency"],
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     cons.add_argument(
         "path",

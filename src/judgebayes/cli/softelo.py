@@ -1,4 +1,8 @@
-"""`judgebayes softelo`: the seed-000 protocol (temperature, held-out Elo, conformal intervals)."""
+"""`judgebayes softelo`: the Soft-Elo protocol (temperature, held-out Elo, conformal intervals).
+
+Kargi & Salinas, *From Uncertain Judgments to Calibrated Rankings: Conformal Elo Estimation for LLM
+Evaluation* (2026, arXiv:2606.13221).
+"""
 
 from __future__ import annotations
 
@@ -15,13 +19,14 @@ from judgebayes.cli.common import (
     positive_int,
     probability,
 )
+from judgebayes.cli.papers import PAPERS, described
 from judgebayes.core.io import write_json
 from judgebayes.core.loaders import FORMATS
 from judgebayes.errors import DataError
 
 
 def _softelo(args: argparse.Namespace) -> int:
-    """Seed 000: temperature, held-out hard vs soft Elo, and split-conformal intervals."""
+    """Temperature, held-out hard vs soft Elo, and split-conformal intervals (Kargi & Salinas)."""
     from judgebayes.softelo import keep_labels, run_softelo
 
     battles = one_judge(args, may_pool=False)
@@ -114,8 +119,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add the verb's parser."""
     soft = sub.add_parser(
         "softelo",
-        help="Soft-Elo (seed 000): temperature, held-out hard vs "
-        "soft Elo, split-conformal intervals",
+        help=f"Soft-Elo ({PAPERS['softelo'].short}): temperature, held-out hard vs soft Elo, "
+        "split-conformal intervals",
+        description=described(
+            "Soft-Elo: the temperature β of the judge's score differences fitted on the human "
+            "labels, held-out Hard-Elo vs Soft-Elo against the human Elo (Algorithm 1), and "
+            "conformal intervals on the human Elo scale (split or jackknife+).",
+            PAPERS["softelo"],
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     soft.add_argument("file", type=Path)
     soft.add_argument(
@@ -129,7 +141,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--n-boot",
         type=count,
         default=20,
-        help="within-model bootstrap resamples for SE (seed 000: 20)",
+        help="within-model bootstrap resamples for SE (the paper: 20)",
     )
     soft.add_argument("--alpha", type=probability, default=0.1)
     soft.add_argument("--splits", type=positive_int, default=5)
@@ -137,7 +149,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--conformal",
         choices=("split", "jackknife+"),
         default="split",
-        help="split: random model splits (seed 000); jackknife+: each model "
+        help="split: random model splits (the paper's); jackknife+: each model "
         "calibrated on all others (finite with few models)",
     )
     soft.add_argument(

@@ -1,4 +1,6 @@
-"""Multi-judge consensus (seed 003, UDA): per-judge Elo, inter-judge dispersion, the UDA
+"""Multi-judge consensus (Zhang, Wang, Wu, Yu, Wang, Bao & Tang, *UDA: Unsupervised Debiasing
+Alignment for Pair-wise LLM-as-a-Judge*, 2025, arXiv:2508.09724, UDA): per-judge Elo, inter-judge
+dispersion, the UDA
 adapter trained toward the judges' consensus, and its Bayesian counterpart.
 
 Modules: :mod:`~judgebayes.consensus.ratings` (judge × model rating tables, the paper's

@@ -1,4 +1,7 @@
-"""The UDA adapter f_θ of seed 003 (Eq. 2, Algorithm 2): features → (K_ij, s_i, s_j) → Elo.
+"""The UDA adapter f_θ (Eq. 2, Algorithm 2): features → (K_ij, s_i, s_j) → Elo.
+
+Zhang, Wang, Wu, Yu, Wang, Bao & Tang, *UDA: Unsupervised Debiasing Alignment for Pair-wise
+LLM-as-a-Judge* (2025, arXiv:2508.09724).
 
 A small multilayer perceptron maps the feature vector φ_ij^(k) of Algorithm 1
 (:mod:`judgebayes.consensus.features`) to three numbers,
@@ -45,7 +48,7 @@ from judgebayes.consensus.recursion import elo_scan_judges
 from judgebayes.core.battles import Battles
 from judgebayes.core.results import ResultDisplay
 from judgebayes.errors import DataError
-from judgebayes.plots import _axes
+from judgebayes.plots import panel_axes
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -258,7 +261,7 @@ def adaptive_ratings(
 
 @dataclass(frozen=True, repr=False)
 class UDAAdapter(ResultDisplay):
-    """A trained UDA adapter (seed 003, Eq. 2 and Algorithm 2) and its training history.
+    """A trained UDA adapter (Zhang et al., 2025, Eq. 2 and Algorithm 2) and its training history.
 
     Attributes
     ----------
@@ -367,7 +370,7 @@ class UDAAdapter(ResultDisplay):
 
     def plot(self, ax: Axes | None = None) -> Axes:
         """Training and validation loss (Eq. 3) by epoch, the kept epoch marked."""
-        ax = _axes(ax, (4.5, 3.0))
+        ax = panel_axes(ax, (4.5, 3.0))
         ax.plot(self.history["epoch"], self.history["train_loss"], label="train")
         ax.plot(self.history["epoch"], self.history["val_loss"], label="validation")
         ax.axvline(self.best_epoch, color="0.5", ls=":", label="kept")

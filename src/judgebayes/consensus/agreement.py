@@ -1,20 +1,22 @@
 """Each judge's board and the judges' consensus against the human board of the same battles.
 
-Seed 003 (UDA, Zhang et al.) scores a set of judges by the Pearson correlation of each
-judge's Elo with a human Elo (its Figure 4 and Table 3) and reports that the consensus
-of the judges — their mean rating, the anchor G of its Eq. 3 — correlates with the humans
+The UDA paper (Zhang, Wang, Wu, Yu, Wang, Bao & Tang, *UDA: Unsupervised Debiasing Alignment for
+Pair-wise LLM-as-a-Judge*, 2025, arXiv:2508.09724) scores a set of judges by the Pearson
+correlation of each judge's Elo with a human Elo (its Figure 4 and Table 3) and reports that the
+consensus of the judges — their mean rating, the anchor G of its Eq. 3 — correlates with the humans
 better than the judges do. When humans labelled the very battles the judges labelled
 (:func:`judgebayes.datasets.load_ppr`), that claim can be tested with intervals.
 :func:`compare_with_humans` builds, from the same battles,
 
-* the **human board**: the Bradley–Terry MAP of the human labels (seed 000, Eq. 1,
-  λ = 0.01; ties ½) — the reference;
+* the **human board**: the Bradley–Terry MAP of the human labels (Kargi & Salinas, *From Uncertain
+  Judgments to Calibrated Rankings: Conformal Elo Estimation for LLM Evaluation*, 2026,
+  arXiv:2606.13221, Eq. 1, λ = 0.01; ties ½) — the reference;
 * each **judge's board**, two ways: ``"bt"``, the Bradley–Terry MAP of its labels, and
-  ``"elo"``, seed 003's baseline online Elo (Eq. 1, K = 32, the battles' order; in a
+  ``"elo"``, Zhang et al.'s (2025) baseline online Elo (Eq. 1, K = 32, the battles' order; in a
   bootstrap replicate a random order, so its interval covers the order's share of the
   uncertainty too);
 * three **consensus boards**: the mean of the judges' ``"bt"`` boards, the mean of their
-  ``"elo"`` boards (seed 003's G) and ``"bayes"``, the posterior mean of the consensus
+  ``"elo"`` boards (Zhang et al.'s (2025) G) and ``"bayes"``, the posterior mean of the consensus
   strength θ of the hierarchical multi-judge Bradley–Terry
   (:func:`~judgebayes.consensus.fit_consensus`), fitted on the judges' labels only;
 
@@ -22,7 +24,7 @@ and scores every board against the human board by
 
 * **MAE**: mean over models of |(x_m − x̄) − (h_m − h̄)|, Elo up to a common shift;
 * **Kendall τ_b** of the two rankings;
-* **Pearson r** (seed 003's measure).
+* **Pearson r** (Zhang et al.'s (2025) measure).
 
 Intervals are percentile intervals of a paired battle bootstrap
 (:func:`~judgebayes.consensus.resample_battles`, stratified by model pair): every
@@ -53,7 +55,7 @@ from tqdm.auto import tqdm
 from judgebayes.consensus.balance import balance_positions
 from judgebayes.consensus.bayes import BayesConsensus, fit_consensus
 from judgebayes.consensus.elo import bt_by_judge, online_elo
-from judgebayes.consensus.resample import resample_battles
+from judgebayes.consensus.resample import require_paired_labels, resample_battles
 from judgebayes.core.battles import Battles
 from judgebayes.core.bt import fit_bt
 from judgebayes.core.results import ResultDisplay
@@ -148,7 +150,7 @@ class HumanComparison(ResultDisplay):
         ``(n_boot, n_boards, 3)``: each replicate's metric values, boards as in
         :attr:`metrics` and metrics as in :data:`METRICS`.
     inter_judge_sd
-        Seed 003's Tables 1–2 on these boards: one row per model, the SD (ddof = 1) of
+        Zhang et al.'s (2025) Tables 1–2 on these boards: one row per model, the SD (ddof = 1) of
         its Elo across judges, one column per kind (``bt``, ``elo``, and ``bayes``: the
         judges' views ψ_k θ + δ_k of the multi-judge model).
     posterior
@@ -292,14 +294,7 @@ def compare_with_humans(
     -------
     HumanComparison
     """
-    for column in ("judge", "judge_label", "human_label"):
-        if column not in battles:
-            raise DataError(
-                f"compare_with_humans needs a {column!r} column: several judges' labels "
-                "and the human label of the same battles",
-                column=column,
-                expected="a multi-judge table such as jb.datasets.load_ppr()",
-            )
+    require_paired_labels(battles, "compare_with_humans")
     if len(battles.judges) < 2:
         raise DataError("one judge only: a consensus needs at least two", column="judge")
     if not 0 < alpha < 1:

@@ -1,7 +1,8 @@
 """The Bayesian counterpart of UDA: the hierarchical multi-judge Bradley–Terry as the consensus.
 
-UDA (seed 003) pulls every judge's Elo toward the judges' mean. The generative route
-says instead what each judge's verdicts are made of (model card
+UDA (Zhang, Wang, Wu, Yu, Wang, Bao & Tang, *UDA: Unsupervised Debiasing Alignment for Pair-wise
+LLM-as-a-Judge*, 2025, arXiv:2508.09724) pulls every judge's Elo toward the judges' mean. The
+generative route says instead what each judge's verdicts are made of (model card
 ``models/multi_judge/card.md``, :func:`judgebayes.bayes.multi_judge.multi_judge_model`):
 
     P(i ≻ j | k) = σ(ψ_k (θ_i − θ_j) + δ_{k,i} − δ_{k,j} + η_k · self_k(i, j)),
@@ -9,14 +10,15 @@ says instead what each judge's verdicts are made of (model card
 a consensus strength θ (the consensus Elo, with a posterior interval), each judge's
 discrimination ψ_k (its quality: how sharply it separates the models), its
 idiosyncratic deviations δ_k (partially pooled, scale τ) and its self-preference η_k
-(logit scale: the extra log-odds a judge gives its own model) — the quantity seed 003
-measures only as a deviation of Elo tables (its Figure 2). Each judge's *view* of the
+(logit scale: the extra log-odds a judge gives its own model) — the quantity Zhang et al. (2025)
+measure only as a deviation of Elo tables (its Figure 2). Each judge's *view* of the
 models, ψ_k θ + δ_k on the Elo scale, is the model's debiased analogue of a row of
-seed 003's judge × model tables (self-preference removed).
+Zhang et al.'s (2025) judge × model tables (self-preference removed).
 
 When the comparison graph is disconnected, differences across components are not
 identified; :func:`fit_consensus` then fits the model on each component separately
-(the real 24-judge data of seed 002 has 7 components of 5 models).
+(the real 24-judge data of Ramaswamy, Demeure & Rrapaj (*Model Consistency as a Cheap yet Predictive
+Proxy for LLM Elo Scores*, EMNLP 2025, arXiv:2509.23510) has 7 components of 5 models).
 """
 
 from __future__ import annotations
@@ -31,8 +33,8 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from judgebayes.bayes.inference import fit
-from judgebayes.consensus.elo import _components
-from judgebayes.consensus.metrics import _pearson
+from judgebayes.consensus.elo import battle_components
+from judgebayes.consensus.metrics import pearson_within_components
 from judgebayes.consensus.ratings import JudgeRatings
 from judgebayes.core.battles import Battles
 from judgebayes.core.bt import ELO_BASE, ELO_SCALE
@@ -111,7 +113,8 @@ class BayesConsensus(ResultDisplay):
         )
 
     def judge_ratings(self, method: str = "bayes") -> JudgeRatings:
-        """The judges' views as a judge × model table (comparable to seed 003's tables)."""
+        """The judges' views as a judge × model table (comparable to Zhang et al.'s (2025)
+        tables)."""
         component = self.elo.set_index("model").loc[list(self.models), "component"]
         comp = tuple(int(c) for c in component) if component.nunique() > 1 else None
         return JudgeRatings(method, self.judges, self.models, self.views, comp)
@@ -120,7 +123,9 @@ class BayesConsensus(ResultDisplay):
         """Pearson r of the consensus Elo with a reference, within components."""
         frame = self.elo.set_index("model")
         ref = reference.reindex(frame.index).to_numpy(float)
-        return _pearson(frame["elo"].to_numpy(), ref, frame["component"].to_numpy())
+        return pearson_within_components(
+            frame["elo"].to_numpy(), ref, frame["component"].to_numpy()
+        )
 
     def eta_coverage(self, truth: pd.Series) -> pd.DataFrame:
         """:attr:`eta` beside the true η by judge (simulations), with ``covered``."""
@@ -244,7 +249,7 @@ def fit_consensus(
                 column="model",
                 expected="a model that appears in the battles",
             )
-    component = _components(battles) or (0,) * len(battles.models)
+    component = battle_components(battles) or (0,) * len(battles.models)
     groups = [
         [m for m, c in zip(battles.models, component, strict=True) if c == g]
         for g in sorted(set(component))

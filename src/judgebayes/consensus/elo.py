@@ -1,6 +1,9 @@
-"""Per-judge ratings: seed 003's baseline online Elo (Eq. 1) and Bradley–Terry beside it.
+"""Per-judge ratings: the UDA paper's baseline online Elo (Eq. 1) and Bradley–Terry beside it.
 
-The baseline of seed 003 runs the classic online Elo update once per judge over that
+Zhang, Wang, Wu, Yu, Wang, Bao & Tang, *UDA: Unsupervised Debiasing Alignment for Pair-wise
+LLM-as-a-Judge* (2025, arXiv:2508.09724).
+
+The baseline of Zhang et al. (2025) runs the classic online Elo update once per judge over that
 judge's verdicts,
 
     R_i ← R_i + K (r_ij − p̂_ij),  R_j ← R_j − K (r_ij − p̂_ij),
@@ -15,7 +18,8 @@ every component of the comparison graph.
 :func:`online_elo` is a plain Python loop on purpose: it is the reference the
 differentiable ``lax.scan`` of :mod:`judgebayes.consensus.recursion` is tested against
 (to 1e-9). :func:`bt_by_judge` fits the order-free Bradley–Terry MAP per judge
-(:func:`judgebayes.core.bt.fit_bt`, seed 000's Eq. 1).
+(:func:`judgebayes.core.bt.fit_bt`, Eq. 1 of Kargi & Salinas, *From Uncertain Judgments
+to Calibrated Rankings: Conformal Elo Estimation for LLM Evaluation*, 2026, arXiv:2606.13221).
 """
 
 from __future__ import annotations
@@ -33,12 +37,19 @@ from judgebayes.core.bt import fit_bt
 from judgebayes.core.graph import check_graph
 from judgebayes.errors import DataError, DisconnectedGraphWarning
 
-__all__ = ["battle_order", "bt_by_judge", "elo_loop", "judge_sequences", "online_elo"]
+__all__ = [
+    "battle_components",
+    "battle_order",
+    "bt_by_judge",
+    "elo_loop",
+    "judge_sequences",
+    "online_elo",
+]
 
 Order = Literal["given", "shuffle"] | Sequence[int] | np.ndarray | None
 
-#: seed 003's baseline: K = 32; the rows of its Tables 5–7 average 1200.00 (to rounding), the
-#: initial rating Algorithm 2's zero-sum updates preserve.
+#: Zhang et al.'s (2025) baseline: K = 32; the rows of its Tables 5–7 average 1200.00 (to
+#: rounding), the initial rating Algorithm 2's zero-sum updates preserve.
 DEFAULT_K, DEFAULT_SCALE, DEFAULT_INITIAL = 32.0, 400.0, 1200.0
 
 
@@ -106,7 +117,8 @@ def elo_loop(
     scale: float = DEFAULT_SCALE,
     initial: float = DEFAULT_INITIAL,
 ) -> np.ndarray:
-    """Online Elo (seed 003, Eq. 1; Algorithm 2 with per-battle K and soft label r) in Python.
+    """Online Elo (Zhang et al., 2025, Eq. 1; Algorithm 2 with per-battle K and soft label r) in
+    Python.
 
     Parameters
     ----------
@@ -142,7 +154,24 @@ def elo_loop(
     return np.asarray(ratings)
 
 
-def _components(battles: Battles) -> tuple[int, ...] | None:
+def battle_components(battles: Battles) -> tuple[int, ...] | None:
+    """Each model's component of the comparison graph, or ``None`` when it is connected.
+
+    Ratings of models in different components are not on a common scale (each
+    component's mean is arbitrary), so comparisons with a reference centre within
+    components (:func:`~judgebayes.consensus.metrics.pearson_within_components`).
+
+    Parameters
+    ----------
+    battles
+        The battles whose graph (an edge per pair of models that met) is checked.
+
+    Returns
+    -------
+    tuple of int or None
+        The component of each of ``battles.models``, in their order; ``None`` when the
+        graph is connected.
+    """
     graph = check_graph(battles.pair_stats(np.full(len(battles), 0.5)))
     if graph.connected:
         return None
@@ -161,7 +190,8 @@ def online_elo(
     target: str = "judge_label",
     method: str = "baseline",
 ) -> JudgeRatings:
-    """Seed 003's baseline: online Elo with a fixed K, run separately for every judge (Eq. 1).
+    """Zhang et al.'s (2025) baseline: online Elo with a fixed K, run separately for every judge
+    (Eq. 1).
 
     Parameters
     ----------
@@ -196,7 +226,7 @@ def online_elo(
         judges,
         battles.models,
         np.vstack(rows),
-        _components(battles),
+        battle_components(battles),
         tuple(len(s) for s in seqs),
     )
 
@@ -204,7 +234,8 @@ def online_elo(
 def bt_by_judge(
     battles: Battles, *, target: str = "judge_label", lam: float = 0.01, method: str = "bt"
 ) -> JudgeRatings:
-    """Bradley–Terry MAP (seed 000, Eq. 1, penalty λ) fitted separately for every judge.
+    """Bradley–Terry MAP (Kargi & Salinas, 2026, Eq. 1, penalty λ) fitted separately for every
+    judge.
 
     Order-free, unlike :func:`online_elo`. Each component of a judge's comparison graph
     is centred at 1500 by the penalty; models a judge never rated are NaN.
@@ -222,7 +253,7 @@ def bt_by_judge(
             row[[battles.models.index(m) for m in fit.models]] = fit.elo
             rows.append(row)
             counts.append(len(sub))
-    component = _components(battles)
+    component = battle_components(battles)
     if component is not None:
         warnings.warn(
             f"the comparison graph has {len(set(component))} disconnected components: "

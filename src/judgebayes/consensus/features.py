@@ -1,4 +1,5 @@
-"""The UDA feature vector φ_ij^(k) of seed 003, Algorithm 1.
+"""The UDA feature vector φ_ij^(k) of Zhang, Wang, Wu, Yu, Wang, Bao & Tang (*UDA: Unsupervised
+Debiasing Alignment for Pair-wise LLM-as-a-Judge*, 2025, arXiv:2508.09724), Algorithm 1.
 
 From the embeddings of the two answers, e_i and e_j, and of the judge's own answer to
 the same prompt, e_k (all in R^D), Algorithm 1 builds six D-vectors and nine scalars:
@@ -39,7 +40,7 @@ def uda_features(
     self_features: bool = True,
     eps: float = EPS,
 ) -> np.ndarray:
-    """Algorithm 1 of seed 003: the feature vector φ_ij^(k), for any leading batch shape.
+    """Algorithm 1 of Zhang et al. (2025): the feature vector φ_ij^(k), for any leading batch shape.
 
     Parameters
     ----------

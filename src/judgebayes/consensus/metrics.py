@@ -1,4 +1,7 @@
-"""Seed 003's metrics on judge × model ratings: dispersion, human agreement, self-preference.
+"""The UDA paper's metrics on judge × model ratings: dispersion, human agreement, self-preference.
+
+Zhang, Wang, Wu, Yu, Wang, Bao & Tang, *UDA: Unsupervised Debiasing Alignment for Pair-wise
+LLM-as-a-Judge* (2025, arXiv:2508.09724).
 
 * **Inter-judge standard deviation** (Tables 1–2): the sample SD (ddof = 1) of each
   model's ratings across judges, and its average over models.
@@ -25,7 +28,7 @@ import pandas as pd
 from judgebayes.consensus.ratings import EloTable, JudgeRatings
 from judgebayes.core.results import ResultDisplay
 from judgebayes.errors import DataError
-from judgebayes.plots import _axes
+from judgebayes.plots import panel_axes
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -33,6 +36,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ConsensusComparison",
     "compare_rating_methods",
+    "pearson_within_components",
     "reference_correlation",
     "self_preference_deviation",
 ]
@@ -50,7 +54,28 @@ def _centred(values: np.ndarray, component: Sequence[int] | None) -> np.ndarray:
     return values
 
 
-def _pearson(x: np.ndarray, y: np.ndarray, component: Sequence[int] | None) -> float:
+def pearson_within_components(
+    x: np.ndarray, y: np.ndarray, component: Sequence[int] | None
+) -> float:
+    """Pearson's r of two ratings of the same models, centred within graph components.
+
+    Each vector is centred by its mean within each component of the comparison graph
+    (:func:`~judgebayes.consensus.elo.battle_components`); then r = Σxy / √(Σx² Σy²)
+    over the models where both are finite. With one component (``component=None``) this
+    is the ordinary Pearson r.
+
+    Parameters
+    ----------
+    x, y
+        Ratings of the same models, in the same order (NaN where absent).
+    component
+        Each model's component, or ``None`` for a connected graph.
+
+    Returns
+    -------
+    float
+        r; NaN when fewer than 3 models have both ratings or either is constant there.
+    """
     x, y = _centred(x, component), _centred(y, component)
     ok = np.isfinite(x) & np.isfinite(y)
     if ok.sum() < 3 or np.std(x[ok]) == 0 or np.std(y[ok]) == 0:
@@ -82,8 +107,8 @@ def reference_correlation(ratings: JudgeRatings, reference: pd.Series) -> pd.Ser
             "the reference rates fewer than 3 of the models",
             expected=f"ratings of {list(ratings.models)}",
         )
-    rows = [_pearson(row, ref, ratings.component) for row in ratings.ratings]
-    rows.append(_pearson(ratings.consensus.to_numpy(), ref, ratings.component))
+    rows = [pearson_within_components(row, ref, ratings.component) for row in ratings.ratings]
+    rows.append(pearson_within_components(ratings.consensus.to_numpy(), ref, ratings.component))
     return pd.Series(
         rows,
         index=pd.Index([*ratings.judges, "consensus"], name="judge"),
@@ -98,7 +123,7 @@ def _own_map(ratings: JudgeRatings, own: Own) -> dict[str, str]:
         if own != "diagonal" or len(ratings.judges) != len(ratings.models):
             raise ValueError(
                 "own must be a {judge: model} mapping, or 'diagonal' when judge k "
-                "is model k (as in seed 003, Table 4)"
+                "is model k (as in Zhang et al. (2025), Table 4)"
             )
         return dict(zip(ratings.judges, ratings.models, strict=True))
     for judge, model in own.items():
@@ -121,7 +146,7 @@ def self_preference_deviation(ratings: JudgeRatings, own: Own) -> pd.DataFrame:
     """Each self-judging judge's rating of its own model against the other judges' mean.
 
     dev = R_own^(k) − mean_{j≠k} R_own^(j), and dev % = 100 · dev / mean_{j≠k} R_own^(j)
-    (seed 003, Figure 2 and the Introduction's "−21 % to +56 %").
+    (Zhang et al., 2025, Figure 2 and the Introduction's "−21 % to +56 %").
 
     Parameters
     ----------
@@ -149,7 +174,8 @@ def self_preference_deviation(ratings: JudgeRatings, own: Own) -> pd.DataFrame:
 
 @dataclass(frozen=True, repr=False)
 class ConsensusComparison(ResultDisplay):
-    """Seed 003's comparison of methods: Tables 1–3, Figure 4 and the self-preference range.
+    """Zhang et al.'s (2025) comparison of methods: Tables 1–3, Figure 4 and the self-preference
+    range.
 
     Attributes
     ----------
@@ -268,7 +294,7 @@ class ConsensusComparison(ResultDisplay):
         if self.correlation is None:
             raise ValueError("no reference: nothing to correlate with")
         judges = self.correlation.index.drop("consensus")
-        ax = _axes(ax, (0.5 * len(judges) + 2.5, 3.2))
+        ax = panel_axes(ax, (0.5 * len(judges) + 2.5, 3.2))
         colors = ["#1f5fa8", "#e07b00", "#2e7d32", "#c2185b", "#6a1b9a"]
         for k, method in enumerate(self.correlation.columns):
             c = colors[k % len(colors)]
@@ -296,7 +322,8 @@ def compare_rating_methods(
     own: Own = None,
     baseline: str | None = None,
 ) -> ConsensusComparison:
-    """Compare methods' judge × model ratings by seed 003's metrics (Tables 1–3, Fig. 2, 4).
+    """Compare methods' judge × model ratings by Zhang et al.'s (2025) metrics (Tables 1–3, Fig. 2,
+    4).
 
     Parameters
     ----------

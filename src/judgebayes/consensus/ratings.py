@@ -1,13 +1,13 @@
 """Judge × model rating matrices: one judge's Elo of every model, for several judges.
 
-Seed 003 (UDA, Zhang et al.) reports every result as such a matrix: row *k* is judge
-*k*'s Elo of each answer model, computed from that judge's verdicts alone (its
-Tables 5–7), and compares the matrices of two methods (baseline Elo with K = 32,
-UDA) by their per-model spread across judges (Tables 1–2) and by each row's
-correlation with a human reference (Figure 4). :class:`JudgeRatings` holds one
-method's matrix; :class:`EloTable` holds a file of them in the paper's layout
-(``row, method, <model…>``, one row per judge and method, optionally a ``human``
-row); :func:`paper_table` returns the matrices printed in the seed.
+The UDA paper (Zhang, Wang, Wu, Yu, Wang, Bao & Tang, *UDA: Unsupervised Debiasing Alignment for
+Pair-wise LLM-as-a-Judge*, 2025, arXiv:2508.09724) reports every result as such a matrix:
+row *k* is judge *k*'s Elo of each answer model, computed from that judge's verdicts alone (its
+Tables 5–7), and compares the matrices of two methods (baseline Elo with K = 32, UDA) by their
+per-model spread across judges (Tables 1–2) and by each row's correlation with a human reference
+(Figure 4). :class:`JudgeRatings` holds one method's matrix; :class:`EloTable` holds a file of them
+in the paper's layout (``row, method, <model…>``, one row per judge and method, optionally a
+``human`` row); :func:`paper_table` returns the matrices printed in the seed.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from judgebayes.core.io import read_frame, reading
 from judgebayes.core.results import ResultDisplay
 from judgebayes.datasets import load_uda_elo
 from judgebayes.errors import DataError
-from judgebayes.plots import _axes
+from judgebayes.plots import panel_axes
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -39,7 +39,7 @@ __all__ = [
     "read_elo_table",
 ]
 
-#: The matrices printed in seed 003, by name: ``arenahard`` (Table 5: baseline and UDA),
+#: The matrices printed in Zhang et al. (2025), by name: ``arenahard`` (Table 5: baseline and UDA),
 #: ``transfer`` (Table 6: baseline, UDA and the human row), ``transfer_table7`` (Table 7:
 #: its "UDA (Full)" and "UDA (Ablated)" blocks, with Table 6's baseline and human rows).
 PAPER_TABLES = ("arenahard", "transfer", "transfer_table7")
@@ -48,7 +48,8 @@ REFERENCE_METHODS = ("human", "reference", "truth")
 
 @dataclass(frozen=True, repr=False)
 class JudgeRatings(ResultDisplay):
-    """One method's ratings of every model by every judge (a row of seed 003, Tables 5–7).
+    """One method's ratings of every model by every judge (a row of Zhang et al. (2025), Tables
+    5–7).
 
     Attributes
     ----------
@@ -84,13 +85,14 @@ class JudgeRatings(ResultDisplay):
 
     @property
     def consensus(self) -> pd.Series:
-        """The consensus G: each model's mean rating over the judges (seed 003, Eq. 3's anchor)."""
+        """The consensus G: each model's mean rating over the judges (Zhang et al., 2025, Eq. 3's
+        anchor)."""
         return pd.Series(
             np.nanmean(self.ratings, axis=0), index=pd.Index(self.models, name="model")
         )
 
     def sd(self) -> pd.Series:
-        """Per-model inter-judge standard deviation, ddof = 1 (seed 003, Tables 1–2)."""
+        """Per-model inter-judge standard deviation, ddof = 1 (Zhang et al., 2025, Tables 1–2)."""
         return pd.Series(
             np.nanstd(self.ratings, axis=0, ddof=1),
             index=pd.Index(self.models, name="model"),
@@ -128,7 +130,7 @@ class JudgeRatings(ResultDisplay):
         cmap: str = "viridis",
         colorbar: bool = True,
     ) -> Axes:
-        """Heat map of the judge × model ratings (seed 003, Figure 5).
+        """Heat map of the judge × model ratings (Zhang et al., 2025, Figure 5).
 
         Parameters
         ----------
@@ -144,7 +146,7 @@ class JudgeRatings(ResultDisplay):
         if reference is not None:
             rows = np.vstack([rows, reference.reindex(list(self.models)).to_numpy(float)])
             labels.append(str(reference.name or "reference"))
-        ax = _axes(ax, (0.55 * len(self.models) + 2.5, 0.3 * len(labels) + 1.6))
+        ax = panel_axes(ax, (0.55 * len(self.models) + 2.5, 0.3 * len(labels) + 1.6))
         image = ax.imshow(
             rows, aspect="auto", cmap=cmap, vmin=vmin, vmax=vmax, interpolation="nearest"
         )
@@ -162,7 +164,8 @@ class JudgeRatings(ResultDisplay):
 
 @dataclass(frozen=True, repr=False)
 class EloTable(ResultDisplay):
-    """Judge × model matrices of several methods, and a reference row (seed 003, Tables 5–7).
+    """Judge × model matrices of several methods, and a reference row (Zhang et al., 2025, Tables
+    5–7).
 
     Attributes
     ----------
@@ -291,7 +294,7 @@ def elo_table_from_frame(frame: pd.DataFrame, source: str) -> EloTable:
 
 
 def read_elo_table(path: str | Path) -> EloTable:
-    """Read a judge × model Elo table (seed 003, Tables 5–7 as CSV).
+    """Read a judge × model Elo table (Zhang et al., 2025, Tables 5–7 as CSV).
 
     Parameters
     ----------
@@ -311,7 +314,7 @@ def read_elo_table(path: str | Path) -> EloTable:
 
 
 def paper_table(name: str = "transfer") -> EloTable:
-    """A judge × model matrix printed in seed 003 (shipped with the package).
+    """A judge × model matrix printed in Zhang et al. (2025) (shipped with the package).
 
     Parameters
     ----------
@@ -335,4 +338,4 @@ def paper_table(name: str = "transfer") -> EloTable:
             [frame[frame["method"] == "baseline_elo"], table7, frame[frame["method"] == "human"]],
             ignore_index=True,
         )
-    return elo_table_from_frame(frame, f"seed 003, {name}")
+    return elo_table_from_frame(frame, f"Zhang et al. (2025), {name}")

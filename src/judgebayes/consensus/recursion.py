@@ -1,6 +1,7 @@
 """The (adaptive) online Elo recursion as a differentiable ``jax.lax.scan``.
 
-Seed 003, Algorithm 2: for each battle of judge k, in order,
+Zhang, Wang, Wu, Yu, Wang, Bao & Tang (*UDA: Unsupervised Debiasing Alignment for Pair-wise
+LLM-as-a-Judge*, 2025, arXiv:2508.09724), Algorithm 2: for each battle of judge k, in order,
 
     p̂_ij = σ((R_i − R_j)·ln 10 / scale),
     R_i ← R_i + K_ij (s_i − p̂_ij),
@@ -34,7 +35,8 @@ def elo_scan(
     scale: float = 400.0,
     initial: float = 1200.0,
 ) -> jax.Array:
-    """Run Algorithm 2 of seed 003 over one judge's battles (Eq. 1 when K, s are fixed, hard).
+    """Run Algorithm 2 of Zhang et al. (2025) over one judge's battles (Eq. 1 when K, s are fixed,
+    hard).
 
     Parameters
     ----------

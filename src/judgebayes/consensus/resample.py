@@ -24,8 +24,25 @@ import numpy as np
 import pandas as pd
 
 from judgebayes.core.battles import Battles
+from judgebayes.errors import DataError
 
-__all__ = ["battle_counts", "resample_battles"]
+# require_paired_labels: the check of agreement.compare_with_humans and
+# self_check.self_preference_check, not re-exported by judgebayes.consensus.
+__all__ = ["battle_counts", "require_paired_labels", "resample_battles"]
+
+
+def require_paired_labels(battles: Battles, caller: str) -> None:
+    """A :class:`~judgebayes.DataError` naming the first of ``judge``, ``judge_label`` and
+    ``human_label`` that ``battles`` lacks: ``caller`` compares judges with the human label
+    of the same battles (the layout of :func:`judgebayes.datasets.load_ppr`)."""
+    for column in ("judge", "judge_label", "human_label"):
+        if column not in battles:
+            raise DataError(
+                f"{caller} needs a {column!r} column: judges' labels and the human label "
+                "of the same battles",
+                column=column,
+                expected="a multi-judge table such as jb.datasets.load_ppr()",
+            )
 
 
 def _battle_index(frame: pd.DataFrame) -> tuple[np.ndarray, int]:

@@ -1,13 +1,13 @@
 """Self-preference checked against the human labels of the very battles a judge judged.
 
-Seed 003 measures a judge's self-preference as its Elo of its own model minus the other
-judges' mean Elo of it (its Figure 2 and Introduction), and the multi-judge Bradley–Terry
-of :mod:`judgebayes.consensus.bayes` measures it as η_k, the judge's extra log-odds for
-its own model beyond the judges' consensus. Both measure a judge against *other judges*:
-if the consensus itself misjudges a model, a judge that is right about it looks
-self-preferring (or self-effacing). When humans labelled the same battles, the judge can
-be measured against them instead. :func:`self_preference_check` does it two ways, for
-each (judge, own models) it is given:
+Zhang, Wang, Wu, Yu, Wang, Bao & Tang (*UDA: Unsupervised Debiasing Alignment for Pair-wise
+LLM-as-a-Judge*, 2025, arXiv:2508.09724) measure a judge's self-preference as its Elo of its own
+model minus the other judges' mean Elo of it (its Figure 2 and Introduction), and the multi-judge
+Bradley–Terry of :mod:`judgebayes.consensus.bayes` measures it as η_k, the judge's extra log-odds
+for its own model beyond the judges' consensus. Both measure a judge against *other judges*: if the
+consensus itself misjudges a model, a judge that is right about it looks self-preferring (or
+self-effacing). When humans labelled the same battles, the judge can be measured against them
+instead. :func:`self_preference_check` does it two ways, for each (judge, own models) it is given:
 
 1. **On exactly those battles.** The battles in which exactly one side is one of the
    judge's own models (battles between two of them are left out and counted). The own
@@ -23,12 +23,13 @@ each (judge, own models) it is given:
        logit P_k(A ≻ B) = γ_k f + ψ_k (h_A − h_B) + η_k self_k(A, B),
 
    f = +1 when A was shown first and −1 when B was, h the Bradley–Terry strengths of
-   the human labels of all battles (logit scale; seed 000, Eq. 1), self_k = +1 / −1 / 0
-   when A / B / neither is an own model (as in the multi-judge model). η_k is the
-   judge's extra log-odds for its own side beyond what the humans' ratings of the two
-   models predict, on the judge's own slope ψ_k and position bias γ_k: the multi-judge
-   model's η_k with the human board in place of the consensus. Ties count ½ (the
-   Bernoulli quasi-likelihood of a fractional response).
+   the human labels of all battles (logit scale; Kargi & Salinas (*From Uncertain Judgments to
+   Calibrated Rankings: Conformal Elo Estimation for LLM Evaluation*, 2026, arXiv:2606.13221), Eq.
+   1), self_k = +1 / −1 / 0 when A / B / neither is an own model (as in the multi-judge model). η_k
+   is the judge's extra log-odds for its own side beyond what the humans' ratings of the two models
+   predict, on the judge's own slope ψ_k and position bias γ_k: the multi-judge model's η_k with the
+   human board in place of the consensus. Ties count ½ (the Bernoulli quasi-likelihood of a
+   fractional response).
 
 Intervals come from the paired battle bootstrap of
 :func:`~judgebayes.consensus.resample_battles` (stratified by model pair), which refits
@@ -47,7 +48,7 @@ from scipy.optimize import minimize
 from scipy.special import expit, log_expit
 from tqdm.auto import tqdm
 
-from judgebayes.consensus.resample import battle_counts
+from judgebayes.consensus.resample import battle_counts, require_paired_labels
 from judgebayes.core.battles import Battles
 from judgebayes.core.bt import fit_bt
 from judgebayes.core.pairs import PairStats
@@ -70,13 +71,16 @@ def human_anchored_eta(
     own: np.ndarray,
     *,
     weights: np.ndarray | None = None,
+    covariates: np.ndarray | None = None,
 ) -> np.ndarray:
     """(γ, ψ, η) of the fractional logistic regression of one judge's verdicts.
 
     Maximises Σ_b w_b [y_b log σ(z_b) + (1 − y_b) log σ(−z_b)], z_b = γ f_b + ψ g_b + η s_b
-    (the module docstring's model; y ∈ {0, ½, 1}). The problem is convex; Newton's
-    method with the exact Hessian (SciPy's trust-region solver) converges in a few
-    steps. No GLM library among the dependencies fits a fractional response.
+    (the module docstring's model; y ∈ {0, ½, 1}), plus κᵀc_b where ``covariates`` c_b
+    are given (the judge audit adds the human verdict of the battle itself and its
+    product with s_b: :mod:`judgebayes.auditing.self_preference`). The problem is convex;
+    Newton's method with the exact Hessian (SciPy's trust-region solver) converges in a
+    few steps. No GLM library among the dependencies fits a fractional response.
 
     Parameters
     ----------
@@ -90,13 +94,16 @@ def human_anchored_eta(
         self_k(A, B): +1, −1 or 0.
     weights
         Battle weights w_b (bootstrap counts); 1 when ``None``.
+    covariates
+        Further columns c_b, shape ``(n_battles, k)``; none when ``None``.
 
     Returns
     -------
     numpy.ndarray
-        ``[gamma, psi, eta]``.
+        ``[gamma, psi, eta]``, then κ (one per column of ``covariates``).
     """
-    x = np.column_stack([first, gap, own]).astype(float)
+    extra = [] if covariates is None else [np.asarray(covariates, float).reshape(len(gap), -1)]
+    x = np.column_stack([first, gap, own, *extra]).astype(float)
     y = np.asarray(label, float)
     c = np.ones(len(y)) if weights is None else np.asarray(weights, float)
 
@@ -110,7 +117,12 @@ def human_anchored_eta(
         return (x * (c * p * (1 - p))[:, None]).T @ x
 
     result = minimize(
-        objective, np.zeros(3), jac=True, hess=hessian, method="trust-exact", options={"gtol": 1e-8}
+        objective,
+        np.zeros(x.shape[1]),
+        jac=True,
+        hess=hessian,
+        method="trust-exact",
+        options={"gtol": 1e-8},
     )
     # trust-exact reports failure when a step cannot improve on a point already at the
     # optimum to rounding; the gradient (per battle) says whether it is there.
@@ -351,14 +363,7 @@ def self_preference_check(
     -------
     SelfPreferenceCheck
     """
-    for column in ("judge", "judge_label", "human_label"):
-        if column not in battles:
-            raise DataError(
-                f"self_preference_check needs a {column!r} column: judges' labels and the "
-                "human label of the same battles",
-                column=column,
-                expected="a multi-judge table such as jb.datasets.load_ppr()",
-            )
+    require_paired_labels(battles, "self_preference_check")
     if not 0 < alpha < 1:
         raise ValueError("alpha must be in (0, 1)")
     checks = _checks(own, battles)

@@ -1,7 +1,8 @@
 """A multi-judge arena with known truth, in which judges favour answers resembling their own.
 
-The story seed 003 tells (its Figure 1 and Introduction), made generative so that a
-method's output can be checked against the truth:
+The story Zhang, Wang, Wu, Yu, Wang, Bao & Tang (*UDA: Unsupervised Debiasing Alignment for
+Pair-wise LLM-as-a-Judge*, 2025, arXiv:2508.09724) tells (its Figure 1 and Introduction), made
+generative so that a method's output can be checked against the truth:
 
 * Models m = 1..M have true strengths θ_m (Elo = 1500 + 400/ln 10 · θ).
 * On prompt p, model m's answer has an embedding e_{p,m} = t_p + u_m + ν ξ_{p,m}
@@ -15,7 +16,7 @@ method's output can be checked against the truth:
   σ(ψ_k (θ_i − θ_j) + γ_k (c_{p,i,k} − c_{p,j,k})): a judge of discrimination ψ_k
   that leans toward answers like its own with strength γ_k (its self-preference).
 
-Every judge judges every pair of models on every prompt (the design of seed 003's
+Every judge judges every pair of models on every prompt (the design of Zhang et al.'s (2025)
 datasets), in one shared order, with the presentation order (A/B) random.
 
 What a multi-judge Bradley–Terry model (:mod:`judgebayes.bayes.multi_judge`) calls the
@@ -131,7 +132,7 @@ def simulate_consensus(
         γ_k per judge (or one value for all); default evenly spread over [0, 3].
     own_model
         ``{judge: model}``; default: judge *k* is model *k* for k < min(n_judges, n_models)
-        (as in seed 003, where the ten judges are the ten contestants).
+        (as in Zhang et al. (2025), where the ten judges are the ten contestants).
     psi
         Judge discrimination ψ_k (one value or one per judge).
     style, topic, noise

@@ -1,4 +1,6 @@
-"""Training the UDA adapter toward the judges' consensus (seed 003, Eq. 3).
+"""Training the UDA adapter toward the judges' consensus (Zhang, Wang, Wu, Yu, Wang, Bao & Tang,
+*UDA: Unsupervised Debiasing Alignment for Pair-wise LLM-as-a-Judge*, 2025, arXiv:2508.09724, Eq.
+3).
 
 One training step runs the adaptive Elo recursion (Algorithm 2) over *all* battles of
 every judge, one judge-homogeneous batch 𝓑_b per judge, giving ratings R^(b), and
@@ -64,7 +66,7 @@ def consensus_loss(
     sigma: float = 1.0,
     beta: float = 1.0,
 ) -> jax.Array:
-    """The consensus loss of seed 003, Eq. 3.
+    """The consensus loss of Zhang et al. (2025), Eq. 3.
 
     Parameters
     ----------
@@ -129,7 +131,8 @@ def fit_uda(
     target: str = "judge_label",
     progress: bool = True,
 ) -> UDAAdapter:
-    """Train the UDA adapter (seed 003, Eqs. 2–3, Algorithms 1–2) on several judges' verdicts.
+    """Train the UDA adapter (Zhang et al., 2025, Eqs. 2–3, Algorithms 1–2) on several judges'
+    verdicts.
 
     Parameters
     ----------

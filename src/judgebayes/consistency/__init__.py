@@ -1,4 +1,6 @@
-"""Judge Consistency (seed 002): 1 − 4·(weighted mean Bernoulli variance) of a judge's
+"""Judge Consistency (Ramaswamy, Demeure & Rrapaj, *Model Consistency as a Cheap yet Predictive
+Proxy for LLM Elo Scores*, EMNLP 2025, arXiv:2509.23510): 1 − 4·(weighted mean Bernoulli variance)
+of a judge's
 verdicts per matchup as a proxy for its Arena Elo, with matchup selection, convergence
 curves, Elo prediction and clusters; and the Bayesian judge-discrimination (ψ) and
 Dirichlet matchup models.

@@ -1,4 +1,6 @@
-"""Correlation of Consistency with Elo within clusters of judges (seed 002, Appendix A.3)."""
+"""Correlation of Consistency with Elo within clusters of judges (Ramaswamy, Demeure & Rrapaj,
+*Model Consistency as a Cheap yet Predictive Proxy for LLM Elo Scores*, EMNLP 2025,
+arXiv:2509.23510, Appendix A.3)."""
 
 from __future__ import annotations
 
@@ -10,8 +12,8 @@ import numpy as np
 import pandas as pd
 
 from judgebayes._stats import pearson_r, spearman_rho
-from judgebayes.consistency.counts import _elo_vector
-from judgebayes.consistency.score import JudgeConsistency, _values
+from judgebayes.consistency.counts import elo_vector
+from judgebayes.consistency.score import JudgeConsistency, judge_values
 from judgebayes.core.results import ResultDisplay
 from judgebayes.errors import DataError
 
@@ -120,7 +122,7 @@ def cluster_correlations(
     -------
     ClusterCorrelations
     """
-    judges, c = _values(result)
+    judges, c = judge_values(result)
     missing = [j for j in judges if j not in clusters]
     unknown = [j for j in clusters if j not in judges]
     if missing or unknown:
@@ -129,7 +131,7 @@ def cluster_correlations(
             f"{missing[:3]}, unknown judges {unknown[:3]})",
             column="clusters",
         )
-    e = _elo_vector(judge_elo, judges, "judge")
+    e = elo_vector(judge_elo, judges, "judge")
     labels = tuple(dict.fromkeys(clusters[j] for j in judges))
     members, pearson, spearman = [], [], []
     for label in labels:

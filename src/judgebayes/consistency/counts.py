@@ -4,7 +4,8 @@ A *contest* is one verdict of a judge on answers of models i and j to one
 question; a *matchup* ij is the set of a judge's contests between i and j.
 :class:`MatchupCounts` holds the counts per judge × ordered matchup (model shown
 first, model shown second); both orders of a pair map to one unordered *pair*.
-Every analysis of seed 002 (:mod:`judgebayes.consistency`) is a few array
+Every analysis of Ramaswamy, Demeure & Rrapaj (*Model Consistency as a Cheap yet Predictive Proxy
+for LLM Elo Scores*, EMNLP 2025, arXiv:2509.23510) (:mod:`judgebayes.consistency`) is a few array
 operations on these counts.
 """
 
@@ -21,7 +22,7 @@ from judgebayes.core.report import DropReport
 from judgebayes.core.results import ResultDisplay
 from judgebayes.errors import DataError
 
-__all__ = ["MatchupCounts", "matchup_counts"]
+__all__ = ["MatchupCounts", "elo_vector", "index_of", "matchup_counts"]
 
 _SINGLE_JUDGE = "judge"
 
@@ -132,17 +133,17 @@ class MatchupCounts(ResultDisplay):
 
     def unit_elo_diff(self, elo: Mapping[str, float] | pd.Series) -> np.ndarray:
         """|Elo(first) − Elo(second)| of every unit (a clear error for missing models)."""
-        e = _elo_vector(elo, self.models, "model")
+        e = elo_vector(elo, self.models, "model")
         return np.abs(e[self.first] - e[self.second])
 
     def pair_elo_diff(self, elo: Mapping[str, float] | pd.Series) -> np.ndarray:
         """|Elo(i) − Elo(j)| of every pair."""
-        e = _elo_vector(elo, self.models, "model")
+        e = elo_vector(elo, self.models, "model")
         return np.abs(e[self.pair_i] - e[self.pair_j])
 
     def for_judges(self, judges: Iterable[str]) -> MatchupCounts:
         """The same counts restricted to ``judges`` (in that order)."""
-        idx = [_index_of(self.judges, j, "judge") for j in judges]
+        idx = [index_of(self.judges, j, "judge") for j in judges]
         return MatchupCounts(
             tuple(self.judges[k] for k in idx),
             self.models,
@@ -178,7 +179,28 @@ class MatchupCounts(ResultDisplay):
         )
 
 
-def _index_of(names: tuple[str, ...], name: str, what: str) -> int:
+def index_of(names: tuple[str, ...], name: str, what: str) -> int:
+    """Position of ``name`` in ``names``, or a :class:`~judgebayes.DataError` naming it.
+
+    Parameters
+    ----------
+    names
+        The known names (a result's models or judges), in their order.
+    name
+        The name looked up.
+    what
+        What the names are (``"model"``, ``"judge"``): the error's column and wording.
+
+    Returns
+    -------
+    int
+        ``names.index(name)``.
+
+    Raises
+    ------
+    DataError
+        When ``name`` is not one of ``names``.
+    """
     try:
         return names.index(name)
     except ValueError:
@@ -189,9 +211,31 @@ def _index_of(names: tuple[str, ...], name: str, what: str) -> int:
         ) from None
 
 
-def _elo_vector(
+def elo_vector(
     elo: Mapping[str, float] | pd.Series, names: tuple[str, ...], what: str
 ) -> np.ndarray:
+    """The Elo of each of ``names``, in their order, checked present and finite.
+
+    Parameters
+    ----------
+    elo
+        Elo ratings by name (a mapping or a Series indexed by name); extra names are
+        ignored.
+    names
+        The names whose Elo is wanted (a result's models or judges).
+    what
+        What the names are (``"model"``, ``"judge"``): the error's column and wording.
+
+    Returns
+    -------
+    numpy.ndarray
+        Float array of length ``len(names)``.
+
+    Raises
+    ------
+    DataError
+        When a name has no Elo, or its Elo is NaN or infinite.
+    """
     elo = pd.Series(elo, dtype=float) if not isinstance(elo, pd.Series) else elo.astype(float)
     missing = [m for m in names if m not in elo.index]
     if missing:
@@ -278,7 +322,7 @@ def matchup_counts(
                 raise DataError(
                     f"a matchup is a pair of model names, got {pair!r}", column="matchups"
                 )
-            x, y = (_index_of(models, str(name), "model") for name in pair)
+            x, y = (index_of(models, str(name), "model") for name in pair)
             key = min(x, y) * m + max(x, y)
             if not np.any((lo_all * m + hi_all == key) & present):
                 raise DataError(

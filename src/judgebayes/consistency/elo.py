@@ -1,4 +1,6 @@
-"""How well Consistency tracks the judges' Arena Elo (seed 002, Section 3.2).
+"""How well Consistency tracks the judges' Arena Elo (Ramaswamy, Demeure & Rrapaj, *Model
+Consistency as a Cheap yet Predictive Proxy for LLM Elo Scores*, EMNLP 2025, arXiv:2509.23510,
+Section 3.2).
 
 Pearson and Spearman correlation, mean rank displacement, and the regression
 MAE of Elo predicted from Consistency, in-sample and leave-one-judge-out; and
@@ -15,11 +17,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from judgebayes.consistency.counts import _elo_vector
-from judgebayes.consistency.score import JudgeConsistency, _values
+from judgebayes._stats import linregress_line
+from judgebayes.consistency.counts import elo_vector
+from judgebayes.consistency.score import JudgeConsistency, judge_values
 from judgebayes.core.results import ResultDisplay
 from judgebayes.errors import DataError
-from judgebayes.plots import _axes
+from judgebayes.plots import panel_axes
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -81,27 +84,9 @@ def read_elo(path: str | Path, *, key: str | None = None) -> pd.Series:
     return pd.Series(elo.to_numpy(float), index=pd.Index(names, name=key), name=value)
 
 
-def _ols(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
-    """Intercept and slope of the least-squares line of y on x.
-
-    The arithmetic of :func:`scipy.stats.linregress` (same operations, so the same
-    floating-point results) without its argument-checking wrapper, whose cost per call
-    (``docs/benchmarks.md``) adds up in the leave-one-judge-out and split-conformal
-    loops, which fit thousands of lines.
-    """
-    x, y = np.asarray(x), np.asarray(y)
-    if x.size == 0 or y.size == 0:
-        return float("nan"), float("nan")  # as linregress (which also warns)
-    if len(x) > 1 and np.amax(x) == np.amin(x):
-        raise ValueError("Cannot calculate a linear regression if all x values are identical")
-    ssxm, ssxym, _, _ = np.cov(x, y, bias=1).flat
-    slope = ssxym / ssxm
-    return float(np.mean(y, None) - slope * np.mean(x, None)), float(slope)
-
-
 @dataclass(frozen=True, repr=False)
 class EloAgreement(ResultDisplay):
-    """How well Consistency tracks the judges' Arena Elo (seed 002, Section 3.2).
+    """How well Consistency tracks the judges' Arena Elo (Ramaswamy et al., 2025, Section 3.2).
 
     Two regressions predict Elo from Consistency C:
 
@@ -208,9 +193,9 @@ class EloAgreement(ResultDisplay):
 
     def plot(self, ax: Axes | None = None, *, labels: bool = True) -> Axes:
         """Figure 1: Consistency against Arena Elo with the fitted line."""
-        ax = _axes(ax, (7, 5))
+        ax = panel_axes(ax, (7, 5))
         ax.scatter(self.elo, self.consistency, color="#1f5fa8", zorder=3)
-        a, b = _ols(self.elo, self.consistency)
+        a, b = linregress_line(self.elo, self.consistency)
         xs = np.linspace(self.elo.min(), self.elo.max(), 50)
         ax.plot(xs, a + b * xs, "--", color="#c2185b", label=f"Pearson r = {self.pearson:.2f}")
         if labels:
@@ -258,25 +243,25 @@ def compare_elo(
     -------
     EloAgreement
     """
-    judges, c = _values(result)
+    judges, c = judge_values(result)
     if len(judges) < 3:
         raise DataError(f"need at least 3 judges to compare with Elo, got {len(judges)}")
     if not np.all(np.isfinite(c)):
         raise DataError("a judge has no Consistency score (no contests)", column="consistency")
-    e = _elo_vector(judge_elo, judges, "judge")
+    e = elo_vector(judge_elo, judges, "judge")
     from scipy import stats  # ~1 s to import: only when used
 
     pr = stats.pearsonr(c, e)
     sr = stats.spearmanr(c, e)
-    a, b = _ols(c, e)
-    a_inv, b_inv = _ols(e, c)
+    a, b = linregress_line(c, e)
+    a_inv, b_inv = linregress_line(e, c)
     n = len(judges)
     loo, loo_inv = np.empty(n), np.empty(n)
     for k in range(n):
         rest = np.arange(n) != k
-        ak, bk = _ols(c[rest], e[rest])
+        ak, bk = linregress_line(c[rest], e[rest])
         loo[k] = ak + bk * c[k]
-        ak, bk = _ols(e[rest], c[rest])
+        ak, bk = linregress_line(e[rest], c[rest])
         loo_inv[k] = (c[k] - ak) / bk
     return EloAgreement(
         judges=judges,

@@ -1,4 +1,6 @@
-"""Predictive intervals for a new judge's Elo from its Consistency (seed 002).
+"""Predictive intervals for a new judge's Elo from its Consistency (Ramaswamy, Demeure & Rrapaj,
+*Model Consistency as a Cheap yet Predictive Proxy for LLM Elo Scores*, EMNLP 2025,
+arXiv:2509.23510).
 
 A Bayesian regression (reference prior, Student-t posterior predictive) and
 split-conformal intervals (:mod:`judgebayes.conformal`); :func:`elo_intervals_loo`
@@ -15,11 +17,10 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from judgebayes._stats import t_ppf
+from judgebayes._stats import linregress_line, t_ppf
 from judgebayes.conformal import split_conformal
-from judgebayes.consistency.counts import _elo_vector
-from judgebayes.consistency.elo import _ols
-from judgebayes.consistency.score import JudgeConsistency, _values
+from judgebayes.consistency.counts import elo_vector
+from judgebayes.consistency.score import JudgeConsistency, judge_values
 from judgebayes.core.results import ResultDisplay
 from judgebayes.errors import DataError
 
@@ -51,7 +52,7 @@ def _bayes_predictive(
 
 
 def _ols_predict(x: np.ndarray, y: np.ndarray, x_new: np.ndarray) -> np.ndarray:
-    a, b = _ols(x, y)
+    a, b = linregress_line(x, y)
     return a + b * x_new
 
 
@@ -141,10 +142,10 @@ def _xy(
     result: JudgeConsistency | Mapping[str, float] | pd.Series,
     judge_elo: Mapping[str, float] | pd.Series,
 ) -> tuple[tuple[str, ...], np.ndarray, np.ndarray]:
-    judges, c = _values(result)
+    judges, c = judge_values(result)
     if not np.all(np.isfinite(c)):
         raise DataError("a judge has no Consistency score (no contests)", column="consistency")
-    return judges, c, _elo_vector(judge_elo, judges, "judge")
+    return judges, c, elo_vector(judge_elo, judges, "judge")
 
 
 def predict_elo(

@@ -60,7 +60,13 @@ import numpy as np
 
 from judgebayes.errors import JudgeBayesWarning
 
-__all__ = ["MIN_CONTESTS_PER_MATCHUP", "LowEvidenceWarning", "consistency_se"]
+__all__ = [
+    "MIN_CONTESTS_PER_MATCHUP",
+    "LowEvidenceWarning",
+    "consistency_se",
+    "flag_low_evidence",
+    "low_evidence_message",
+]
 
 MIN_CONTESTS_PER_MATCHUP = 5.0
 """Mean contests per matchup below which a judge's score is flagged (bias ≤ 1/n̄ = 0.2)."""
@@ -69,7 +75,9 @@ _SCORES = np.array([1.0, 0.5, 0.0])  # first wins, tie, second wins (Eq. 3)
 
 
 class LowEvidenceWarning(JudgeBayesWarning):
-    """Too few contests per matchup for a judge's Consistency to mean much (seed 002).
+    """Too few contests per matchup for a judge's Consistency to mean much (Ramaswamy, Demeure &
+    Rrapaj, *Model Consistency as a Cheap yet Predictive Proxy for LLM Elo Scores*, EMNLP 2025,
+    arXiv:2509.23510).
 
     The plug-in p̂(1 − p̂) of Eqs. 1–2 raises a score by up to 1/n̄ (n̄ the mean
     contests per matchup); see :mod:`judgebayes.consistency.evidence`.
@@ -118,11 +126,25 @@ def consistency_se(outcomes: np.ndarray, *, bias_corrected: bool = False) -> np.
         return np.where(total > 0, 4.0 * np.sqrt(var_sum) / np.where(total > 0, total, 1.0), np.nan)
 
 
-def _low_evidence(n: np.ndarray, min_contests: float) -> tuple[np.ndarray, np.ndarray]:
+def flag_low_evidence(n: np.ndarray, min_contests: float) -> tuple[np.ndarray, np.ndarray]:
     """Per judge: (flag n̄ < ``min_contests``, n̄ = contests / matchups with a contest).
 
-    ``n``: contests per judge and matchup, ``(n_judges, n_matchups)``. A judge
-    without contests is flagged (n̄ = 0).
+    A judge with n̄ contests per matchup has its Consistency biased up by up to 1/n̄
+    (the plug-in p̂(1−p̂) of Eq. 1; one contest always scores 1), so a small n̄ is flagged.
+
+    Parameters
+    ----------
+    n
+        Contests per judge and matchup, ``(n_judges, n_matchups)``.
+    min_contests
+        The flag's threshold on n̄ (default of the callers:
+        :data:`MIN_CONTESTS_PER_MATCHUP`).
+
+    Returns
+    -------
+    flagged, mean_n : numpy.ndarray
+        Per judge, whether n̄ < ``min_contests`` and n̄ itself. A judge without contests
+        is flagged (n̄ = 0).
     """
     n = np.asarray(n, dtype=float)
     m = (n > 0).sum(axis=-1)
@@ -130,7 +152,7 @@ def _low_evidence(n: np.ndarray, min_contests: float) -> tuple[np.ndarray, np.nd
     return mean_n < min_contests, mean_n
 
 
-def _low_evidence_message(
+def low_evidence_message(
     judges: tuple[str, ...],
     flagged: np.ndarray,
     n: np.ndarray,
@@ -138,7 +160,27 @@ def _low_evidence_message(
     *,
     most: int = 5,
 ) -> str:
-    """One paragraph naming the flagged judges, their counts and the bias bound."""
+    """One paragraph naming the flagged judges, their counts and the bias bound.
+
+    Parameters
+    ----------
+    judges
+        Judge names, in the order of the rows of ``n``.
+    flagged
+        Boolean flag per judge (:func:`flag_low_evidence`).
+    n
+        Contests per judge and matchup, ``(n_judges, n_matchups)``.
+    min_contests
+        The threshold the flags used.
+    most
+        How many flagged judges are named (the rest are counted).
+
+    Returns
+    -------
+    str
+        The warning's text: per named judge its contests, matchups, single-contest
+        matchups and the bias bound matchups / contests, then the rule the flag applies.
+    """
     n = np.asarray(n, dtype=float)
     idx = np.flatnonzero(flagged)
     parts = []

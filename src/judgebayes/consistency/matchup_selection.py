@@ -1,4 +1,5 @@
-"""Which matchups to judge (seed 002, Section 3.3).
+"""Which matchups to judge (Ramaswamy, Demeure & Rrapaj, *Model Consistency as a Cheap yet
+Predictive Proxy for LLM Elo Scores*, EMNLP 2025, arXiv:2509.23510, Section 3.3).
 
 :func:`matchup_variance`: per matchup, the spread over judges of the matchup's
 Bernoulli variance against the contestants' Elo gap (Figure 2).
@@ -16,13 +17,12 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 import pandas as pd
 
-from judgebayes._stats import pearson_r
-from judgebayes.consistency.counts import MatchupCounts, _elo_vector
-from judgebayes.consistency.elo import _ols
+from judgebayes._stats import linregress_line, pearson_r
+from judgebayes.consistency.counts import MatchupCounts, elo_vector
 from judgebayes.consistency.score import JudgeConsistency, consistency_from_counts
 from judgebayes.core.results import ResultDisplay
 from judgebayes.errors import DataError
-from judgebayes.plots import _axes
+from judgebayes.plots import panel_axes
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -73,9 +73,9 @@ class MatchupVariance(ResultDisplay):
 
     def plot(self, ax: Axes | None = None) -> Axes:
         """Figure 2: variance of matchup variances against the matchup's Elo gap."""
-        ax = _axes(ax, (6, 4.5))
+        ax = panel_axes(ax, (6, 4.5))
         ax.scatter(self.elo_diff, self.variance_across_judges, s=14, color="#1f5fa8")
-        a, b = _ols(self.elo_diff, self.variance_across_judges)
+        a, b = linregress_line(self.elo_diff, self.variance_across_judges)
         xs = np.linspace(0, self.elo_diff.max(), 50)
         ax.plot(xs, a + b * xs, color="#c2185b", label=f"Pearson r = {self.pearson:.2f}")
         ax.set_xlabel("|Elo difference| of the matchup")
@@ -190,7 +190,7 @@ class ConvergenceCurve(ResultDisplay):
 
     def plot(self, ax: Axes | None = None) -> Axes:
         """Figure 3: the convergence curves."""
-        ax = _axes(ax, (7, 4.5))
+        ax = panel_axes(ax, (7, 4.5))
         lo, hi = self.r_random_quantiles()
         ax.fill_between(
             self.n_matchups, lo, hi, color="#1f5fa8", alpha=0.2, lw=0, label="random orders, 10–90%"
@@ -277,7 +277,7 @@ def convergence_curve(
     ConvergenceCurve
     """
     counts = data.counts if isinstance(data, JudgeConsistency) else data
-    elo_j = _elo_vector(judge_elo, counts.judges, "judge")
+    elo_j = elo_vector(judge_elo, counts.judges, "judge")
     if unit == "ordered":
         n_u = counts.n
         i_first = counts.first == counts.pair_i[counts.pair]

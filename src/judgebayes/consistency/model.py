@@ -1,4 +1,6 @@
-r"""Bayesian judge Consistency (seed 002) with uncertainty: two generative stories.
+r"""Bayesian judge Consistency (Ramaswamy, Demeure & Rrapaj, *Model Consistency as a Cheap yet
+Predictive Proxy for LLM Elo Scores*, EMNLP 2025, arXiv:2509.23510) with uncertainty: two generative
+stories.
 
 **Judge discrimination** (:func:`judge_discrimination_model`). For judge k and
 an ordered matchup u (model f shown first, model s second) of pair m = {i, j},
@@ -10,7 +12,7 @@ probabilities
     P(tie) = 1 − P(first wins) − P(second wins),
 
 * θ: the contestants' consensus strengths, a zero-sum Normal(0, σ_θ) *within
-  each connected group of contestants* (seed 002's 35 contestants come in 7
+  each connected group of contestants* (Ramaswamy et al.'s (2025) 35 contestants come in 7
   unconnected groups of 5, so only within-group differences are identified);
 * log ψ ~ ZeroSumNormal(σ_ψ): the judge's discrimination, the slope of its
   ruler against the consensus (geometric mean fixed at 1 so that θ's scale is
@@ -24,12 +26,12 @@ probabilities
   deviation (o_u = +1 when i is shown first, −1 otherwise).
 
 Counts per (judge, ordered matchup) ~ Multinomial(n_ku, ·). Each judge's
-posterior Consistency is Eq. 2 of seed 002 applied to the model's matchup
+posterior Consistency is Eq. 2 of Ramaswamy et al. (2025) applied to the model's matchup
 probabilities: p_km = Σ_u n_ku·(P(i wins) + ½·P(tie)) / n_km (both orders
 pooled, Eq. 3), Consistency_k = 1 − 4·Σ_m n_km p_km(1 − p_km) / Σ_m n_km
 (Eqs. 1–2). It is the Consistency of the judge's *probabilities*, not of the
 observed frequencies: the paper's plug-in p̂(1 − p̂) underestimates p(1 − p) by
-Var(score)/n (the factor 1 − 1/n without ties), so on seed 002's data (~40
+Var(score)/n (the factor 1 − 1/n without ties), so on Ramaswamy et al.'s (2025) data (~40
 contests per matchup) the plug-in score sits about 0.02 above this posterior,
 as it does above ``judge_consistency(..., bias_corrected=True)``.
 
@@ -78,7 +80,7 @@ __all__ = [
 
 
 def _consistency_of(p: jnp.ndarray, n: jnp.ndarray) -> jnp.ndarray:
-    """1 − 4·Σ n p(1 − p) / Σ n over the last axis (seed 002, Eqs. 1–2)."""
+    """1 − 4·Σ n p(1 − p) / Σ n over the last axis (Ramaswamy et al., 2025, Eqs. 1–2)."""
     return 1.0 - 4.0 * jnp.sum(n * p * (1.0 - p), axis=-1) / jnp.sum(n, axis=-1)
 
 
@@ -244,7 +246,7 @@ def fit_judge_discrimination(
         ``"nuts"`` (recommended) or ``"advi"``. ``"map"`` is not meaningful
         here: the joint mode of a hierarchical model sits at τ → 0.
     chains, draws, warmup, seed, progress, target_accept
-        Passed to :func:`judgebayes.bayes.inference.fit` (its cost on seed 002's
+        Passed to :func:`judgebayes.bayes.inference.fit` (its cost on Ramaswamy et al.'s (2025)
         data: ``docs/benchmarks.md``).
     theta_sd, log_psi_sd
         Prior scales.
@@ -327,7 +329,7 @@ def consistency_posterior(
     """Exact posterior draws of every judge's Consistency under the matchup Dirichlet.
 
     π_km | data ~ Dirichlet(a + counts_km) (conjugacy), p_km = π_km,1 + ½π_km,2,
-    Consistency_k = 1 − 4·Σ_m n_km p_km(1 − p_km)/Σ_m n_km (seed 002, Eqs. 1–3).
+    Consistency_k = 1 − 4·Σ_m n_km p_km(1 − p_km)/Σ_m n_km (Ramaswamy et al., 2025, Eqs. 1–3).
 
     Parameters
     ----------

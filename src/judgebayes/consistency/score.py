@@ -1,4 +1,6 @@
-r"""Judge Consistency as a cheap proxy for the judge's own Elo (seed 002, Eqs. 1–3).
+r"""Judge Consistency as a cheap proxy for the judge's own Elo (Ramaswamy, Demeure & Rrapaj, *Model
+Consistency as a Cheap yet Predictive Proxy for LLM Elo Scores*, EMNLP 2025, arXiv:2509.23510, Eqs.
+1–3).
 
 For judge k and a set M of matchups (both presentation orders of a pair pooled):
 
@@ -27,19 +29,19 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from judgebayes.consistency.counts import MatchupCounts, _index_of, matchup_counts
+from judgebayes.consistency.counts import MatchupCounts, index_of, matchup_counts
 from judgebayes.consistency.evidence import (
     MIN_CONTESTS_PER_MATCHUP,
     LowEvidenceWarning,
-    _low_evidence,
-    _low_evidence_message,
     consistency_se,
+    flag_low_evidence,
+    low_evidence_message,
 )
 from judgebayes.core.battles import Battles
 from judgebayes.core.results import ResultDisplay
 from judgebayes.errors import DataError
 
-__all__ = ["JudgeConsistency", "consistency_from_counts", "judge_consistency"]
+__all__ = ["JudgeConsistency", "consistency_from_counts", "judge_consistency", "judge_values"]
 
 
 def consistency_from_counts(
@@ -77,7 +79,7 @@ def consistency_from_counts(
 
 @dataclass(frozen=True, repr=False)
 class JudgeConsistency(ResultDisplay):
-    """Each judge's Consistency score (seed 002, Eqs. 1–3).
+    """Each judge's Consistency score (Ramaswamy et al., 2025, Eqs. 1–3).
 
     Attributes
     ----------
@@ -130,7 +132,7 @@ class JudgeConsistency(ResultDisplay):
             )
         if self.low_evidence is None:
             object.__setattr__(
-                self, "low_evidence", _low_evidence(self._matchup_n(), self.min_contests)[0]
+                self, "low_evidence", flag_low_evidence(self._matchup_n(), self.min_contests)[0]
             )
 
     def _matchup_n(self) -> np.ndarray:
@@ -152,12 +154,12 @@ class JudgeConsistency(ResultDisplay):
         """Why flagged judges' scores mean little ("" when none is flagged)."""
         if not np.any(self.low_evidence):
             return ""
-        return _low_evidence_message(
+        return low_evidence_message(
             self.judges, self.low_evidence, self._matchup_n(), self.min_contests
         )
 
     def __getitem__(self, judge: str) -> float:
-        return float(self.consistency[_index_of(self.judges, judge, "judge")])
+        return float(self.consistency[index_of(self.judges, judge, "judge")])
 
     def to_series(self) -> pd.Series:
         """Consistency indexed by judge."""
@@ -225,7 +227,7 @@ class JudgeConsistency(ResultDisplay):
         if self.bias_corrected:
             how += ", bias-corrected p(1−p)"
         head = (
-            f"Consistency of {len(self.judges)} judge(s) (seed 002, Eq. 2; {how}; "
+            f"Consistency of {len(self.judges)} judge(s) (Ramaswamy et al., 2025, Eq. 2; {how}; "
             f"{self.counts.n_pairs} matchups){self._flag_text()}"
         )
         body = self.to_frame().to_string(
@@ -250,7 +252,7 @@ def judge_consistency(
     min_contests: float = MIN_CONTESTS_PER_MATCHUP,
     warn: bool = True,
 ) -> JudgeConsistency:
-    """Consistency score of every judge (seed 002, Eqs. 1–3).
+    """Consistency score of every judge (Ramaswamy et al., 2025, Eqs. 1–3).
 
     Parameters
     ----------
@@ -307,7 +309,7 @@ def judge_consistency(
         cons = 1.0 - 4.0 * mean_var
     else:
         cons = consistency_from_counts(n, w)
-    flagged = _low_evidence(n, min_contests)[0]
+    flagged = flag_low_evidence(n, min_contests)[0]
     result = JudgeConsistency(
         judges=counts.judges,
         consistency=cons,
@@ -355,9 +357,24 @@ def _restrict_pairs(
     )
 
 
-def _values(
+def judge_values(
     result: JudgeConsistency | Mapping[str, float] | pd.Series,
 ) -> tuple[tuple[str, ...], np.ndarray]:
+    """Judge names and their Consistency, from a result or from scores by judge.
+
+    Parameters
+    ----------
+    result
+        A :class:`JudgeConsistency`, or Consistency scores keyed by judge (a mapping or
+        a Series indexed by judge).
+
+    Returns
+    -------
+    judges : tuple of str
+        The judges, in the result's (or the mapping's) order.
+    consistency : numpy.ndarray
+        Their scores as floats, in the same order.
+    """
     if isinstance(result, JudgeConsistency):
         return result.judges, np.asarray(result.consistency, float)
     series = pd.Series(result, dtype=float)

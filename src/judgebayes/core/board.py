@@ -298,22 +298,27 @@ class BaselineScores(ResultDisplay):
 class EloBoard(ResultDisplay):
     """Behaviour shared by Elo leaderboards with intervals (module docstring).
 
-    A subclass provides ``models``, ``fit`` (:class:`~judgebayes.core.bt.EloFit`),
-    ``elo``, ``elo_lo``, ``elo_hi``, ``se``, ``alpha``, ``design_effect`` (per model, or
-    ``None`` without clusters), ``rank_sets`` (:class:`~judgebayes.core.ranksets.RankSets`),
-    :meth:`_differences` and :meth:`_pair_stats`.
+    A subclass provides ``fit`` (:class:`~judgebayes.core.bt.EloFit`, whose ``models``
+    and ``elo`` are the board's), ``elo_lo``, ``elo_hi``, ``se``, ``alpha``,
+    ``design_effect`` (per model, or ``None`` without clusters), ``rank_sets``
+    (:class:`~judgebayes.core.ranksets.RankSets`), :meth:`_differences` and
+    :meth:`_pair_stats`.
     """
 
     __slots__ = ()
 
-    models: tuple[str, ...]
     fit: EloFit
     alpha: float
     design_effect: np.ndarray | None
 
     @property
-    def elo(self) -> np.ndarray:  # pragma: no cover - every board defines it
-        raise NotImplementedError
+    def models(self) -> tuple[str, ...]:
+        return self.fit.models
+
+    @property
+    def elo(self) -> np.ndarray:
+        """Point estimates (the full-data MAP fit's Elo)."""
+        return self.fit.elo
 
     @property
     def elo_lo(self) -> np.ndarray:  # pragma: no cover - every board defines it

@@ -19,7 +19,9 @@ uniform per draw; exact up to the uniforms' 2⁻⁵³ resolution; faster than Nu
 rejection sampler, ``docs/benchmarks.md``), larger cells by NumPy's sampler.
 
 ``within=model`` resamples only that model's battles and keeps the rest as they
-are (the within-model bootstrap of seed 000, Section 3.3, used for SE_i in Eq. 3).
+are (the within-model bootstrap of Kargi & Salinas (*From Uncertain Judgments to Calibrated
+Rankings: Conformal Elo Estimation for LLM Evaluation*, 2026, arXiv:2606.13221), Section 3.3, used
+for SE_i in Eq. 3).
 
 Each replicate's MAP (Eq. 1) is found by a batched chord-Newton iteration that
 reuses the Cholesky factor of the full-data Hessian for all replicates: one
@@ -62,6 +64,7 @@ from judgebayes.core.bt import (
 from judgebayes.core.clusters import Clusters
 from judgebayes.core.davidson import solve_davidson_columns
 from judgebayes.core.pairs import PairStats
+from judgebayes.core.pinning import held_models
 from judgebayes.core.ranksets import RankSets, rank_sets
 from judgebayes.core.sandwich import design_effect
 from judgebayes.errors import DataError
@@ -128,15 +131,6 @@ class BootstrapElo(EloBoard):
     n_clusters: int | None = None
     design_effect: np.ndarray | None = None
     stats: PairStats | None = None
-
-    @property
-    def models(self) -> tuple[str, ...]:
-        return self.fit.models
-
-    @property
-    def elo(self) -> np.ndarray:
-        """Point estimates (full-data MAP)."""
-        return self.fit.elo
 
     @property
     def se(self) -> np.ndarray:
@@ -574,7 +568,7 @@ def bootstrap_bt(
     data, target, lam, weights, fixed
         As for :func:`~judgebayes.core.bt.fit_bt`.
     within
-        Resample only this model's battles (seed 000's within-model bootstrap);
+        Resample only this model's battles (Kargi & Salinas's (2026) within-model bootstrap);
         ``None`` resamples all battles.
     cluster
         Resample clusters of battles, not battles: ``"auto"`` (default) clusters by
@@ -587,7 +581,7 @@ def bootstrap_bt(
         ``"half"`` (default): a tie is half a win; ``"davidson"``: Davidson's tie model,
         every replicate refitted in (θ, log ν) (:mod:`judgebayes.core.davidson`).
     n_boot
-        Number of replicates (seed 000 uses 20 for SE_i; 1000 for intervals).
+        Number of replicates (Kargi & Salinas (2026) use 20 for SE_i; 1000 for intervals).
     alpha
         Percentile intervals have level ``1 - alpha``.
     scheme
@@ -615,9 +609,8 @@ def bootstrap_bt(
     stats, name, clusters = as_clustered_stats(data, target, weights, cluster)
     fit = replace(fit_bt(stats, lam=lam, fixed=fixed, ties=ties), target=name)
     fixed_theta = anchor_theta(stats, fixed)
-    pinned = sorted(fixed_theta) if fixed_theta else ([0] if lam == 0 else [])
     fitted = np.setdiff1d(np.arange(stats.n_models), sorted(fixed_theta))  # not anchors
-    free = np.setdiff1d(np.arange(stats.n_models), pinned)
+    free = np.setdiff1d(np.arange(stats.n_models), held_models(lam, fixed_theta))
     if within is not None:
         if within not in stats.models:
             raise DataError(

@@ -1,7 +1,8 @@
 """Bradley–Terry MAP on pair sufficient statistics, on the Elo scale.
 
-Implements seed 000, Eq. 1 (Kargi & Salinas, *From Uncertain Judgments to
-Calibrated Rankings*):
+Implements Kargi & Salinas (*From Uncertain Judgments to Calibrated Rankings: Conformal Elo
+Estimation for LLM Evaluation*, 2026, arXiv:2606.13221), Eq. 1 (Kargi & Salinas, *From Uncertain
+Judgments to Calibrated Rankings*):
 
     θ̂ = argmax_θ Σ_b [y_b log σ(θ_i − θ_j) + (1 − y_b) log σ(θ_j − θ_i)] − λ‖θ‖²,
 
@@ -35,6 +36,7 @@ from judgebayes.core.clusters import Clusters, resolve_clusters
 from judgebayes.core.davidson import solve_davidson, tie_counts
 from judgebayes.core.graph import GraphCheck, check_graph
 from judgebayes.core.pairs import PairStats
+from judgebayes.core.pinning import map_start
 from judgebayes.core.report import DropReport
 from judgebayes.core.results import ResultDisplay
 from judgebayes.errors import DataError
@@ -54,13 +56,13 @@ __all__ = [
 Ties = Literal["half", "davidson"]
 
 ELO_SCALE = 400.0 / np.log(10.0)
-"""Elo points per unit of θ: 400 / ln 10 ≈ 173.7 (seed 000, Section 3.1)."""
+"""Elo points per unit of θ: 400 / ln 10 ≈ 173.7 (Kargi & Salinas, 2026, Section 3.1)."""
 ELO_BASE = 1500.0
-"""Elo of θ = 0, the mean strength (seed 000, Section 3.1)."""
+"""Elo of θ = 0, the mean strength (Kargi & Salinas, 2026, Section 3.1)."""
 
 
 def theta_to_elo(theta: np.ndarray | float) -> np.ndarray | float:
-    """Elo = 1500 + (400 / ln 10)·θ (seed 000, Section 3.1)."""
+    """Elo = 1500 + (400 / ln 10)·θ (Kargi & Salinas, 2026, Section 3.1)."""
     return ELO_BASE + ELO_SCALE * np.asarray(theta)
 
 
@@ -256,13 +258,7 @@ def solve_map(
     theta0: np.ndarray | None = None,
 ) -> tuple[np.ndarray, int]:
     """MAP of Eq. 1 over the free models, anchors held at ``fixed`` (θ scale)."""
-    m = stats.n_models
-    theta = np.zeros(m) if theta0 is None else np.array(theta0, dtype=float)
-    for k, v in fixed.items():
-        theta[k] = v
-    pin_first = lam == 0 and not fixed
-    fixed_idx = sorted(fixed) if not pin_first else [0]
-    free = np.setdiff1d(np.arange(m), fixed_idx)
+    theta, free, pin_first = map_start(stats.n_models, lam, fixed, theta0)
     if len(free) == 0:
         return theta, 0
 
@@ -309,7 +305,7 @@ def newton_map(
     It stops when the largest step is below ``tol`` (θ units; the error after it is far
     smaller, Newton converging quadratically). SciPy's ``minimize`` costs more set-up
     and line-search bookkeeping per call than the fit itself on a few thousand pairs
-    (``docs/benchmarks.md``); the held-out protocol of seed 000 runs hundreds
+    (``docs/benchmarks.md``); the held-out protocol of Kargi & Salinas (2026) runs hundreds
     of such fits, so this small loop is written here rather than taken from SciPy.
 
     Parameters
@@ -371,7 +367,7 @@ def solve_one(
 ) -> tuple[np.ndarray, int]:
     """MAP strength of one model against opponents held fixed, for many data sets at once.
 
-    Eq. 1 with a single free strength θ (Algorithm 1, step 2 of seed 000; every
+    Eq. 1 with a single free strength θ (Algorithm 1, step 2 of Kargi & Salinas (2026); every
     within-model bootstrap replicate): maximise
     Σ_p [w_p log σ(θ − θ_p) + (n_p − w_p) log σ(θ_p − θ)] − λθ², one column per data set.
     The gradient g(θ) = Σ_p (w_p − n_p σ(θ − θ_p)) − 2λθ falls strictly, and its root lies in
@@ -438,7 +434,7 @@ def fit_bt(
     on_disconnected: str = "warn",
     ties: Ties = "half",
 ) -> EloFit:
-    """Fit Bradley–Terry strengths by penalised maximum likelihood (seed 000, Eq. 1).
+    """Fit Bradley–Terry strengths by penalised maximum likelihood (Kargi & Salinas, 2026, Eq. 1).
 
     Parameters
     ----------
@@ -448,14 +444,14 @@ def fit_bt(
         Label column (``"judge_label"``, ``"human_label"``), soft targets (an array
         of P(A beats B), one per battle) or ``None`` for the table's default label.
     lam
-        L2 penalty λ (seed 000 uses 0.01). ``lam = 0`` gives the plain MLE, which
+        L2 penalty λ (Kargi & Salinas (2026) use 0.01). ``lam = 0`` gives the plain MLE, which
         needs a connected graph and no all-win / all-loss model; it is centred to
         mean Elo 1500.
     weights
         Battle weights (column name or array); default the ``weight`` column or 1.
     fixed
         ``{model: elo}`` anchors held fixed while the other models are fitted
-        (seed 000, Algorithm 1, step 2); names absent from the data are ignored.
+        (Kargi & Salinas, 2026, Algorithm 1, step 2); names absent from the data are ignored.
         The penalty then applies to the free models only.
     on_disconnected
         ``"warn"`` (default): fit, warn, and list the components in the result;

@@ -8,11 +8,12 @@ arXiv:2409.00696, shrinks). With category c of a battle,
 
     logit P(i beats j | c) = (θ_i + δ_ic) − (θ_j + δ_jc),   δ_ic ~ Normal(0, τ²),
 
-θ the overall strength (penalised by λ‖θ‖² as in seed 000, Eq. 1) and δ the category
-offsets. The likelihood depends on the battles through the pair statistics of every
-category, so a fit costs O(categories × pairs). The MAP for a given τ is found by Newton's
-method over (θ, δ) (m(1 + C) parameters, dense); τ by empirical Bayes, maximising the
-Laplace approximation of the marginal likelihood,
+θ the overall strength (penalised by λ‖θ‖² as in Kargi & Salinas (*From Uncertain Judgments to
+Calibrated Rankings: Conformal Elo Estimation for LLM Evaluation*, 2026, arXiv:2606.13221), Eq. 1)
+and δ the category offsets. The likelihood depends on the battles through the pair statistics of
+every category, so a fit costs O(categories × pairs). The MAP for a given τ is found by Newton's
+method over (θ, δ) (m(1 + C) parameters, dense); τ by empirical Bayes, maximising the Laplace
+approximation of the marginal likelihood,
 
     log p(y | τ) ≈ ℓ(φ̂_τ) − ‖δ̂_τ‖² / (2τ²) − mC log τ − ½ log det H_τ + const,
 

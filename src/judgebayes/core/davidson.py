@@ -8,10 +8,11 @@ parameter ν = e^κ,
     D = e^{d/2} + e^{−d/2} + ν,
 
 so that among decisive battles i wins with probability σ(d): the Elo scale is the one of
-Bradley–Terry, and ν = 0 is Bradley–Terry. Counting a tie as half a win (seed 000, Eq. 1;
-``ties="half"``) keeps the BT kernel instead, which is not a distribution over the three
-outcomes. With W, T, L the weighted wins, ties and losses of i against j (y = W + T/2 and
-n = W + T + L, so W − L = 2y − n) the log-likelihood of a pair is
+Bradley–Terry, and ν = 0 is Bradley–Terry. Counting a tie as half a win (Kargi & Salinas, *From
+Uncertain Judgments to Calibrated Rankings: Conformal Elo Estimation for LLM Evaluation*, 2026,
+arXiv:2606.13221, Eq. 1; ``ties="half"``) keeps the BT kernel instead, which is not a distribution
+over the three outcomes. With W, T, L the weighted wins, ties and losses of i against j (y = W + T/2
+and n = W + T + L, so W − L = 2y − n) the log-likelihood of a pair is
 
     ℓ = (d/2)(2y − n) + Tκ − n log D,
 
@@ -35,6 +36,7 @@ from scipy.optimize import minimize
 from scipy.sparse import csr_matrix
 
 from judgebayes.core.pairs import PairStats
+from judgebayes.core.pinning import map_start
 from judgebayes.errors import DataError
 
 __all__ = [
@@ -127,12 +129,7 @@ def solve_davidson(
     :func:`~judgebayes.core.bt.solve_map` does.
     """
     m = stats.n_models
-    theta = np.zeros(m) if theta0 is None else np.array(theta0, dtype=float)
-    for k, v in fixed.items():
-        theta[k] = v
-    pin_first = lam == 0 and not fixed
-    held = sorted(fixed) if not pin_first else [0]
-    free = np.setdiff1d(np.arange(m), held)
+    theta, free, pin_first = map_start(m, lam, fixed, theta0)
     index = np.r_[free, m]
 
     def unpack(x: np.ndarray) -> float:

@@ -43,6 +43,7 @@ from judgebayes.errors import DataError
 
 __all__ = [
     "NA_STRINGS",
+    "as_name",
     "file_format",
     "in_file",
     "peek_columns",
@@ -232,7 +233,7 @@ def records_frame(
         ):
             continue  # strings (and missing values) already
         frame[col] = pd.Series(
-            [_as_name(r.get(col), k, col) for k, r in enumerate(records)], dtype=object
+            [as_name(r.get(col), k, col) for k, r in enumerate(records)], dtype=object
         )  # numbers as written: 7 -> "7", not 7.0
     return frame
 
@@ -451,8 +452,30 @@ def _document_records(doc: Any, path: Path) -> list[Any]:
     )
 
 
-def _as_name(value: Any, row: int, column: str) -> str | None:
-    """A name as written: strings kept, JSON numbers as their text, null missing."""
+def as_name(value: Any, row: int, column: str) -> str | None:
+    """A name as written: strings kept, JSON numbers as their text, null missing.
+
+    A model or judge name read from JSON or a typed column may be a number (``7``,
+    ``2.5``) or a boolean; it becomes the text JSON writes for it, so the same name
+    reads the same from every format.
+
+    Parameters
+    ----------
+    value
+        The cell's value.
+    row, column
+        Where it was read (for the error).
+
+    Returns
+    -------
+    str or None
+        The name; ``None`` for a missing one (``None`` or NaN).
+
+    Raises
+    ------
+    DataError
+        When the value is neither a string, a number nor missing (a list, a mapping...).
+    """
     if value is None or isinstance(value, str):
         return value
     if isinstance(value, float) and math.isnan(value):
@@ -494,7 +517,7 @@ def _parquet(path: Path, text_columns: Iterable[str] | bool) -> pd.DataFrame:
     for col in _present(frame, text_columns):
         if frame[col].dtype.kind in "biuf":
             frame[col] = [
-                _as_name(v.item() if hasattr(v, "item") else v, k, col)
+                as_name(v.item() if hasattr(v, "item") else v, k, col)
                 for k, v in enumerate(frame[col].to_numpy())
             ]
     return frame

@@ -5,11 +5,15 @@ format              source convention                            becomes
 =================== ============================================ =====================
 ``arena``           Chatbot Arena / FastChat records, ``winner``  ``human_label``
                     in ``model_a | model_b | tie | tie (bothbad)``
-``softelo``         seed 000 annotation CSV: ``human_pref``,      ``human_label``,
+``softelo``         Kargi & Salinas (*From Uncertain Judgments to Calibrated Rankings: Conformal Elo
+Estimation for LLM Evaluation*, 2026, arXiv:2606.13221) annotation CSV: ``human_pref``,
+``human_label``,
                     ``judge_pref`` with **0 = A wins**, 1 = B     ``judge_label``,
                     wins, 0.5 = tie; ``scores_a``/``scores_b``    ``score_a``,
                     dicts of rubric criteria                      ``score_b``
-``consistency``     seed 002 contest JSON: ``first``, ``second``, ``judge_label``,
+``consistency``     Ramaswamy, Demeure & Rrapaj (*Model Consistency as a Cheap yet Predictive Proxy
+for LLM Elo Scores*, EMNLP 2025, arXiv:2509.23510) contest JSON: ``first``, ``second``,
+``judge_label``,
                     ``winner`` = a model name or ``"Tie"``        ``position = "a"``
 ``csv``             any CSV / Parquet / JSON(L) table with a       as mapped
                     column mapping
@@ -168,14 +172,14 @@ def _parse_scores(values: pd.Series, column: str) -> pd.DataFrame:
 
 
 def read_softelo(path: str | Path | pd.DataFrame, *, on_invalid: OnInvalid = "raise") -> Battles:
-    """The Soft-Elo annotation CSV of seed 000 (or the same table as JSON or Parquet).
+    """The Soft-Elo annotation CSV of Kargi & Salinas (2026) (or the same table as JSON or Parquet).
 
     Columns ``model_a, model_b, human_pref, judge_pref, scores_a, scores_b``.
     Preferences use **0 = A wins, 1 = B wins, 0.5 = tie**; they become
     ``human_label = 1 − human_pref`` and ``judge_label = 1 − judge_pref``.
     ``scores_a`` / ``scores_b`` are dicts of rubric criteria (JSON or Python
     literals): every row must have the same criteria. The criteria means become
-    ``score_a`` / ``score_b`` (so ``score_diff`` is seed 000's s(x), Appendix A)
+    ``score_a`` / ``score_b`` (so ``score_diff`` is Kargi & Salinas's (2026) s(x), Appendix A)
     and each criterion is kept as ``score_a:<criterion>`` / ``score_b:<criterion>``.
     A missing ``human_pref`` is allowed (battle not human-labelled).
     """
@@ -218,7 +222,8 @@ def _softelo(frame: pd.DataFrame, on_invalid: OnInvalid) -> Battles:
 
 
 def read_consistency(path: str | Path, *, on_invalid: OnInvalid = "raise") -> Battles:
-    """Contest JSON of seed 002 (one file, or a folder of ``<judge>_contest_data.json``).
+    """Contest JSON of Ramaswamy et al. (2025) (one file, or a folder of
+    ``<judge>_contest_data.json``).
 
     Records ``{"first", "second", "question", "winner"}``: ``first`` becomes
     ``model_a`` (shown first, so ``position = "a"``), ``question`` becomes
@@ -265,7 +270,8 @@ def _contest(
     file: Path,
     on_invalid: OnInvalid,
 ) -> tuple[pd.DataFrame, np.ndarray]:
-    """One judge's contest records (seed 002) as battles, and the rows without a winner."""
+    """One judge's contest records (Ramaswamy et al., 2025) as battles, and the rows without a
+    winner."""
     require_columns(frame, ("first", "second", "winner"), "contest records")
     winner, first, second = (
         frame[c].astype(object).to_numpy() for c in ("winner", "first", "second")

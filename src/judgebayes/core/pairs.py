@@ -1,8 +1,9 @@
 """Per-pair sufficient statistics for Bradley–Terry-type likelihoods.
 
-The BT log-likelihood of seed 000, Eq. 1, depends on the battles only through,
-for every unordered model pair (i, j), the total weight ``n_ij`` and the summed
-target ``y_ij = Σ w·P(i beats j)``:
+The BT log-likelihood of Kargi & Salinas (*From Uncertain Judgments to Calibrated Rankings:
+Conformal Elo Estimation for LLM Evaluation*, 2026, arXiv:2606.13221), Eq. 1, depends on the battles
+only through, for every unordered model pair (i, j), the total weight ``n_ij`` and the summed target
+``y_ij = Σ w·P(i beats j)``:
 
     ℓ(θ) = Σ_pairs y_ij log σ(θ_i − θ_j) + (n_ij − y_ij) log σ(θ_j − θ_i).
 

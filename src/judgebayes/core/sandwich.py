@@ -1,7 +1,8 @@
 """Sandwich (robust) covariance of Bradley–Terry strengths from pair statistics.
 
-For the penalised BT objective of seed 000, Eq. 1, f(θ) = −ℓ(θ) + λ‖θ‖², the MAP θ̂ has the
-asymptotic covariance H⁻¹ B H⁻¹ (Huber 1967; White 1980), with
+For the penalised BT objective of Kargi & Salinas (*From Uncertain Judgments to Calibrated Rankings:
+Conformal Elo Estimation for LLM Evaluation*, 2026, arXiv:2606.13221), Eq. 1, f(θ) = −ℓ(θ) + λ‖θ‖²,
+the MAP θ̂ has the asymptotic covariance H⁻¹ B H⁻¹ (Huber 1967; White 1980), with
 
 * H = Σ_pairs n_ij p_ij (1 − p_ij) (e_i − e_j)(e_i − e_j)ᵀ + 2λI, the Hessian of f at θ̂
   (p_ij = σ(θ̂_i − θ̂_j)); with λ = 0 it is singular along 1 and its pseudo-inverse gives
@@ -208,14 +209,6 @@ class SandwichElo(EloBoard):
     design_effect: np.ndarray | None
     seed: int
     stats: PairStats
-
-    @property
-    def models(self) -> tuple[str, ...]:
-        return self.fit.models
-
-    @property
-    def elo(self) -> np.ndarray:
-        return self.fit.elo
 
     @property
     def se(self) -> np.ndarray:

@@ -34,8 +34,8 @@ from tqdm.auto import tqdm
 
 from judgebayes.core.battles import LABEL_COLUMNS, OnInvalid
 from judgebayes.core.convert import ARENA_WINNERS, hashable
-from judgebayes.core.io import _as_name
-from judgebayes.core.pairs import _SNAP, PairStats
+from judgebayes.core.io import as_name
+from judgebayes.core.pairs import PairStats, oriented_target
 from judgebayes.core.report import DropReport
 from judgebayes.core.results import ResultDisplay
 from judgebayes.errors import DataError
@@ -107,7 +107,7 @@ class _Names:
 
     def codes(self, arr: pa.Array, column: str) -> np.ndarray:
         idx, values = _encoded(arr)
-        lut = np.array([self._code(_as_name(v, 0, column)) for v in values] + [-1], dtype=np.int32)
+        lut = np.array([self._code(as_name(v, 0, column)) for v in values] + [-1], dtype=np.int32)
         return lut[idx]
 
     def _code(self, name: str | None) -> int:
@@ -332,7 +332,7 @@ def _pair_stats(
     m = len(models)
     swap = a > b
     lo, hi = np.where(swap, b, a), np.where(swap, a, b)
-    t = np.round(np.where(swap, 1.0 - t, t) * _SNAP) / _SNAP
+    t = oriented_target(a, b, t)
     pair_keys, pair_of = np.unique(lo * m + hi, return_inverse=True)
     order, starts = _runs(w, t, pair_of)
     cell_pair, cell_target, cell_weight = (x[order][starts] for x in (pair_of, t, w))

@@ -26,12 +26,13 @@ Frozen reference
     others' controlled Elo by a few hundredths of their interval half-width
     (tests/test_style.py).
 Estimation
-    MAP of the penalised log-likelihood, λ‖θ‖² + λ_β‖β‖² (seed 000's Eq. 1 with covariates;
-    as priors θ ~ Normal(0, 1/(2λ)), β ~ Normal(0, 1/(2λ_β)): the density of
-    ``jb.models.bt(..., covariates=)``), by Newton's method on the battles (features vary by
-    battle, so nothing aggregates to pairs). Uncertainty from the sandwich H⁻¹BH⁻¹
-    (battle-level or summed within prompts) or from a bootstrap of battles or prompts
-    whose replicates are refitted together by the chord Newton iteration of
+    MAP of the penalised log-likelihood, λ‖θ‖² + λ_β‖β‖² (Kargi & Salinas's (*From Uncertain
+    Judgments to Calibrated Rankings: Conformal Elo Estimation for LLM Evaluation*, 2026,
+    arXiv:2606.13221) Eq. 1 with covariates; as priors θ ~ Normal(0, 1/(2λ)), β ~ Normal(0,
+    1/(2λ_β)): the density of ``jb.models.bt(..., covariates=)``), by Newton's method on the battles
+    (features vary by battle, so nothing aggregates to pairs). Uncertainty from the sandwich H⁻¹BH⁻¹
+    (battle-level or summed within prompts) or from a bootstrap of battles or prompts whose
+    replicates are refitted together by the chord Newton iteration of
     :mod:`~judgebayes.core.bootstrap` (one Cholesky factor of the full-data Hessian).
 """
 
@@ -288,14 +289,6 @@ class StyleElo(EloBoard):
     design_effect: np.ndarray | None
     stats: PairStats
     lam_style: float
-
-    @property
-    def models(self) -> tuple[str, ...]:
-        return self.fit.models
-
-    @property
-    def elo(self) -> np.ndarray:
-        return self.fit.elo
 
     @property
     def _m(self) -> int:

@@ -41,7 +41,7 @@ from judgebayes.core.pairs import PairStats
 from judgebayes.core.results import ResultDisplay
 from judgebayes.errors import DataError
 
-__all__ = ["TieComparison", "compare_ties"]
+__all__ = ["TieComparison", "compare_ties", "loo_davidson", "loo_half"]
 
 
 @dataclass(frozen=True, repr=False)
@@ -132,8 +132,25 @@ def _pair_quadratic(stats: PairStats, inv: np.ndarray) -> np.ndarray:
     return inv[i, i] + inv[j, j] - inv[i, j] - inv[j, i]
 
 
-def _loo_half(stats: PairStats, lam: float) -> np.ndarray:
-    """Log predictive density of one battle of each cell, the half fit without it."""
+def loo_half(stats: PairStats, lam: float) -> np.ndarray:
+    """Log predictive density of one battle of each cell, the half fit without it.
+
+    The infinitesimal jackknife: the MAP moves by −H⁻¹ times the battle's score, so the
+    cell's gap d = θ_i − θ_j moves by −(t − σ(d))·(e_i − e_j)ᵀH⁻¹(e_i − e_j); the battle
+    is then scored by the normalised three-way kernel with ν = 1 (κ = 0).
+
+    Parameters
+    ----------
+    stats
+        Pair statistics of unweighted hard labels (1, ½, 0).
+    lam
+        The ridge penalty λ of the fit.
+
+    Returns
+    -------
+    numpy.ndarray
+        Per cell of ``stats``, the leave-one-battle-out log density of one of its battles.
+    """
     theta = fit_bt(stats, lam=lam).theta
     m = stats.n_models
     inv = _inverse(bt_objective(theta, stats, lam)[2], m)
@@ -145,8 +162,25 @@ def _loo_half(stats: PairStats, lam: float) -> np.ndarray:
     return np.log(np.where(t == 1, a, np.where(t == 0, b, c)))
 
 
-def _loo_davidson(stats: PairStats, lam: float) -> tuple[np.ndarray, float]:
-    """Log predictive density of one battle of each cell, the Davidson fit without it."""
+def loo_davidson(stats: PairStats, lam: float) -> tuple[np.ndarray, float]:
+    """Log predictive density of one battle of each cell, the Davidson fit without it.
+
+    The infinitesimal jackknife on (θ, κ): the cell's gap d and the tie parameter κ
+    move by the inverse Hessian times the battle's scores
+    (:func:`~judgebayes.core.davidson.davidson_cell_scores`).
+
+    Parameters
+    ----------
+    stats, lam
+        As for :func:`loo_half`.
+
+    Returns
+    -------
+    log_density : numpy.ndarray
+        As :func:`loo_half`'s, for the Davidson model.
+    nu : float
+        The full fit's tie parameter ν = e^κ.
+    """
     fit = fit_bt(stats, lam=lam, ties="davidson")
     theta, kappa = fit.theta, float(fit.kappa)
     m = stats.n_models
@@ -215,8 +249,8 @@ def compare_ties(
             "no battle is a tie: both tie models are Bradley–Terry here",
             expected="some labels 0.5",
         )
-    half = _loo_half(stats, lam)
-    davidson, nu = _loo_davidson(stats, lam)
+    half = loo_half(stats, lam)
+    davidson, nu = loo_davidson(stats, lam)
     elpd_h, se_h = _sum_and_se(half, stats, clusters)
     elpd_d, se_d = _sum_and_se(davidson, stats, clusters)
     diff, se_diff = _sum_and_se(davidson - half, stats, clusters)

@@ -73,21 +73,23 @@ _MARGIN_LABEL = {2: 1.0, 1: 1.0, 0: 0.5, -1: 0.0, -2: 0.0}
 _JUDGMENT_SUFFIXES = (".jsonl", ".json", ".jsonl.gz", ".json.gz")
 
 
+def _json_lines_in(folder: Path) -> list[Path]:
+    """The files of ``folder`` (not its subfolders) with a JSON(L) ending, sorted by name."""
+    return sorted(
+        f for f in folder.iterdir() if f.is_file() and f.name.endswith(_JUDGMENT_SUFFIXES)
+    )
+
+
 def _judgment_files(source: str | Path) -> list[tuple[Path, str | None]]:
     """``(file, judge named by its folder)`` for a file, a judge folder or a folder of judges."""
     path = Path(source)
     if not path.is_dir():
         return [(path, None)]
-    files = sorted(f for f in path.iterdir() if f.is_file() and f.name.endswith(_JUDGMENT_SUFFIXES))
+    files = _json_lines_in(path)
     if files:
         return [(f, None) for f in files]
     judges = sorted(d for d in path.iterdir() if d.is_dir())
-    found = [
-        (f, d.name)
-        for d in judges
-        for f in sorted(d.iterdir())
-        if f.is_file() and f.name.endswith(_JUDGMENT_SUFFIXES)
-    ]
+    found = [(f, d.name) for d in judges for f in _json_lines_in(d)]
     if not found:
         raise DataError(
             f"the folder {path} holds no .jsonl judgment files",
@@ -316,7 +318,7 @@ def _grade_files(source: str | Path | pd.DataFrame) -> list[Path | pd.DataFrame]
     path = Path(source)
     if not path.is_dir():
         return [path]
-    files = sorted(f for f in path.iterdir() if f.is_file() and f.name.endswith(_JUDGMENT_SUFFIXES))
+    files = _json_lines_in(path)
     if not files:
         raise DataError(
             f"the folder {path} holds no .jsonl grade files",

@@ -7,12 +7,13 @@ Two stories:
     :func:`~judgebayes.core.bt.fit_bt` assumes, for recovery and coverage checks.
 
 :func:`simulate_arena`
-    An LLM-judged arena in the shape of seed 000's LMArena set-up. For battle b
-    between models A and B with strength gap d = θ_A − θ_B:
+    An LLM-judged arena in the shape of Kargi & Salinas's (*From Uncertain Judgments to Calibrated
+    Rankings: Conformal Elo Estimation for LLM Evaluation*, 2026, arXiv:2606.13221) LMArena set-up.
+    For battle b between models A and B with strength gap d = θ_A − θ_B:
 
     1. a latent, judge-visible preference margin ``z ~ Normal(c·d, τ²)``;
     2. the human label: a tie with the Davidson probability ν / (2 cosh(d/2) + ν),
-       otherwise ``y* ~ Bernoulli(σ(β z))`` — the calibration model of seed 000,
+       otherwise ``y* ~ Bernoulli(σ(β z))`` — the calibration model of Kargi & Salinas (2026),
        Eq. 5, with c = √(1 + πβ²τ²/8) / β so that P(y* = 1 | d, no tie) ≈ σ(d)
        (the probit approximation to the logistic-normal integral);
     3. the judge scores each response on ``n_criteria`` rubric criteria (1–10
@@ -20,12 +21,12 @@ Two stories:
        difference of each order is z plus the judge's biases (position: a bonus
        to the response shown first; length: ``length_bias·log(len_A/len_B)``;
        self-preference: a bonus to the judge's own model) plus rounding noise;
-    4. the battle score s is the mean of both orders (seed 000, Appendix A) and
+    4. the battle score s is the mean of both orders (Kargi & Salinas, 2026, Appendix A) and
        the judge's hard label is sign(s), a tie when the sign flips between
        the orders.
 
     With the defaults the implied temperature β* = 0.5 and mean |s| ≈ 1.7 lie in
-    the ranges seed 000 reports (β* 0.36–0.60, mean |s| 1.3–2.1), and the judge's
+    the ranges Kargi & Salinas (2026) report (β* 0.36–0.60, mean |s| 1.3–2.1), and the judge's
     hard labels are more decisive than the humans', which stretches Hard-Elo.
 """
 
@@ -43,24 +44,78 @@ from judgebayes.core.bt import ELO_SCALE, fit_bt, theta_to_elo
 from judgebayes.core.pairs import PairStats
 from judgebayes.core.results import ResultDisplay
 
-__all__ = ["SimulatedArena", "davidson_probs", "simulate_arena", "simulate_bt"]
+__all__ = [
+    "SimulatedArena",
+    "davidson_probs",
+    "draw_pairs",
+    "draw_strengths",
+    "model_names",
+    "simulate_arena",
+    "simulate_bt",
+]
 
 
-def _model_names(n_models: int) -> list[str]:
+def model_names(n_models: int) -> list[str]:
+    """The simulators' model names: ``model-0`` … ``model-{n-1}``, zero-padded to sort.
+
+    Parameters
+    ----------
+    n_models
+        How many models.
+
+    Returns
+    -------
+    list of str
+        ``model-k`` with ``k`` padded to the width of ``n_models - 1`` (``model-07`` when
+        there are 11 to 100 models), so the names sort in their numeric order.
+    """
     width = len(str(n_models - 1))
     return [f"model-{k:0{width}d}" for k in range(n_models)]
 
 
-def _draw_strengths(n_models: int, elo_sd: float, rng: np.random.Generator) -> np.ndarray:
+def draw_strengths(n_models: int, elo_sd: float, rng: np.random.Generator) -> np.ndarray:
+    """True strengths θ of simulated models: normal with Elo sd ``elo_sd``, centred.
+
+    Parameters
+    ----------
+    n_models
+        How many models.
+    elo_sd
+        Standard deviation of the strengths on the Elo scale (θ = Elo / ``ELO_SCALE``).
+    rng
+        The simulation's generator (draws ``n_models`` normals from it).
+
+    Returns
+    -------
+    numpy.ndarray
+        θ on the logit scale, shifted to mean exactly 0 (the identifiability constraint
+        of the fitted Bradley-Terry model).
+    """
     theta = rng.normal(0.0, elo_sd / ELO_SCALE, n_models)
     return theta - theta.mean()
 
 
-def _draw_pairs(
+def draw_pairs(
     n_models: int,
     n_battles: int,
     rng: np.random.Generator,
 ) -> tuple[np.ndarray, np.ndarray]:
+    """Random matchups: model A uniform over the models, B uniform over the others.
+
+    Parameters
+    ----------
+    n_models
+        How many models (at least 2).
+    n_battles
+        How many matchups.
+    rng
+        The simulation's generator (draws two integer vectors of length ``n_battles``).
+
+    Returns
+    -------
+    a, b : numpy.ndarray
+        Model indices of each battle's two sides, ``a != b`` always.
+    """
     a = rng.integers(0, n_models, n_battles)
     b = (a + rng.integers(1, n_models, n_battles)) % n_models  # uniform over b != a
     return a, b
@@ -216,10 +271,10 @@ def simulate_bt(
         Random seed.
     """
     rng = np.random.default_rng(seed)
-    theta = _draw_strengths(n_models, elo_sd, rng) if theta is None else np.asarray(theta, float)
+    theta = draw_strengths(n_models, elo_sd, rng) if theta is None else np.asarray(theta, float)
     n_models = len(theta)
-    names = _model_names(n_models)
-    a, b = _draw_pairs(n_models, n_battles, rng)
+    names = model_names(n_models)
+    a, b = draw_pairs(n_models, n_battles, rng)
     win, tie, _ = davidson_probs(theta[a] - theta[b], tie_nu)
     u = rng.random(n_battles)
     label = np.where(u < win, 1.0, np.where(u < win + tie, 0.5, 0.0))
@@ -253,7 +308,7 @@ def simulate_arena(
     Parameters
     ----------
     n_models, n_battles
-        Models and battles (seed 000: 55 models, ~25,000 battles).
+        Models and battles (Kargi & Salinas (2026): 55 models, ~25,000 battles).
     elo_sd
         Standard deviation of the true (human-scale) Elo ratings.
     beta
@@ -275,14 +330,13 @@ def simulate_arena(
     judge
         Name written in the ``judge`` column.
     human_model
-        ``"logistic"``: the human labels follow seed 000's calibration model (Eq. 5) and
-        Davidson ties, so Soft-Elo's assumption holds by construction.
-        ``"misspecified"``: the humans see a margin of their own that shares only part
-        of the judge's prompt-level noise (correlation ½) and whose noise scale varies
-        by prompt (log-normal, sd 0.5); they tie when the margin is within an
-        indifference zone (≈ 36 % ties, the rate of real arena data) and otherwise
-        prefer A with probability 0.05 + 0.9·σ(β z_h) (a ceiling: 10 % of decisive
-        clicks are random). Neither σ(β s) nor Davidson ties is then the true model.
+        ``"logistic"``: the human labels follow Kargi & Salinas's (2026) calibration model (Eq. 5)
+        and Davidson ties, so Soft-Elo's assumption holds by construction. ``"misspecified"``: the
+        humans see a margin of their own that shares only part of the judge's prompt-level noise
+        (correlation ½) and whose noise scale varies by prompt (log-normal, sd 0.5); they tie when
+        the margin is within an indifference zone (≈ 36 % ties, the rate of real arena data) and
+        otherwise prefer A with probability 0.05 + 0.9·σ(β z_h) (a ceiling: 10 % of decisive clicks
+        are random). Neither σ(β s) nor Davidson ties is then the true model.
     seed
         Random seed; the same seed gives the same arena.
 
@@ -295,11 +349,11 @@ def simulate_arena(
         ``s_a_first`` (A shown first) and ``s_b_first`` (B shown first).
     """
     rng = np.random.default_rng(seed)
-    names = np.asarray(_model_names(n_models))
+    names = np.asarray(model_names(n_models))
     if judge_model is not None and judge_model not in names:
         raise ValueError(f"judge_model {judge_model!r} is not one of the simulated models")
-    theta = _draw_strengths(n_models, elo_sd, rng)
-    a, b = _draw_pairs(n_models, n_battles, rng)
+    theta = draw_strengths(n_models, elo_sd, rng)
+    a, b = draw_pairs(n_models, n_battles, rng)
     d = theta[a] - theta[b]
     c = np.sqrt(1.0 + np.pi * beta**2 * tau**2 / 8.0) / beta
     z = rng.normal(c * d, tau)

@@ -14,10 +14,10 @@ from judgebayes.core.battles import Battles
 from judgebayes.core.bt import theta_to_elo
 from judgebayes.simulate.arena import (
     SimulatedArena,
-    _draw_pairs,
-    _draw_strengths,
-    _model_names,
     davidson_probs,
+    draw_pairs,
+    draw_strengths,
+    model_names,
 )
 
 __all__ = ["simulate_judges"]
@@ -69,9 +69,9 @@ def simulate_judges(
         Battles with a ``judge`` column and ``judge_label``; ``params`` holds ψ, δ, η.
     """
     rng = np.random.default_rng(seed)
-    names = np.asarray(_model_names(n_models))
+    names = np.asarray(model_names(n_models))
     judges = [f"judge-{k}" for k in range(n_judges)]
-    theta = _draw_strengths(n_models, elo_sd, rng)
+    theta = draw_strengths(n_models, elo_sd, rng)
     psi = np.linspace(0.5, 1.5, n_judges) if psi is None else np.asarray(psi, float)
     eta = np.zeros(n_judges) if eta is None else np.asarray(eta, float)
     delta = (
@@ -80,7 +80,7 @@ def simulate_judges(
     delta -= delta.mean(axis=1, keepdims=True)
     frames = []
     for k, judge in enumerate(judges):
-        a, b = _draw_pairs(n_models, n_battles, rng)
+        a, b = draw_pairs(n_models, n_battles, rng)
         own = (own_model or {}).get(judge)
         self_pref = (names[a] == own).astype(float) - (names[b] == own).astype(float)
         gap = psi[k] * (theta[a] - theta[b]) + delta[k, a] - delta[k, b] + eta[k] * self_pref

@@ -41,10 +41,10 @@ from judgebayes.core.bt import fit_bt, theta_to_elo
 from judgebayes.core.pairs import PairStats
 from judgebayes.simulate.arena import (
     SimulatedArena,
-    _draw_pairs,
-    _draw_strengths,
-    _model_names,
     davidson_probs,
+    draw_pairs,
+    draw_strengths,
+    model_names,
 )
 
 __all__ = ["simulate_prompts"]
@@ -138,14 +138,14 @@ def simulate_prompts(
     if n_categories < 1:
         raise ValueError("n_categories must be at least 1")
     rng = np.random.default_rng(seed)
-    theta = _draw_strengths(n_models, elo_sd, rng) if theta is None else np.asarray(theta, float)
+    theta = draw_strengths(n_models, elo_sd, rng) if theta is None else np.asarray(theta, float)
     n_models = len(theta)
-    names = np.asarray(_model_names(n_models))
+    names = np.asarray(model_names(n_models))
     verbosity = rng.normal(0.0, verbosity_sd, n_models)
     offsets = rng.normal(0.0, category_sd, (n_categories, n_models))
     offsets -= offsets.mean(axis=1, keepdims=True)
 
-    a, b = _draw_pairs(n_models, n_prompts, rng)
+    a, b = draw_pairs(n_models, n_prompts, rng)
     category = rng.integers(0, n_categories, n_prompts)
     u = rng.normal(0.0, prompt_sd, (2, n_prompts))
     len_a = np.round(np.exp(rng.normal(np.log(400.0) + verbosity[a], 0.5)))

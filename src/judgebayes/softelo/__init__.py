@@ -1,4 +1,6 @@
-"""Soft-Elo (seed 000): soft judge targets σ(β·s), the temperature β, the held-out protocol,
+"""Soft-Elo (Kargi & Salinas, *From Uncertain Judgments to Calibrated Rankings: Conformal Elo
+Estimation for LLM Evaluation*, 2026, arXiv:2606.13221): soft judge targets σ(β·s), the temperature
+β, the held-out protocol,
 conformal intervals and the judge probes.
 
 The pipeline: :func:`combine_orders` (both presentation orders into one score) →

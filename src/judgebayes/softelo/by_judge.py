@@ -1,4 +1,7 @@
-"""The seed-000 pipeline on every judge of a battles table: the paper's cross-judge tables.
+"""The Soft-Elo pipeline on every judge of a battles table: the paper's cross-judge tables.
+
+Kargi & Salinas, *From Uncertain Judgments to Calibrated Rankings: Conformal Elo Estimation for LLM
+Evaluation* (2026, arXiv:2606.13221).
 
 :func:`softelo_by_judge` runs :func:`~judgebayes.softelo.pipeline.run_softelo` on each
 judge's battles and gathers one row per judge: Table 1 (κ, Hard-Elo MAE, ρ), Table 2
@@ -65,7 +68,7 @@ def _judge_row(name: str, n_battles: int, result: SoftEloResult) -> dict[str, ob
 
 @dataclass(frozen=True, repr=False)
 class SoftEloByJudge(ResultDisplay):
-    """Seed 000's cross-judge tables (Tables 1–3 and 5): one row per judge.
+    """Kargi & Salinas's (2026) cross-judge tables (Tables 1–3 and 5): one row per judge.
 
     Attributes
     ----------
@@ -159,7 +162,7 @@ def softelo_by_judge(
     seed: int = 0,
     progress: bool = True,
 ) -> SoftEloByJudge:
-    """Run the seed-000 pipeline on every judge and tabulate them (Tables 1–3, 5).
+    """Run the Soft-Elo pipeline on every judge and tabulate them (Tables 1–3, 5).
 
     Each judge's battles go through :func:`~judgebayes.softelo.pipeline.run_softelo`
     (β* by Eq. 6, Algorithm 1 with bootstrap SEs, conformal intervals) with the same

@@ -1,4 +1,6 @@
-"""Judge diagnostics: agreement, calibration, and the bias probes of seed 000, Appendices F–G.
+"""Judge diagnostics: agreement, calibration, and the bias probes of Kargi & Salinas (*From
+Uncertain Judgments to Calibrated Rankings: Conformal Elo Estimation for LLM Evaluation*, 2026,
+arXiv:2606.13221), Appendices F–G.
 
 All functions take plain arrays or a :class:`~judgebayes.core.battles.Battles` table and
 return small frames or numbers; they are used by :mod:`judgebayes.softelo` and
@@ -30,7 +32,7 @@ def cohen_kappa(a: np.ndarray, b: np.ndarray) -> float:
     """Cohen's κ between two label vectors (any discrete values, e.g. 1 / ½ / 0).
 
     κ = (p_o − p_e) / (1 − p_e) with p_o the observed agreement and p_e the
-    agreement expected from the two marginals (seed 000, Table 1's battle-level
+    agreement expected from the two marginals (Kargi & Salinas, 2026, Table 1's battle-level
     agreement). Written here to keep scikit-learn out of the core dependencies.
     """
     a, b = np.asarray(a), np.asarray(b)
@@ -55,7 +57,7 @@ def reliability(p: np.ndarray, outcome: np.ndarray, n_bins: int = 10) -> tuple[p
     outcome
         Observed 0/1 outcomes.
     n_bins
-        Number of equal-mass bins (seed 000, Appendix G: ten deciles).
+        Number of equal-mass bins (Kargi & Salinas, 2026, Appendix G: ten deciles).
 
     Returns
     -------
@@ -81,7 +83,7 @@ def reliability(p: np.ndarray, outcome: np.ndarray, n_bins: int = 10) -> tuple[p
 def position_bias_rates(
     battles: Battles, *, first: str = "s_a_first", second: str = "s_b_first"
 ) -> dict[str, float]:
-    """Position-bias rates from the two presentation orders (seed 000, Appendix F.1).
+    """Position-bias rates from the two presentation orders (Kargi & Salinas, 2026, Appendix F.1).
 
     Needs the model-oriented score difference of each order: ``first`` from the
     call that showed A first, ``second`` from the call that showed B first.
@@ -113,7 +115,7 @@ def verbosity_bias(
     verdict: str = "judge_label",
     near_tie: float = 0.3,
 ) -> dict[str, float]:
-    """P(judge prefers the longer response | |s| ≤ near_tie) (seed 000, Appendix F.1).
+    """P(judge prefers the longer response | |s| ≤ near_tie) (Kargi & Salinas, 2026, Appendix F.1).
 
     Near-tied judge scores neutralise the quality channel, so a verdict that still
     favours the longer response more than half of the time is a length premium.
@@ -147,7 +149,8 @@ def residual_by_quartile(
     human_elo: np.ndarray,
     residual: Mapping[str, np.ndarray],
 ) -> pd.DataFrame:
-    """Mean signed residual ε = Elo_LLM − Elo_Human per human-Elo quartile (seed 000, Fig. 4b).
+    """Mean signed residual ε = Elo_LLM − Elo_Human per human-Elo quartile (Kargi & Salinas, 2026,
+    Fig. 4b).
 
     Parameters
     ----------
@@ -168,7 +171,7 @@ def verdict_disagreement(
 ) -> dict[str, float]:
     """Share of decisive battles whose verdict picks the side the judge scored lower.
 
-    Seed 000, Appendix G: "11.6 % of decisive battles exhibit a verdict-vs-score sign
+    Kargi & Salinas (2026), Appendix G: "11.6 % of decisive battles exhibit a verdict-vs-score sign
     disagreement, where the judge labels the side it scored lower" — an internal
     inconsistency of the judge that the soft target σ(β s) absorbs, because it uses
     the scores, not the verdict. Decisive: a verdict of 1 or 0 and s ≠ 0. When the

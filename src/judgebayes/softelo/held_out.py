@@ -1,4 +1,7 @@
-"""The held-out Elo protocol of seed 000 (Algorithm 1) and its budget curves.
+"""The held-out Elo protocol (Algorithm 1) of Kargi & Salinas and its budget curves.
+
+Kargi & Salinas, *From Uncertain Judgments to Calibrated Rankings: Conformal Elo Estimation for LLM
+Evaluation* (2026, arXiv:2606.13221).
 
 * :func:`held_out_elo`: leave-one-model-out, two-step held-out Elo for hard
   labels, soft targets σ(β s), verdict-class soft targets (a judge without scores,
@@ -42,7 +45,7 @@ __all__ = ["HeldOutElo", "budget_curve", "held_out_elo"]
 
 @dataclass(frozen=True, repr=False)
 class HeldOutElo(ResultDisplay):
-    """Held-out Elo of every model (seed 000, Algorithm 1).
+    """Held-out Elo of every model (Kargi & Salinas, 2026, Algorithm 1).
 
     Attributes
     ----------
@@ -173,7 +176,7 @@ def held_out_elo(
     seed: int = 0,
     progress: bool = True,
 ) -> HeldOutElo:
-    """Leave-one-model-out, two-step held-out Elo (seed 000, Algorithm 1).
+    """Leave-one-model-out, two-step held-out Elo (Kargi & Salinas, 2026, Algorithm 1).
 
     For each held-out model m: β_m* by MLE on human non-ties of battles without m
     (Eq. 6); anchor strengths by BT on the battles without m (Eq. 1, targets of

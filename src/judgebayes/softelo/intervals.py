@@ -1,4 +1,6 @@
-"""Conformal intervals on the human Elo axis (seed 000, Eq. 2–4, Section 5.3, Appendix I).
+"""Conformal intervals on the human Elo axis (Kargi & Salinas, *From Uncertain Judgments to
+Calibrated Rankings: Conformal Elo Estimation for LLM Evaluation*, 2026, arXiv:2606.13221, Eq. 2–4,
+Section 5.3, Appendix I).
 
 * :func:`conformal_comparison`: hard and soft (and other) held-out Elo compared on
   the same random calibration/test splits of the models (the paper's split
@@ -171,7 +173,7 @@ def conformal_comparison(
 ) -> ConformalComparison:
     """Conformal intervals on the human Elo axis for every Elo method, paired on the same models.
 
-    Scores S_i = |ε_i| / SE_i (seed 000, Eqs. 2–3), half-width q̂·SE_i (Eq. 4).
+    Scores S_i = |ε_i| / SE_i (Kargi & Salinas, 2026, Eqs. 2–3), half-width q̂·SE_i (Eq. 4).
 
     ``method="split"`` is the protocol of Section 5.3 / Table 3: models are split at
     random into a calibration set (27 of 55 in the paper; default ⌊M/2⌋) and a test

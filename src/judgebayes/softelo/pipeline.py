@@ -1,11 +1,14 @@
-"""The whole seed-000 pipeline in one call: temperature, held-out Elo, conformal intervals.
+"""The whole Soft-Elo pipeline in one call: temperature, held-out Elo, conformal intervals.
+
+Kargi & Salinas, *From Uncertain Judgments to Calibrated Rankings: Conformal Elo Estimation for LLM
+Evaluation* (2026, arXiv:2606.13221).
 
 :func:`run_softelo` fits β (:func:`~judgebayes.softelo.temperature.fit_temperature`) or,
 for a judge that gives verdicts and no scores, the verdict-class table
 (:func:`~judgebayes.softelo.verdicts.calibrate_verdicts`), runs the held-out protocol
 (:func:`~judgebayes.softelo.held_out.held_out_elo`) and compares the methods'
 split-conformal intervals (:func:`~judgebayes.softelo.intervals.conformal_comparison`);
-:class:`SoftEloResult` holds the results, Tables 2 and 3 of seed 000 in one frame, and
+:class:`SoftEloResult` holds the results, Tables 2 and 3 of Kargi & Salinas (2026) in one frame, and
 their figure.
 """
 
@@ -34,7 +37,7 @@ __all__ = ["SoftEloResult", "run_softelo"]
 
 @dataclass(frozen=True, repr=False)
 class SoftEloResult(ResultDisplay):
-    """The whole seed-000 pipeline on one judge: temperature, held-out Elo, conformal.
+    """The whole Soft-Elo pipeline on one judge: temperature, held-out Elo, conformal.
 
     Attributes
     ----------
@@ -55,7 +58,8 @@ class SoftEloResult(ResultDisplay):
     verdicts: VerdictCalibration | None = None
 
     def summary(self) -> pd.DataFrame:
-        """Tables 2 and 3 of seed 000 in one frame: per method MAE, ρ, Δρ, width, coverage."""
+        """Tables 2 and 3 of Kargi & Salinas (2026) in one frame: per method MAE, ρ, Δρ, width,
+        coverage."""
         return self.held.summary().merge(self.conformal.table, on="method")
 
     def _headline(self) -> str:

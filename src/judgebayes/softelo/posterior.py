@@ -1,9 +1,10 @@
 """Soft-Elo with the temperature's uncertainty carried into the Elo posterior.
 
-Seed 000 fits the temperature β by maximum likelihood on human non-tie battles
-(Eq. 6), turns every judge score difference s into a soft target
-ỹ = σ(β s) (Eq. 5), and fits Bradley–Terry on the soft targets (Eq. 1). Its
-intervals treat β̂ as known; the paper names this as a limitation. Here:
+Kargi & Salinas (*From Uncertain Judgments to Calibrated Rankings: Conformal Elo Estimation for LLM
+Evaluation*, 2026, arXiv:2606.13221) fit the temperature β by maximum likelihood on human non-tie
+battles (Eq. 6), turns every judge score difference s into a soft target ỹ = σ(β s) (Eq. 5), and
+fits Bradley–Terry on the soft targets (Eq. 1). Its intervals treat β̂ as known; the paper names
+this as a limitation. Here:
 
 1. :func:`temperature_model` is the generative story of Eq. 5–6,
    y* ~ Bernoulli(σ(β s)) on human non-ties, with β ~ HalfNormal(scale); NUTS
@@ -41,7 +42,7 @@ __all__ = ["soft_elo_posterior", "temperature_data", "temperature_model"]
 def temperature_model(
     s: jnp.ndarray, prior_scale: float = 2.0, y: jnp.ndarray | None = None
 ) -> None:
-    """y* ~ Bernoulli(σ(β s)) with β ~ HalfNormal(prior_scale) (seed 000, Eq. 5–6).
+    """y* ~ Bernoulli(σ(β s)) with β ~ HalfNormal(prior_scale) (Kargi & Salinas, 2026, Eq. 5–6).
 
     Parameters
     ----------
@@ -70,7 +71,8 @@ def temperature_data(
     decisive = np.isin(y, [0.0, 1.0])
     if decisive.sum() < 2:
         raise DataError(
-            "need human non-tie labels to fit the temperature β (seed 000, Eq. 6)", column=human
+            "need human non-tie labels to fit the temperature β (Kargi & Salinas, 2026, Eq. 6)",
+            column=human,
         )
     return {
         "s": jnp.asarray(s[decisive]),

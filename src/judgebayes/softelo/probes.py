@@ -1,6 +1,7 @@
 """Judge probes that need more than one fit: same-family effects and single-order Elo.
 
-Seed 000, Appendix F.1:
+Kargi & Salinas (*From Uncertain Judgments to Calibrated Rankings: Conformal Elo Estimation for LLM
+Evaluation*, 2026, arXiv:2606.13221), Appendix F.1:
 
 * :func:`same_family_excess`: does a judge credit its own family's models more than
   the other judges do? (the paragraph "Same-family effects", Fig. 13), at the score
@@ -87,7 +88,8 @@ def _deviation_from_others(wide: pd.DataFrame) -> pd.DataFrame:
 
 @dataclass(frozen=True, repr=False)
 class SameFamilyExcess(ResultDisplay):
-    """Same-family minus cross-family deviation from the other judges (seed 000, Fig. 13).
+    """Same-family minus cross-family deviation from the other judges (Kargi & Salinas, 2026, Fig.
+    13).
 
     Attributes
     ----------
@@ -173,7 +175,8 @@ def same_family_excess(
     seed: int = 0,
     progress: bool = True,
 ) -> SameFamilyExcess:
-    """Does each judge credit its own family more than the other judges do? (seed 000, App. F.1)
+    """Does each judge credit its own family more than the other judges do? (Kargi & Salinas, 2026,
+    App. F.1)
 
     Following Appendix F's paragraph "Same-family effects" (Fig. 13): for each judge
     j and target model m, j's mean per-completion score for m minus the median of
@@ -296,7 +299,8 @@ def _order_label(s: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True, repr=False)
 class SingleOrderElo(ResultDisplay):
-    """Hard-Elo fitted on each presentation order alone (seed 000, Appendix F.1, Fig. 11b).
+    """Hard-Elo fitted on each presentation order alone (Kargi & Salinas, 2026, Appendix F.1, Fig.
+    11b).
 
     Attributes
     ----------
@@ -350,7 +354,8 @@ def single_order_elo(
     lam: float = 0.01,
     progress: bool = True,
 ) -> SingleOrderElo:
-    """Held-out Hard-Elo on each presentation order alone (seed 000, App. F.1, Fig. 11b).
+    """Held-out Hard-Elo on each presentation order alone (Kargi & Salinas, 2026, App. F.1, Fig.
+    11b).
 
     The hard label of one order is the sign of that order's model-oriented score
     difference (``first``: the call that showed A first; ``second``: B first); each

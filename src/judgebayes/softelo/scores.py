@@ -1,4 +1,6 @@
-"""Judge scores into battles and training targets (seed 000, Eq. 5 and Appendices A, H).
+"""Judge scores into battles and training targets (Kargi & Salinas, *From Uncertain Judgments to
+Calibrated Rankings: Conformal Elo Estimation for LLM Evaluation*, 2026, arXiv:2606.13221, Eq. 5 and
+Appendices A, H).
 
 * :func:`combine_orders`: one battle per (judge, prompt, model pair) from rubric
   scores judged in either presentation order, with the score difference s and the
@@ -36,7 +38,7 @@ def combine_orders(
 ) -> Battles:
     """One battle per (judge, prompt, model pair) from judge calls in either order.
 
-    Seed 000, Appendix A: s(x, A) is the mean over rubric criteria; each call's
+    Kargi & Salinas (2026), Appendix A: s(x, A) is the mean over rubric criteria; each call's
     model-oriented difference is s(x, A) − s(x, B); when both presentation orders
     were judged the two model-oriented differences are averaged, and the hard
     label is sign(s), a tie (½) when the sign flips between the orders.
@@ -155,12 +157,12 @@ def combine_orders(
 
 
 def soft_targets(score: np.ndarray, beta: float) -> np.ndarray:
-    """ỹ = σ(β s) (seed 000, Eq. 5)."""
+    """ỹ = σ(β s) (Kargi & Salinas, 2026, Eq. 5)."""
     return expit(beta * np.asarray(score, float))
 
 
 def _smoothed(judge: np.ndarray, c: float) -> np.ndarray:
-    """Label smoothing (seed 000, Appendix H): decisive labels → c / 1 − c, ties ½."""
+    """Label smoothing (Kargi & Salinas, 2026, Appendix H): decisive labels → c / 1 − c, ties ½."""
     return np.where(judge == 1, c, np.where(judge == 0, 1 - c, 0.5))
 
 

@@ -1,9 +1,9 @@
 """The temperature β of the soft targets ỹ = σ(β s) and its calibration diagnostics.
 
-Seed 000: β by maximum likelihood on human non-ties (Eq. 6), its
-profile-likelihood interval, the ECE of σ(β|s|) as the probability that the
-judge's side matches the human's (Appendix G) and the low-β warning
-(Appendix D.2): :func:`fit_temperature`.
+Kargi & Salinas (*From Uncertain Judgments to Calibrated Rankings: Conformal Elo Estimation for LLM
+Evaluation*, 2026, arXiv:2606.13221): β by maximum likelihood on human non-ties (Eq. 6), its
+profile-likelihood interval, the ECE of σ(β|s|) as the probability that the judge's side matches the
+human's (Appendix G) and the low-β warning (Appendix D.2): :func:`fit_temperature`.
 """
 
 from __future__ import annotations
@@ -38,7 +38,8 @@ __all__ = [
 
 
 class LowSignalWarning(JudgeBayesWarning):
-    """The judge's score difference barely predicts human agreement (seed 000, App. D.2)."""
+    """The judge's score difference barely predicts human agreement (Kargi & Salinas, 2026, App.
+    D.2)."""
 
 
 def _nll(beta: float, s: np.ndarray, y: np.ndarray) -> float:
@@ -140,7 +141,7 @@ class Temperature(ResultDisplay):
         return (
             f"low score signal: β* = {self.beta:.3f} and r(|s|, agreement) = "
             f"{self.agreement_r:.2f}; the judge's score differences barely predict "
-            f"human agreement, so Soft-Elo may over-compress the Elo axis (seed 000, "
+            f"human agreement, so Soft-Elo may over-compress the Elo axis (Kargi & Salinas, 2026, "
             f"Appendix D.2)"
         )
 
@@ -201,7 +202,7 @@ def agreement_by_abs_s(
 ) -> tuple[pd.DataFrame, float]:
     """Judge–human agreement by equal-mass |s| bins and its Pearson r with mean |s|.
 
-    Seed 000, Fig. 3a / Appendix D.2 (Fig. 7): on decisive battles, agreement
+    Kargi & Salinas (2026), Fig. 3a / Appendix D.2 (Fig. 7): on decisive battles, agreement
     rises with |s| when the score difference carries confidence; r(|s|, agreement)
     near 0 with a small β* is the low-signal warning.
 
@@ -239,7 +240,7 @@ def fit_temperature(
     alpha: float = 0.05,
     warn: bool = True,
 ) -> Temperature:
-    """Fit β of ỹ = σ(β s) on human labels (seed 000, Eq. 6) with its diagnostics.
+    """Fit β of ỹ = σ(β s) on human labels (Kargi & Salinas, 2026, Eq. 6) with its diagnostics.
 
     Parameters
     ----------
