@@ -13,6 +13,14 @@ likelihoods in :mod:`judgebayes.bayes`, the calibration designs in
 :mod:`judgebayes.calibration`, the consistency models in
 :mod:`judgebayes.consistency`); their model cards are in the repository's
 ``models/`` folder. Importing this module loads JAX.
+
+The papers the builders follow: Kargi & Salinas, *From Uncertain Judgments to Calibrated
+Rankings: Conformal Elo Estimation for LLM Evaluation* (2026, arXiv:2606.13221;
+Bradley–Terry, Soft-Elo and its temperature); Fiedler, *Bias and Uncertainty in
+LLM-as-a-Judge Estimation* (2026, arXiv:2605.06939; the calibration designs); Ramaswamy,
+Demeure & Rrapaj, *Model Consistency as a Cheap yet Predictive Proxy for LLM Elo Scores*
+(EMNLP 2025, arXiv:2509.23510; Consistency); Zhang et al., *UDA: Unsupervised Debiasing
+Alignment for Pair-wise LLM-as-a-Judge* (2025, arXiv:2508.09724; several judges).
 """
 
 from __future__ import annotations
@@ -83,7 +91,8 @@ def bt(
     lam_style: float = 0.01,
     by: str | None = None,
 ) -> ModelSpec:
-    """Bradley–Terry on per-pair statistics (seed 000, Eq. 1): hard, tied or soft targets.
+    """Bradley–Terry on per-pair statistics (Kargi & Salinas 2026, Eq. 1): hard, tied or soft
+    targets.
 
     With ``prompt_effects``, style features or ``by``, one of the leaderboard's variants
     (model card ``bt_leaderboard``).
@@ -214,14 +223,15 @@ def soft_bt(
     human: str = "human_label",
     lam: float = 0.01,
 ) -> ModelSpec:
-    """Soft-Elo: Bradley–Terry on the soft targets σ(β·s) (seed 000, Eq. 1 with Eq. 5).
+    """Soft-Elo: Bradley–Terry on the soft targets σ(β·s) (Kargi & Salinas 2026, Eq. 1 with
+    Eq. 5).
 
     Parameters
     ----------
     battles
         Battles with a judge score difference column.
     beta
-        The temperature; ``None`` fits it on the human non-ties (seed 000, Eq. 6) with
+        The temperature; ``None`` fits it on the human non-ties (Kargi & Salinas 2026, Eq. 6) with
         :func:`judgebayes.softelo.fit_temperature`. For β's own uncertainty use
         :func:`judgebayes.softelo.soft_elo_posterior`.
     score, human
@@ -253,7 +263,8 @@ def temperature(
     human: str = "human_label",
     prior_scale: float = 2.0,
 ) -> ModelSpec:
-    """The temperature β of seed 000 (Eq. 5–6): y* ~ Bernoulli(σ(β s)) on human non-ties."""
+    """The temperature β of Kargi & Salinas (2026, Eq. 5–6): y* ~ Bernoulli(σ(β s)) on human
+    non-ties."""
     data = temperature_data(battles, score=score, human=human, prior_scale=prior_scale)
     return ModelSpec(temperature_model, data, {}, {})
 
@@ -273,7 +284,8 @@ def multi_judge(
 def judge_discrimination(
     data: Battles | MatchupCounts, *, theta_sd: float = 2.0, log_psi_sd: float = 0.5
 ) -> ModelSpec:
-    """Judge discrimination ψ_k from ordered-matchup counts (seed 002's Consistency, modelled)."""
+    """Judge discrimination ψ_k from ordered-matchup counts (the Consistency of Ramaswamy,
+    Demeure & Rrapaj 2025, modelled)."""
     return ModelSpec(
         judge_discrimination_model,
         *judge_discrimination_data(data, theta_sd=theta_sd, log_psi_sd=log_psi_sd),
@@ -281,14 +293,15 @@ def judge_discrimination(
 
 
 def matchup_dirichlet(data: Battles | MatchupCounts, *, prior: float = 1.0) -> ModelSpec:
-    """Dirichlet–multinomial outcome probabilities per (judge, pair): seed 002's Consistency."""
+    """Dirichlet–multinomial outcome probabilities per (judge, pair): the Consistency of
+    Ramaswamy, Demeure & Rrapaj (2025)."""
     return ModelSpec(matchup_dirichlet_model, *matchup_dirichlet_data(data, prior=prior))
 
 
 def calibration(
     items: JudgedItems | pd.DataFrame | CalibrationData, design: str = "model_specific"
 ) -> ModelSpec:
-    """A latent-class judge-calibration design of seed 001 (Eq. 1 as a generative model).
+    """A latent-class judge-calibration design of Fiedler (2026; Eq. 1 as a generative model).
 
     Parameters
     ----------

@@ -2,11 +2,12 @@
 
 Both frequentist estimators that combine human labels with judge verdicts
 (:mod:`~judgebayes.rankings.ppi_bt`, :mod:`~judgebayes.rankings.soft_targets`) fit
-Bradley–Terry (seed 000, Eq. 1) on per-battle weights and targets, and build a sandwich
-covariance from per-battle gradients g_i = (σ(d_i) − t_i)·x_i, x_i = e_a − e_b, and the
-Hessian H = mean_i σ(d_i)(1 − σ(d_i)) x_i x_iᵀ. :class:`BattleDesign` holds what those
-computations share; :func:`split_battles` picks the battles (labelled and judge-only)
-that carry every verdict the estimator reads.
+Bradley–Terry (Kargi & Salinas, *From Uncertain Judgments to Calibrated Rankings: Conformal Elo
+Estimation for LLM Evaluation*, 2026, arXiv:2606.13221, Eq. 1) on per-battle weights and targets,
+and build a sandwich covariance from per-battle gradients g_i = (σ(d_i) − t_i)·x_i, x_i = e_a − e_b,
+and the Hessian H = mean_i σ(d_i)(1 − σ(d_i)) x_i x_iᵀ. :class:`BattleDesign` holds what those
+computations share; :func:`split_battles` picks the battles (labelled and judge-only) that carry
+every verdict the estimator reads.
 """
 
 from __future__ import annotations

@@ -15,12 +15,13 @@ pairwise comparisons, with Davidson's Bradley–Terry model (1970) as the outcom
     s = (1, 0, −1),
 
 with, optionally (``by_model=True``), a hierarchical favouritism of judge j towards model m,
-δ_j· = τ_j z_j·, z_j· ~ ZeroSumNormal(1), τ_j ~ HalfNormal(τ_scale) (seed 001's model-specific
-calibration, partially pooled, in pairwise form: τ → 0 is the shared confusion matrix);
-without it δ = 0. The confusion matrices are by position: their rows and columns are
-"the first-shown model wins / tie / the second wins", so a judge that favours position A
-(gpt-3.5-turbo calls A in 86% of the PPR battles) has a heavy first column, and its
-verdicts are read for what they are worth instead of biasing θ.
+δ_j· = τ_j z_j·, z_j· ~ ZeroSumNormal(1), τ_j ~ HalfNormal(τ_scale) (the model-specific
+calibration of Fiedler, *Bias and Uncertainty in LLM-as-a-Judge Estimation*, 2026,
+arXiv:2605.06939, partially pooled, in pairwise form: τ → 0 is the shared confusion matrix);
+without it δ = 0. The confusion matrices are by position: their rows and columns are "the
+first-shown model wins / tie / the second wins", so a judge that favours position A (gpt-3.5-turbo
+calls A in 86% of the PPR battles) has a heavy first column, and its verdicts are read for what they
+are worth instead of biasing θ.
 
 Identification. Reversing every strength (θ → −θ) and swapping rows A and B of every
 judge's matrix leaves the likelihood of every judge-only battle unchanged: Dawid–Skene's
@@ -528,9 +529,10 @@ def bt_equivalent_theta(
 ) -> np.ndarray:
     """Bradley–Terry strengths (ties ½) that Davidson's model (θ, ν) implies on a design.
 
-    The human board of the package is Bradley–Terry with ties counted ½ (seed 000, Eq. 1,
-    :func:`~judgebayes.core.bt.fit_bt`); Davidson's θ keeps ties apart, so its scale is
-    larger. On the pairs of ``stats`` (weights n_p) the expected target is
+    The human board of the package is Bradley–Terry with ties counted ½ (Kargi & Salinas, *From
+    Uncertain Judgments to Calibrated Rankings: Conformal Elo Estimation for LLM Evaluation*, 2026,
+    arXiv:2606.13221, Eq. 1, :func:`~judgebayes.core.bt.fit_bt`); Davidson's θ keeps ties apart, so
+    its scale is larger. On the pairs of ``stats`` (weights n_p) the expected target is
     t_p = P(i wins) + P(tie)/2, and θ^BT solves Σ_p n_p (t_p − σ(θ^BT_i − θ^BT_j))(e_i − e_j)
     = 0 with Σθ^BT = 0: the estimand of a BT fit on unlimited human labels. Solved by
     Newton's method for every draw at once (a batched k × k solve per step).

@@ -2,9 +2,10 @@ r"""Prediction-powered Bradley–Terry: PPI++ for the BT M-estimator, so Elo, no
 
 Angelopoulos, Duchi and Zrnic, "PPI++: Efficient Prediction-Powered Inference" (2023,
 arXiv:2311.01453) rectify any M-estimator with predictions. Here the estimator is
-Bradley–Terry with ties as ½ (seed 000, Eq. 1): per battle with models a (shown first) and
-b, d = θ_a − θ_b and the loss ℓ(θ; y) = −y·d + log(1 + e^d), y ∈ {0, ½, 1} the outcome
-P(a beats b). With n battles labelled by humans (y_i, judge verdicts ŷ_ij) and N battles
+Bradley–Terry with ties as ½ (Kargi & Salinas, *From Uncertain Judgments to Calibrated Rankings:
+Conformal Elo Estimation for LLM Evaluation*, 2026, arXiv:2606.13221, Eq. 1): per battle with models
+a (shown first) and b, d = θ_a − θ_b and the loss ℓ(θ; y) = −y·d + log(1 + e^d), y ∈ {0, ½, 1} the
+outcome P(a beats b). With n battles labelled by humans (y_i, judge verdicts ŷ_ij) and N battles
 judged only (ŷ_ij), and one weight λ_j per judge, θ̂ minimises (PPI++, Eq. 6, with several
 predictors as control variates)
 
@@ -14,7 +15,7 @@ predictors as control variates)
 Whatever the judges' errors, the expected rectifier term is zero, so θ̂ targets the
 human BT strengths θ* (the minimiser of E ℓ(θ; y) over the battles' design); λ = 0 is the
 human-only fit. The loss is linear in the target, so L is the Bradley–Terry objective of
-seed 000, Eq. 1 on pair statistics with battle weights 1 − Σλ (labelled) and (n/N)·Σλ
+Kargi & Salinas (2026), Eq. 1 on pair statistics with battle weights 1 − Σλ (labelled) and (n/N)·Σλ
 (judge-only) and summed targets y − Σ λ_j ŷ_j and (n/N)·Σ λ_j ŷ_j: it is fitted by the same
 Newton solver as :func:`~judgebayes.core.bt.fit_bt`. Convexity needs Σλ ≤ 1.
 
@@ -151,8 +152,8 @@ def ppi_bt(
         ``None`` tunes them (PPI++, Eq. 7; see the module docstring).
     penalty
         Ridge penalty on θ in battle units, as ``lam`` of :func:`~judgebayes.core.bt.fit_bt`
-        (seed 000 uses 0.01): it keeps the fit finite where a pair's rectified target leaves
-        [0, n_p]; 0 gives the plain M-estimator.
+        (Kargi & Salinas (2026) use 0.01): it keeps the fit finite where a pair's rectified target
+        leaves [0, n_p]; 0 gives the plain M-estimator.
 
     Returns
     -------

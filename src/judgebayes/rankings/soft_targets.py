@@ -1,9 +1,9 @@
 r"""Verdict-class soft targets: P(humans prefer A | the judges' verdicts), then Bradley–Terry.
 
-Seed 000 (Kargi & Salinas, "From Uncertain Judgments to Calibrated Rankings") turns a
-judge's *score* into a soft target σ(β·s) calibrated on human labels (Eq. 5) and fits BT
-on the soft targets (Eq. 1). A judge that gives no score but a verdict (A, tie, B) can be
-calibrated the same way, class by class: on the n human-labelled battles,
+Kargi & Salinas, *From Uncertain Judgments to Calibrated Rankings: Conformal Elo Estimation for LLM
+Evaluation*, 2026, arXiv:2606.13221 turns a judge's *score* into a soft target σ(β·s) calibrated on
+human labels (Eq. 5) and fits BT on the soft targets (Eq. 1). A judge that gives no score but a
+verdict (A, tie, B) can be calibrated the same way, class by class: on the n human-labelled battles,
 
     p̂_c = (Σ_{i labelled, c(i) = c} y_i + m·ȳ) / (n_c + m),
 
