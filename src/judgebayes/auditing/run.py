@@ -51,7 +51,7 @@ from judgebayes.auditing.sections import (
     self_preference_section,
     verdict_section,
 )
-from judgebayes.auditing.self_preference import self_preferences
+from judgebayes.auditing.self_preference import check_own_judges, self_preferences
 from judgebayes.auditing.verdict import (
     Finding,
     anchor_findings,
@@ -222,13 +222,7 @@ def _audit_battles(
             column="judge_label",
             expected="a judge's verdicts (judge_label, or --judge NAME=FILE)",
         )
-    unknown = [j for j in own if j not in data.judges]
-    if unknown:
-        raise DataError(
-            f"--own names the judge {unknown[0]!r}, which is not in the data",
-            column="judge",
-            expected=f"one of {list(data.judges)}",
-        )
+    check_own_judges(own, data.judges)
     bar = _bar(6, progress)
     agreements = {
         j: judge_agreement(data, j, position_known=inp.position_known, alpha=alpha, seed=seed)

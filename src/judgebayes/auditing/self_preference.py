@@ -81,7 +81,7 @@ from judgebayes.rankings.data import RankingData, outcome_codes
 from judgebayes.rankings.elo import EloEstimate
 from judgebayes.rankings.ppi_bt import ppi_bt
 
-__all__ = ["SelfPreference", "self_preference", "self_preferences"]
+__all__ = ["SelfPreference", "check_own_judges", "self_preference", "self_preferences"]
 
 _ETA, _DELTA = 2, 4  # positions of η and δ in (γ, ψ, η, κ, δ)
 _N_COEF = 5
@@ -391,6 +391,18 @@ def _preference(
     )
 
 
+def check_own_judges(own: Mapping[str, object], judges: Sequence[str]) -> None:
+    """Raise a :class:`~judgebayes.errors.DataError` unless every judge that ``own`` names
+    (``{judge: its models}``, ``--own JUDGE=MODEL``) judged the battles."""
+    unknown = [j for j in own if j not in judges]
+    if unknown:
+        raise DataError(
+            f"--own names the judge {unknown[0]!r}, which is not in the data",
+            column="judge",
+            expected=f"one of {list(judges)}",
+        )
+
+
 def self_preferences(
     data: RankingData,
     own: Mapping[str, Sequence[str]],
@@ -400,13 +412,7 @@ def self_preferences(
 ) -> dict[str, SelfPreference | None]:
     """:func:`self_preference` of every judge named in ``own`` (``{judge: its models}``),
     all on the strengths of one ``board``."""
-    unknown = [j for j in own if j not in data.judges]
-    if unknown:
-        raise DataError(
-            f"--own names the judge {unknown[0]!r}, which is not in the data",
-            column="judge",
-            expected=f"one of {list(data.judges)}",
-        )
+    check_own_judges(own, data.judges)
     sets = {j: (m,) if isinstance(m, str) else tuple(m) for j, m in own.items()}
     for j, models in sets.items():
         _own_set(data, models, j)
