@@ -53,6 +53,8 @@ from judgebayes.auditing.sections import (
 )
 from judgebayes.auditing.self_preference import check_own_judges, self_preferences
 from judgebayes.auditing.verdict import (
+    BATTLE_USES,
+    ITEM_USES,
     Finding,
     anchor_findings,
     battle_findings,
@@ -64,9 +66,6 @@ from judgebayes.core.battles import Battles
 from judgebayes.errors import DataError
 
 __all__ = ["audit"]
-
-BATTLE_USES = ("ranking", "pairwise comparisons")
-ITEM_USES = ("per-model accuracy", "comparisons between models")
 
 
 def _own(own: Mapping[str, str | Sequence[str]] | None) -> dict[str, tuple[str, ...]]:

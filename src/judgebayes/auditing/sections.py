@@ -55,6 +55,10 @@ __all__ = [
 ]
 
 
+_J_COLUMNS = ("model", "n_cal", "q0", "q0_lo", "q0_hi", "q1", "q1_lo", "q1_hi", "J", "J_lo", "J_hi")
+"""The columns of the "J per model" table (:class:`~judgebayes.auditing.by_model.JudgeByModel`)."""
+
+
 def _e(estimate: Estimate | None, digits: int = 3, *, signed: bool = False) -> str:
     return "n/a" if estimate is None else estimate.text(digits, signed=signed)
 
@@ -317,19 +321,7 @@ def humans_section(
     )[["judge", "model", "human", "verdict", "n"]]
     bm = {j: b for j, b in by_model.items() if b is not None}
     if bm:
-        cols = [
-            "model",
-            "n_cal",
-            "q0",
-            "q0_lo",
-            "q0_hi",
-            "q1",
-            "q1_lo",
-            "q1_hi",
-            "J",
-            "J_lo",
-            "J_hi",
-        ]
+        cols = list(_J_COLUMNS)
         tables["J per model"] = pd.concat(
             [b.per_model[cols].assign(judge=j) for j, b in bm.items()], ignore_index=True
         )[["judge", *cols]]
@@ -932,19 +924,7 @@ def item_humans_section(
     figs = {}
     if by_model is not None:
         text += " " + _shared_sentence(by_model)
-        cols = [
-            "model",
-            "n_cal",
-            "q0",
-            "q0_lo",
-            "q0_hi",
-            "q1",
-            "q1_lo",
-            "q1_hi",
-            "J",
-            "J_lo",
-            "J_hi",
-        ]
+        cols = list(_J_COLUMNS)
         tables["J per model"] = by_model.per_model[cols]
         tables["ΔJ, every pair"] = by_model.delta_j
         figs["J per model (Fiedler's judge quality, 95% bootstrap intervals)"] = lambda: (

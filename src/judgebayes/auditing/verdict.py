@@ -87,9 +87,11 @@ if TYPE_CHECKING:
     from judgebayes.auditing.self_preference import SelfPreference
 
 __all__ = [
+    "BATTLE_USES",
     "BIAS_LARGE",
     "ECE_HIGH",
     "ETA_LARGE",
+    "ITEM_USES",
     "J_LOW",
     "SEVERITIES",
     "VERDICTS",
@@ -108,6 +110,10 @@ calls a judge free of one: near P = ½, 0.4 logit is 10 points of win probabilit
 ``BIAS_LARGE`` gives position bias."""
 ECE_HIGH = 0.07
 """ECE above which Kargi & Salinas (Table 7) call a judge's score calibration broken."""
+BATTLE_USES = ("ranking", "pairwise comparisons")
+"""The two uses of a judge's verdicts on battles, each with its own verdict."""
+ITEM_USES = ("per-model accuracy", "comparisons between models")
+"""The two uses of a judge's verdicts on judged items."""
 SEVERITIES = ("ok", "info", "unknown", "caveat", "fail")
 """Severities, mildest first."""
 VERDICTS = {"fail": "do not trust", "caveat": "trust with caveats", "ok": "trust"}
@@ -300,7 +306,7 @@ def battle_findings(
 
 def _label_findings(judge: str, agreement: JudgeAgreement | None) -> list[Finding]:
     """Rule 1, or the labels it needs."""
-    rank, pair = "ranking", "pairwise comparisons"
+    rank, pair = BATTLE_USES
     out: list[Finding] = []
     if agreement is None:
         msg = "no battle carries both a human label and this judge's verdict"
@@ -328,7 +334,7 @@ def _label_findings(judge: str, agreement: JudgeAgreement | None) -> list[Findin
 
 def _delta_j_findings(judge: str, by_model: JudgeByModel) -> list[Finding]:
     """Rule 2."""
-    rank, pair = "ranking", "pairwise comparisons"
+    rank, pair = BATTLE_USES
     out: list[Finding] = []
     worst = by_model.worst
     if by_model.shared == "not defensible":
@@ -392,7 +398,7 @@ def _position_findings(
     judge: str, agreement: JudgeAgreement | None, orders: OrderCheck | None, *, position_known: bool
 ) -> list[Finding]:
     """Rule 3: against the humans where labels exist, against ½ on both orders otherwise."""
-    rank, pair = "ranking", "pairwise comparisons"
+    rank, pair = BATTLE_USES
     out: list[Finding] = []
     bias = None
     if agreement is not None:
@@ -446,7 +452,7 @@ def _self_preference_findings(
     judge: str, self_pref: SelfPreference | None, own: tuple[str, ...]
 ) -> list[Finding]:
     """Rule 4."""
-    uses = ("ranking", "pairwise comparisons")
+    uses = BATTLE_USES
     who = ", ".join(own)
     if self_pref is None:
         return [
@@ -518,7 +524,7 @@ def _self_preference_rule(p: SelfPreference, who: str) -> tuple[str, str, str]:
 
 def _rank_findings(judge: str, ranking: JudgeRanking) -> list[Finding]:
     """Rule 5."""
-    rank = "ranking"
+    rank = BATTLE_USES[0]
     out: list[Finding] = []
     if ranking.misranked:
         names = ", ".join(ranking.misranked[:6]) + (
@@ -554,7 +560,7 @@ def _rank_findings(judge: str, ranking: JudgeRanking) -> list[Finding]:
 
 def _score_findings(judge: str, scores: ScoreCalibration) -> list[Finding]:
     """Rule 6."""
-    rank = "ranking"
+    rank = BATTLE_USES[0]
     out: list[Finding] = []
     ece, t = scores.ece, scores.temperature
     if ece.estimate > ECE_HIGH or t.low_signal:
@@ -594,7 +600,7 @@ def _info_findings(
     judge: str, agreement: JudgeAgreement | None, orders: OrderCheck | None
 ) -> list[Finding]:
     """Rule 7: context that decides nothing."""
-    pair = "pairwise comparisons"
+    pair = BATTLE_USES[1]
     out: list[Finding] = []
     if agreement is not None:
         for name in ("decisive agreement", "kappa"):
@@ -627,7 +633,7 @@ def _place(budget: AnchorBudget, anchor: str) -> str:
 
 def anchor_findings(budget: AnchorBudget) -> list[Finding]:
     """Rule 8: the anchor in use, and the prompts +5 % needs with it (module docstring)."""
-    judge, rank, pair = budget.judge, "ranking", "pairwise comparisons"
+    judge, (rank, pair) = budget.judge, BATTLE_USES
     best = budget.recommended
     out: list[Finding] = []
     if not budget.in_use:
@@ -757,7 +763,7 @@ def item_findings(
     judge: str, *, by_model: JudgeByModel | None = None, pooled_j: Estimate | None = None
 ) -> list[Finding]:
     """Findings of one judge on judged items: per-model accuracy and comparisons."""
-    acc, comp = "per-model accuracy", "comparisons between models"
+    acc, comp = ITEM_USES
     out: list[Finding] = []
     if pooled_j is None:
         for use in (acc, comp):
@@ -799,6 +805,6 @@ def item_findings(
         f for f in battle_findings(judge, by_model=by_model) if f.diagnostic == "ΔJ across models"
     ]
     for f in sub:
-        if f.use == "pairwise comparisons":
+        if f.use == BATTLE_USES[1]:
             out.append(Finding(judge, comp, f.diagnostic, f.severity, f.estimate, f.message, f.fix))
     return out

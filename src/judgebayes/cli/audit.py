@@ -180,11 +180,14 @@ def _demo(args: argparse.Namespace) -> tuple[Battles, dict[str, list[str]], str]
     own = {name: list(spec.own) for name, spec in sim.judges.items() if spec.own}
     frame = sim.battles.frame
     n_labelled = int(frame.drop_duplicates("battle_id")["human_label"].notna().sum())
+    j = sim.truth[sim.truth["judge"] == "uneven"]["J"]
+    self_judge = sim.judges["self"]
     print(
         f"demo: {frame['battle_id'].nunique():,} simulated battles of {len(sim.elo)} models, "
         f"{n_labelled:,} with a human label; four judges, each with one known property: "
         "'fine' (none), 'position' (calls the answer shown first), 'uneven' (its J differs "
-        "by 0.30 across models), 'self' (η = 0.8 towards its own model)"
+        f"by {j.max() - j.min():.2f} across models), 'self' (η = {self_judge.eta:g} towards "
+        f"its own model, {', '.join(self_judge.own)})"
     )
     return sim.battles, own, "simulated battles, four judges with known defects"
 
