@@ -23,10 +23,12 @@ import judgebayes as jb
 from conftest import PPR_MODELS
 from judgebayes.core.pairs import PairStats
 from judgebayes.rankings import RankingData, simulate_judged_battles
-from judgebayes.rankings.latent import (
+from judgebayes.rankings.decisive_rows import (
     BetterThanChanceTransform,
     DecisiveRows,
     better_than_chance,
+)
+from judgebayes.rankings.latent import (
     bt_equivalent_theta,
     fit_latent_outcome,
     latent_outcome_data,

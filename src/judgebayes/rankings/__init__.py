@@ -46,7 +46,7 @@ from judgebayes.rankings.soft_targets import soft_target_bt, verdict_calibration
 
 # the Bayesian model: imported (with JAX) on first use
 _LAZY = {
-    "DecisiveRows": "judgebayes.rankings.latent",
+    "DecisiveRows": "judgebayes.rankings.decisive_rows",
     "LatentFit": "judgebayes.rankings.latent",
     "bt_equivalent_theta": "judgebayes.rankings.latent",
     "fit_latent_outcome": "judgebayes.rankings.latent",
